@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config_keys.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a number";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "an unknown type";
+	}
+}
+
+void cfg_key_path(char *buf, const char *prefix, const char *key)
+{
+	if (prefix && *prefix && key && *key)
+		snprintf(buf, KEY_PATH_MAX, "%s.%s", prefix, key);
+	else
+		snprintf(buf, KEY_PATH_MAX, "%s", prefix && *prefix ? prefix : key ? key : "");
+}
+
+int cfg_fail(struct parse_ctx *ctx, const config_setting_t *where, const char *prefix,
+	     const char *key, const char *fmt, ...)
+{
+	struct pa_config_error *e = ctx->err;
+	const char *file = where ? config_setting_source_file(where) : NULL;
+	char path[KEY_PATH_MAX];
+	va_list ap;
+
+	cfg_key_path(path, prefix, key);
+	snprintf(e->file, sizeof(e->file), "%s", file ? file : ctx->file);
+	e->line = where ? config_setting_source_line(where) : 0;
+	snprintf(e->key, sizeof(e->key), "%s", path);
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	va_end(ap);
+	snprintf(e->text, sizeof(e->text), "%s:%u: %s: %s", e->file, e->line, e->key, e->message);
+	return -EINVAL;
+}
+
+static bool is_allowed(const char *name, const char *const *allowed)
+{
+	for (; *allowed; allowed++)
+		if (strcmp(name, *allowed) == 0)
+			return true;
+	return false;
+}
+
+int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *const *allowed)
+{
+	int n = config_setting_length(group);
+
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(group, (unsigned int)i);
+		const char *name = config_setting_name(s);
+		char list[256] = "";
+
+		if (!name || is_allowed(name, allowed))
+			continue;
+		for (const char *const *a = allowed; *a; a++) {
+			size_t len = strlen(list);
+
+			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", *a);
+		}
+		return cfg_fail(ctx, s, prefix, name, "unknown key (valid here: %s)", list);
+	}
+	return 0;
+}
+
+/* Fetches @key with one of two accepted types; 0 when absent. */
+static int lookup(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		  const char *key, int want, int want2, const char *want_name,
+		  config_setting_t **out)
+{
+	config_setting_t *s = config_setting_get_member(group, key);
+	int type;
+
+	if (!s)
+		return 0;
+	type = config_setting_type(s);
+	if (type != want && type != want2)
+		return cfg_fail(ctx, s, prefix, key, "expected %s, got %s", want_name,
+				type_name(type));
+	*out = s;
+	return 1;
+}
+
+int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	config_setting_t *s = NULL;
+	int64_t v;
+	int r = lookup(ctx, group, prefix, key, CONFIG_TYPE_INT, CONFIG_TYPE_INT64,
+		       "an integer", &s);
+
+	if (r <= 0)
+		return r;
+	v = config_setting_get_int64(s);
+	if (v < min || v > max)
+		return cfg_fail(ctx, s, prefix, key, "%lld is out of range [%lld, %lld]",
+				(long long)v, (long long)min, (long long)max);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_float(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		  const char *key, double min, double max, double *out)
+{
+	config_setting_t *s = config_setting_get_member(group, key);
+	double v;
+	int type;
+
+	if (!s)
+		return 0;
+	type = config_setting_type(s);
+	if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else if (type == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else
+		return cfg_fail(ctx, s, prefix, key, "expected a number, got %s", type_name(type));
+	if (!isfinite(v) || v < min || v > max)
+		return cfg_fail(ctx, s, prefix, key, "%g is out of range [%g, %g]", v, min, max);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_bool(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		 const char *key, bool *out)
+{
+	config_setting_t *s = NULL;
+	int r = lookup(ctx, group, prefix, key, CONFIG_TYPE_BOOL, CONFIG_TYPE_BOOL,
+		       "a boolean (true or false)", &s);
+
+	if (r <= 0)
+		return r;
+	*out = config_setting_get_bool(s);
+	return 1;
+}
+
+int cfg_get_string(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *key, const char **out)
+{
+	config_setting_t *s = NULL;
+	int r = lookup(ctx, group, prefix, key, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING,
+		       "a string", &s);
+
+	if (r <= 0)
+		return r;
+	*out = config_setting_get_string(s);
+	return 1;
+}
+
+int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		 const char *key, const char *const *names, int *out)
+{
+	const char *v;
+	char list[256] = "";
+	int r = cfg_get_string(ctx, group, prefix, key, &v);
+
+	if (r <= 0)
+		return r;
+	for (int i = 0; names[i]; i++) {
+		size_t len = strlen(list);
+
+		if (strcmp(v, names[i]) == 0) {
+			*out = i;
+			return 1;
+		}
+		snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);
+	}
+	return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
+			"\"%s\" is not one of: %s", v, list);
+}
+
+int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		       const char *key, const char **out)
+{
+	const char *v;
+	int r = cfg_get_string(ctx, group, prefix, key, &v);
+
+	if (r <= 0)
+		return r;
+	if (!*v || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0 ||
+	    strlen(v) > 200)
+		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
+				"\"%s\" is not a device name (non-empty, no '/')", v);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_group_list(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		       const char *key, config_setting_t **out)
+{
+	config_setting_t *s = NULL;
+	int r = lookup(ctx, group, prefix, key, CONFIG_TYPE_LIST, CONFIG_TYPE_ARRAY,
+		       "a list of groups: ( { ... }, { ... } )", &s);
+	int n;
+
+	if (r <= 0)
+		return r;
+	n = config_setting_length(s);
+	if (config_setting_type(s) == CONFIG_TYPE_ARRAY && n > 0)
+		return cfg_fail(ctx, s, prefix, key, "expected a list of groups: ( { ... } ), got an array");
+	for (int i = 0; i < n; i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned int)i);
+
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP) {
+			char elem[KEY_PATH_MAX];
+
+			snprintf(elem, sizeof(elem), "%s[%d]", key, i);
+			return cfg_fail(ctx, e, prefix, elem, "expected a group { ... }, got %s",
+					type_name(config_setting_type(e)));
+		}
+	}
+	*out = s;
+	return 1;
+}

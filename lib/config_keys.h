@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Typed, range-checked access to libconfig settings with errors that name
+ * file, line and key.  Internal to config.c.
+ */
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/* Longest key path we build ("zones[12].actors[3].opps[40].voltage_uv"). */
+#define KEY_PATH_MAX 128
+
+struct parse_ctx {
+	const char *file;
+	struct pa_config_error *err;
+};
+
+/**
+ * cfg_fail() - record an error at @where (its line and file) for key
+ * @prefix.@key.  Return: -EINVAL, for the caller to pass up.
+ */
+int cfg_fail(struct parse_ctx *ctx, const config_setting_t *where, const char *prefix,
+	     const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/** cfg_key_path() - "@prefix.@key" (or "@key" at the root) into @buf. */
+void cfg_key_path(char *buf, const char *prefix, const char *key);
+
+/**
+ * cfg_check_keys() - reject any member of @group not in the NULL-terminated
+ * @allowed list.  Return: 0 or -EINVAL.
+ */
+int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *const *allowed);
+
+/*
+ * Getters: return 1 when the key is present and valid (value in *out), 0 when
+ * absent (*out untouched), -EINVAL with the error recorded otherwise.
+ */
+int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		const char *key, int64_t min, int64_t max, int64_t *out);
+int cfg_get_float(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		  const char *key, double min, double max, double *out);
+int cfg_get_bool(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		 const char *key, bool *out);
+int cfg_get_string(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *key, const char **out);
+/* @names: NULL-terminated; *out is the index of the match. */
+int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		 const char *key, const char *const *names, int *out);
+/* A name under /sys/class/...: non-empty, no '/', not "." or "..". */
+int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		       const char *key, const char **out);
+/* A list of groups (possibly empty); *out is the list setting. */
+int cfg_get_group_list(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		       const char *key, config_setting_t **out);
+
+/* Presence test that also counts a setting of any type. */
+static inline bool cfg_has(const config_setting_t *group, const char *key)
+{
+	return config_setting_get_member(group, key) != NULL;
+}
+
+/* Config limits shared by config.c and config_actor.c. */
+#define POWER_MAX_MW 10000000	/* 10 kW */
+
+/* "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL: indexed by enum actor_kind. */
+extern const char *const actor_kind_names[];
+
+/** cfg_parse_actors() - the "actors" list of zone @zone into @z. Return: 0 or negative errno. */
+int cfg_parse_actors(struct parse_ctx *ctx, const config_setting_t *zone, const char *prefix,
+		     struct zone_config *z);

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpumask.h"
+
+/* A "cpuN" line of /proc/stat longer than this is malformed (ten 20-digit
+ * numbers need about 220 bytes). */
+#define CPU_STAT_MAX_LINE 512
+
+/**
+ * struct cpu_times - one CPU's counters from /proc/stat, in USER_HZ ticks.
+ * @total: user + nice + system + idle + iowait + irq + softirq + steal
+ *	(guest time is already inside user and nice, so it is not added again).
+ * @idle: idle + iowait.
+ */
+struct cpu_times {
+	uint64_t total;
+	uint64_t idle;
+};
+
+/**
+ * struct cpu_stat - one sample of /proc/stat's per-CPU lines.
+ * @online: CPUs that had a line (offline CPUs have none).
+ * @cpu: counters, valid where @online is set.
+ */
+struct cpu_stat {
+	struct cpumask online;
+	struct cpu_times cpu[CPUMASK_MAX_CPUS];
+};
+
+/**
+ * cpu_stat_parse() - parse the contents of /proc/stat.
+ * @buf: the bytes read; need not be NUL-terminated and is never read past @len.
+ * @len: their number.
+ * @stat: result.
+ *
+ * Reads the aggregate "cpu" line and the "cpuN" lines that follow it and
+ * stops at the first other line, so the long lines later in the file (intr,
+ * softirq) are never scanned.  Each cpuN line needs 4 to 10 decimal values
+ * and a newline.
+ * Return: 0; -EINVAL for a malformed line (missing columns, more than 10,
+ * garbage, a duplicate or out-of-order CPU, no newline), -ERANGE for a
+ * number that overflows 64 bits or a CPU above CPUMASK_MAX_CPUS - 1,
+ * -E2BIG for a line over CPU_STAT_MAX_LINE bytes, -ENODATA when there is no
+ * cpu line at all.
+ */
+int cpu_stat_parse(const char *buf, size_t len, struct cpu_stat *stat);
+
+/**
+ * cpu_load_pct() - load of @cpu between two samples, percent (0..100).
+ *
+ * 100 * (d_total - d_idle) / d_total.  A CPU offline in either sample, no
+ * time elapsed, or a counter that went backwards (the CPU went offline and
+ * came back, resetting its counters) gives 0.
+ */
+unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
+			  unsigned int cpu);
+
+/** cpu_load_sum_pct() - sum of cpu_load_pct() over @cpus (percent, up to 100 per CPU). */
+unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
+			      const struct cpumask *cpus);

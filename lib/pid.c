@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The power allocator's PID controller.
+ *
+ * Units follow the kernel: temperatures and errors in m°C, powers in mW,
+ * gains and intermediate terms in Q10 fixed point (fixed_point.h).  The
+ * kernel mode reproduces drivers/thermal/gov_power_allocator.c, including
+ * its quirks, so that its output can be compared to the mW; the default mode
+ * changes only what struct pid_fixes lists.
+ */
+#include "pid.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fixed_point.h"
+
+/* A long run with k_i = 0 integrates forever; saturate instead of overflowing. */
+#define ERR_INTEGRAL_LIMIT (INT64_C(1) << 52)
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
+		      int32_t control_mc, struct pid_gains *gains)
+{
+	/* The kernel computes these in u32; u64 keeps huge SP from wrapping. */
+	uint64_t sp = sustainable_power_mw;
+	uint64_t dt;
+	int64_t k_i;
+
+	if (control_mc <= switch_on_mc)
+		return -EINVAL;
+	dt = (uint64_t)((int64_t)control_mc - switch_on_mc);
+	gains->k_po = (int32_t)clamp64((int64_t)((sp << FRAC_BITS) / dt), 0, INT32_MAX);
+	gains->k_pu = (int32_t)clamp64((int64_t)((2 * sp << FRAC_BITS) / dt), 0, INT32_MAX);
+	k_i = gains->k_pu / 10;
+	gains->k_i = k_i > 0 ? (int32_t)k_i : 1;
+	gains->k_d = 0;
+	gains->integral_cutoff_mc = 0;
+	return 0;
+}
+
+void pid_default_fixes(struct pid_fixes *fixes)
+{
+	fixes->wide_integral_bound = true;
+	fixes->integral_bleed_q10 = 256;	/* a quarter per period */
+	fixes->budget_step_limit_mw = 0;
+	fixes->derivative_filter_ms = 200;
+	fixes->clamp_sustainable_power = true;
+}
+
+void pid_reset(struct pid_state *state)
+{
+	state->err_integral = 0;
+	state->prev_err = 0;
+	state->d_filtered = 0;
+	state->prev_budget_mw = 0;
+	state->primed = false;
+}
+
+/*
+ * The kernel's integral: accumulate while err < cutoff, but only if the
+ * resulting term stays strictly inside +-max_power; otherwise freeze.
+ * Returns the term, Q10 mW.
+ */
+static int64_t integral_kernel(const struct pid_gains *g, struct pid_state *s,
+			       int64_t err, uint32_t max_power_mw)
+{
+	int64_t i = mul_frac(g->k_i, s->err_integral);
+
+	if (err < int_to_frac(g->integral_cutoff_mc)) {
+		int64_t i_next = i + mul_frac(g->k_i, err);
+
+		if (llabs(i_next) < int_to_frac(max_power_mw)) {
+			i = i_next;
+			s->err_integral = clamp64(s->err_integral + err,
+						  -ERR_INTEGRAL_LIMIT, ERR_INTEGRAL_LIMIT);
+		}
+	}
+	return i;
+}
+
+/* Moves the integral towards zero while the error has the opposite sign. */
+static void integral_bleed(const struct pid_fixes *f, struct pid_state *s, int64_t err)
+{
+	int64_t step;
+
+	if (!f->integral_bleed_q10 || err == 0 || s->err_integral == 0 ||
+	    (err > 0) == (s->err_integral > 0))
+		return;
+	/* Truncates towards zero; a remainder too small to shrink is dropped. */
+	step = s->err_integral * (int64_t)f->integral_bleed_q10 / FRAC_ONE;
+	s->err_integral = step ? s->err_integral - step : 0;
+}
+
+/*
+ * Default mode integral: accumulate while err < cutoff and clamp so that
+ * |i| <= bound, where the bound leaves room to cancel the feed-forward.
+ */
+static int64_t integral_default(const struct pid_params *pp, struct pid_state *s,
+				int64_t err, uint32_t sp_mw, uint32_t max_power_mw)
+{
+	const struct pid_gains *g = &pp->gains;
+	int64_t bound, limit;
+
+	integral_bleed(&pp->fixes, s, err);
+	if (!pp->fixes.wide_integral_bound)
+		return integral_kernel(g, s, err, max_power_mw);
+	if (g->k_i <= 0)
+		return 0;
+	bound = int_to_frac((int64_t)max_power_mw + sp_mw);
+	/* Largest |err_integral| whose term mul_frac(k_i, .) stays within bound. */
+	limit = clamp64(int_to_frac(bound) / g->k_i, 0, ERR_INTEGRAL_LIMIT);
+	if (err < int_to_frac(g->integral_cutoff_mc))
+		s->err_integral = clamp64(s->err_integral + err, -limit, limit);
+	else
+		s->err_integral = clamp64(s->err_integral, -limit, limit);
+	return mul_frac(g->k_i, s->err_integral);
+}
+
+/*
+ * The kernel's derivative: div_frac(mul_frac(k_d, derr), period_ms) treats
+ * the period as Q10 although it is an integer, so the term comes out 1024
+ * times larger than its formula; prev_err starts at 0 after a reset.
+ */
+static int64_t derivative_kernel(const struct pid_params *pp, struct pid_state *s, int64_t err)
+{
+	int64_t d = mul_frac(pp->gains.k_d, err - s->prev_err);
+
+	return int_to_frac(d) / (int64_t)pp->period_ms;
+}
+
+/*
+ * Default mode derivative, Q10 mW: k_d * (err - prev_err) / period with the
+ * units its formula says, no kick on the first period after a reset (the
+ * previous error is taken to be the current one), and low-pass filtered
+ * with alpha = period / (period + tau) when a time constant tau is set.
+ */
+static int64_t derivative_default(const struct pid_params *pp, struct pid_state *s, int64_t err)
+{
+	uint32_t tau = pp->fixes.derivative_filter_ms;
+	int64_t d, alpha;
+
+	if (!s->primed)
+		s->prev_err = err;
+	d = mul_frac(pp->gains.k_d, err - s->prev_err) / (int64_t)pp->period_ms;
+	if (!tau || !s->primed) {
+		s->d_filtered = d;
+		return d;
+	}
+	alpha = int_to_frac(pp->period_ms) / ((int64_t)pp->period_ms + tau);
+	s->d_filtered += (d - s->d_filtered) * alpha / FRAC_ONE;
+	return s->d_filtered;
+}
+
+static uint32_t effective_sustainable_power(const struct pid_params *pp,
+					    uint32_t min_power_mw, uint32_t max_power_mw)
+{
+	uint32_t sp = pp->sustainable_power_mw;
+
+	if (pp->mode != PID_MODE_DEFAULT || !pp->fixes.clamp_sustainable_power)
+		return sp;
+	if (sp > max_power_mw)
+		sp = max_power_mw;
+	if (sp < min_power_mw)
+		sp = min_power_mw;
+	return sp;
+}
+
+static uint32_t limit_budget_step(const struct pid_params *pp, const struct pid_state *s,
+				  int64_t budget)
+{
+	int64_t step = pp->fixes.budget_step_limit_mw;
+
+	if (pp->mode == PID_MODE_DEFAULT && step && s->primed)
+		budget = clamp64(budget, (int64_t)s->prev_budget_mw - step,
+				 (int64_t)s->prev_budget_mw + step);
+	return (uint32_t)clamp64(budget, 0, UINT32_MAX);
+}
+
+uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
+		  int32_t control_mc, int32_t temp_mc, uint32_t min_power_mw,
+		  uint32_t max_power_mw, struct pid_output *out)
+{
+	const struct pid_gains *g = &params->gains;
+	uint32_t sp = effective_sustainable_power(params, min_power_mw, max_power_mw);
+	int64_t err = int_to_frac((int64_t)control_mc - temp_mc);
+	int64_t p, i, d, budget;
+
+	p = mul_frac(err < 0 ? g->k_po : g->k_pu, err);
+	if (params->mode == PID_MODE_KERNEL) {
+		i = integral_kernel(g, state, err, max_power_mw);
+		d = derivative_kernel(params, state, err);
+	} else {
+		i = integral_default(params, state, err, sp, max_power_mw);
+		d = derivative_default(params, state, err);
+	}
+	state->prev_err = err;
+
+	/* Feed-forward the power the zone can dissipate at control temperature. */
+	budget = clamp64((int64_t)sp + frac_to_int(p + i + d), 0, max_power_mw);
+	budget = clamp64(limit_budget_step(params, state, budget), 0, max_power_mw);
+	state->prev_budget_mw = (uint32_t)budget;
+	state->primed = true;
+
+	if (out) {
+		out->err_mc = frac_to_int(err);
+		out->err_integral_mc = frac_to_int(state->err_integral);
+		out->p_mw = frac_to_int(p);
+		out->i_mw = frac_to_int(i);
+		out->d_mw = frac_to_int(d);
+		out->sustainable_power_mw = sp;
+		out->budget_mw = (uint32_t)budget;
+	}
+	return (uint32_t)budget;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/**
+ * enum pid_mode - which control law a zone runs.
+ * @PID_MODE_DEFAULT: the kernel's law with its known faults fixed (struct pid_fixes).
+ * @PID_MODE_KERNEL:  drivers/thermal/gov_power_allocator.c (v6.13+) to the mW.
+ */
+enum pid_mode {
+	PID_MODE_DEFAULT = 0,
+	PID_MODE_KERNEL = 1,
+};
+
+/**
+ * struct pid_gains - controller gains, in the kernel's units.
+ * @k_po: proportional gain while overshooting (T > control), Q10 mW per m°C.
+ * @k_pu: proportional gain while undershooting, Q10 mW per m°C.
+ * @k_i:  integral gain, Q10 mW per m°C per period.
+ * @k_d:  derivative gain, Q10 mW per (m°C per ms).
+ * @integral_cutoff_mc: the error is integrated only while it is below this (m°C).
+ *
+ * A gain of 1 mW per °C is 1.024 in these units (1024 / 1000).
+ */
+struct pid_gains {
+	int32_t k_po;
+	int32_t k_pu;
+	int32_t k_i;
+	int32_t k_d;
+	int32_t integral_cutoff_mc;
+};
+
+/**
+ * struct pid_fixes - the fixes the default mode makes to the kernel's law.
+ * @wide_integral_bound: bound |i| by max_power + sustainable_power (so the
+ *	integral can always cancel the feed-forward) and clamp it there, instead
+ *	of the kernel's |i| < max_power, where integration simply stops.
+ * @integral_bleed_q10: fraction (Q10, 0..1024) of the integral removed each
+ *	period while the error has the opposite sign to the integral, so that a
+ *	negative integral built up above control does not keep the budget low
+ *	after the temperature has fallen below control. 0 = off.
+ * @budget_step_limit_mw: largest change of the budget from one period to the
+ *	next, mW. 0 = unbounded.
+ * @derivative_filter_ms: time constant of a first-order low-pass filter on the
+ *	derivative term, ms; 0 = unfiltered.  (The default mode's derivative
+ *	also has the units its formula says, where the kernel's comes out 1024
+ *	times larger, and starts from the first sample instead of kicking when
+ *	the zone switches on.)
+ * @clamp_sustainable_power: clamp the sustainable power to
+ *	[min_power, max_power] of the zone's actors.
+ */
+struct pid_fixes {
+	bool wide_integral_bound;
+	uint32_t integral_bleed_q10;
+	uint32_t budget_step_limit_mw;
+	uint32_t derivative_filter_ms;
+	bool clamp_sustainable_power;
+};
+
+/**
+ * struct pid_params - everything that defines a zone's controller.
+ * @mode: control law.
+ * @gains: see struct pid_gains (pid_default_gains() gives the kernel's).
+ * @sustainable_power_mw: feed-forward: the power the zone dissipates at control temperature, mW.
+ * @period_ms: control period, ms (> 0).
+ * @fixes: used in PID_MODE_DEFAULT only.
+ */
+struct pid_params {
+	enum pid_mode mode;
+	struct pid_gains gains;
+	uint32_t sustainable_power_mw;
+	uint32_t period_ms;
+	struct pid_fixes fixes;
+};
+
+/**
+ * struct pid_state - what the controller remembers between periods.
+ * @err_integral: sum of integrated errors, Q10 m°C.
+ * @prev_err: error of the previous period, Q10 m°C.
+ * @d_filtered: filtered derivative term, Q10 mW (default mode).
+ * @prev_budget_mw: budget of the previous period (default mode).
+ * @primed: false until the first period after a reset.
+ */
+struct pid_state {
+	int64_t err_integral;
+	int64_t prev_err;
+	int64_t d_filtered;
+	uint32_t prev_budget_mw;
+	bool primed;
+};
+
+/**
+ * struct pid_output - one period's result and its parts, for traces.
+ * Fields hold the kernel's trace values: frac_to_int() of each term.
+ */
+struct pid_output {
+	int64_t err_mc;
+	int64_t err_integral_mc;
+	int64_t p_mw;
+	int64_t i_mw;
+	int64_t d_mw;
+	uint32_t sustainable_power_mw;
+	uint32_t budget_mw;
+};
+
+/**
+ * pid_default_gains() - the kernel's estimate_pid_constants().
+ * @sustainable_power_mw: mW.
+ * @switch_on_mc: switch-on temperature, m°C.
+ * @control_mc: control temperature, m°C.
+ * @gains: k_po = (SP << 10) / dT, k_pu = (2 SP << 10) / dT,
+ *	k_i = max(k_pu / 10, 1), k_d = 0, integral_cutoff = 0, dT = control - switch_on.
+ * Return: 0, or -EINVAL when control_mc <= switch_on_mc.
+ */
+int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
+		      int32_t control_mc, struct pid_gains *gains);
+
+/** pid_default_fixes() - the default mode's documented defaults (see powerallocd.conf(5)). */
+void pid_default_fixes(struct pid_fixes *fixes);
+
+/** pid_reset() - forget the integral and the previous error (zone fell below switch-on). */
+void pid_reset(struct pid_state *state);
+
+/**
+ * pid_step() - run the controller for one period.
+ * @params: controller definition.
+ * @state: carried from period to period.
+ * @control_mc: control temperature, m°C.
+ * @temp_mc: current temperature, m°C.
+ * @min_power_mw: sum of the actors' lowest power, mW (default mode's SP clamp).
+ * @max_power_mw: sum of the actors' maximum power (max allocatable), mW.
+ * @out: optional, the terms of this period.
+ * Return: the power budget for the next period, mW, in [0, max_power_mw].
+ */
+uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
+		  int32_t control_mc, int32_t temp_mc, uint32_t min_power_mw,
+		  uint32_t max_power_mw, struct pid_output *out);

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The PID controller.  Kernel-mode sequences are computed by hand from
+ * drivers/thermal/gov_power_allocator.c; every budget must match to the mW.
+ * Default-mode tests each show what one fix changes against the kernel.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "pid.h"
+
+/* SP = 1500 mW, switch-on 70 °C, control 85 °C: dT = 15000 m°C. */
+#define SP 1500
+#define SWITCH_ON 70000
+#define CONTROL 85000
+
+struct expect {
+	int32_t temp_mc;
+	uint32_t budget_mw;
+	int64_t p_mw, i_mw, err_integral_mc;
+};
+
+static void setup_params(struct pid_params *pp, enum pid_mode mode, uint32_t sp)
+{
+	pp->mode = mode;
+	pp->sustainable_power_mw = sp;
+	pp->period_ms = 100;
+	assert_int_equal(pid_default_gains(sp, SWITCH_ON, CONTROL, &pp->gains), 0);
+	pid_default_fixes(&pp->fixes);
+}
+
+static void run_sequence(const struct pid_params *pp, uint32_t max_mw,
+			 const struct expect *e, size_t n)
+{
+	struct pid_state st;
+
+	pid_reset(&st);
+	for (size_t k = 0; k < n; k++) {
+		struct pid_output out;
+		uint32_t b = pid_step(pp, &st, CONTROL, e[k].temp_mc, 0, max_mw, &out);
+
+		print_message("step %zu T=%d budget=%u p=%lld i=%lld ei=%lld\n", k, e[k].temp_mc, b,
+			      (long long)out.p_mw, (long long)out.i_mw, (long long)out.err_integral_mc);
+		assert_int_equal(b, e[k].budget_mw);
+		assert_int_equal(out.budget_mw, b);
+		assert_int_equal(out.p_mw, e[k].p_mw);
+		assert_int_equal(out.i_mw, e[k].i_mw);
+		assert_int_equal(out.err_integral_mc, e[k].err_integral_mc);
+	}
+}
+
+static void test_default_gains(void **unused)
+{
+	struct pid_gains g;
+
+	(void)unused;
+	/* k_po = (1500 << 10) / 15000 = 1536000 / 15000 = 102 (102.4 truncated);
+	 * k_pu = (3000 << 10) / 15000 = 204; k_i = 204 / 10 = 20. */
+	assert_int_equal(pid_default_gains(1500, 70000, 85000, &g), 0);
+	assert_int_equal(g.k_po, 102);
+	assert_int_equal(g.k_pu, 204);
+	assert_int_equal(g.k_i, 20);
+	assert_int_equal(g.k_d, 0);
+	assert_int_equal(g.integral_cutoff_mc, 0);
+	/* A tiny SP: k_pu = (2 << 10) / 15000 = 0, so k_i is forced to 1. */
+	assert_int_equal(pid_default_gains(1, 70000, 85000, &g), 0);
+	assert_int_equal(g.k_pu, 0);
+	assert_int_equal(g.k_i, 1);
+	assert_int_equal(pid_default_gains(1500, 85000, 85000, &g), -EINVAL);
+	assert_int_equal(pid_default_gains(1500, 90000, 85000, &g), -EINVAL);
+}
+
+/*
+ * Rising through control.  err is Q10: (85000 - T) * 1024.
+ *  80000: err 5120000; p = 204 * 5120000 >> 10 = 1020000 (996 mW); no
+ *         integration (err >= cutoff 0); budget = 1500 + (1020000 >> 10) = 2496.
+ *  83000: p = 204 * 2048000 >> 10 = 408000 (398); budget 1898.
+ *  85000: err 0, p 0; 0 < 0 is false, no integration; budget 1500.
+ *  86000: err -1024000; p = 102 * -1024000 >> 10 = -102000 (-100 floored);
+ *         i_next = 20 * -1024000 >> 10 = -20000, |i_next| < 4000 << 10, so
+ *         ei = -1024000 (-1000 m°C); budget = 1500 + (-122000 >> 10) = 1500 - 120.
+ *  87000: p = -204000 (-200); i = -20000 + (20 * -2048000 >> 10) = -60000 (-59);
+ *         budget = 1500 + (-264000 >> 10) = 1500 - 258 = 1242.
+ */
+static void test_kernel_rising_through_control(void **unused)
+{
+	static const struct expect e[] = {
+		{ 80000, 2496, 996, 0, 0 },
+		{ 83000, 1898, 398, 0, 0 },
+		{ 85000, 1500, 0, 0, 0 },
+		{ 86000, 1380, -100, -20, -1000 },
+		{ 87000, 1242, -200, -59, -3000 },
+	};
+	struct pid_params pp;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	run_sequence(&pp, 4000, e, sizeof(e) / sizeof(e[0]));
+}
+
+/*
+ * Overshoot to 90 °C and return to 80 °C.  The integral only accumulates
+ * while err < 0 and never unwinds, so after the return it is stuck at
+ * -13000 m°C (i = 20 * -13312000 >> 10 = -260000, -254 mW) and the budget
+ * stays 254 mW below SP + p: the kernel fault the default mode fixes.
+ *  84000: p = 204 * 1024000 >> 10 = 204000 (199); budget 1699.
+ *  88000: ei = -1000 - 3000 = -4000; i = 20 * -4096000 >> 10 = -80000 (-79);
+ *         p = 102 * -3072000 >> 10 = -306000 (-299); 1500 + (-386000 >> 10) = 1123.
+ *  90000: ei = -9000; i = -180000 (-176); p = -510000 (-499); 1500 - 674 = 826.
+ *  84000: i = -260000, p = 204000: 1500 + (-56000 >> 10) = 1500 - 55 = 1445.
+ */
+static void test_kernel_overshoot_and_return(void **unused)
+{
+	static const struct expect e[] = {
+		{ 84000, 1699, 199, 0, 0 },
+		{ 86000, 1380, -100, -20, -1000 },
+		{ 88000, 1123, -299, -79, -4000 },
+		{ 90000, 826, -499, -176, -9000 },
+		{ 88000, 966, -299, -235, -12000 },
+		{ 86000, 1146, -100, -254, -13000 },
+		{ 84000, 1445, 199, -254, -13000 },
+		{ 82000, 1843, 597, -254, -13000 },
+		{ 80000, 2242, 996, -254, -13000 },
+	};
+	struct pid_params pp;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	run_sequence(&pp, 4000, e, sizeof(e) / sizeof(e[0]));
+}
+
+/*
+ * SP = 5000 mW with only 3000 mW allocatable.  Gains: k_po = 5120000 / 15000
+ * = 341, k_pu = 682, k_i = 68.  Every budget clamps to max_power: above
+ * control the integral may reach at most -3000 mW, so SP + p + i stays above
+ * 3000 until it is far above control.
+ *  80000: p = 682 * 5120000 >> 10 = 3410000 (3330); 5000 + 3330 -> 3000.
+ *  86000: p = 341 * -1024000 >> 10 = -341000 (-334); i = 68 * -1024000 >> 10
+ *         = -68000 (-67); 5000 - 401 = 4599 -> 3000.
+ */
+static void test_kernel_sp_above_max(void **unused)
+{
+	static const struct expect e[] = {
+		{ 80000, 3000, 3330, 0, 0 },
+		{ 85000, 3000, 0, 0, 0 },
+		{ 86000, 3000, -334, -67, -1000 },
+		{ 86000, 3000, -334, -133, -2000 },
+		{ 86000, 3000, -334, -200, -3000 },
+		{ 84000, 3000, 666, -200, -3000 },
+	};
+	struct pid_params pp;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, 5000);
+	assert_int_equal(pp.gains.k_po, 341);
+	assert_int_equal(pp.gains.k_pu, 682);
+	assert_int_equal(pp.gains.k_i, 68);
+	run_sequence(&pp, 3000, e, sizeof(e) / sizeof(e[0]));
+}
+
+/*
+ * 95 °C held with max_power 2000 mW: each period adds err = -10240000
+ * (i step 20 * -10240000 >> 10 = -200000, -195.3 mW).  After ten periods
+ * i = -2000000 (-1954 mW); the eleventh would make |i| = 2200000 >= 2000 << 10
+ * = 2048000, so the kernel freezes the integral there.
+ */
+static void test_kernel_integral_at_clamp(void **unused)
+{
+	/* p = 102 * -10240000 >> 10 = -1020000 (-997 mW) every period. */
+	static const struct expect e[] = {
+		{ 95000, 308, -997, -196, -10000 },	/* 1500 + (-1220000 >> 10) */
+		{ 95000, 113, -997, -391, -20000 },	/* 1500 + (-1420000 >> 10) */
+		{ 95000, 0, -997, -586, -30000 },
+		{ 95000, 0, -997, -782, -40000 },
+		{ 95000, 0, -997, -977, -50000 },
+		{ 95000, 0, -997, -1172, -60000 },
+		{ 95000, 0, -997, -1368, -70000 },
+		{ 95000, 0, -997, -1563, -80000 },
+		{ 95000, 0, -997, -1758, -90000 },
+		{ 95000, 0, -997, -1954, -100000 },
+		{ 95000, 0, -997, -1954, -100000 },	/* frozen */
+		{ 95000, 0, -997, -1954, -100000 },
+	};
+	struct pid_params pp;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	run_sequence(&pp, 2000, e, sizeof(e) / sizeof(e[0]));
+}
+
+/* Below the integral cutoff the kernel integrates positive errors too. */
+static void test_kernel_integral_cutoff(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	pp.gains.integral_cutoff_mc = 3000;
+	pid_reset(&st);
+	/* err = 2000 < 3000: integrated; i = 20 * 2048000 >> 10 = 40000 (39). */
+	pid_step(&pp, &st, CONTROL, 83000, 0, 4000, &out);
+	assert_int_equal(out.err_integral_mc, 2000);
+	assert_int_equal(out.i_mw, 39);
+	/* 1500 + ((408000 + 40000) >> 10) = 1500 + 437 */
+	assert_int_equal(out.budget_mw, 1937);
+	/* err = 5000 >= 3000: not integrated, the old term is kept. */
+	pid_step(&pp, &st, CONTROL, 80000, 0, 4000, &out);
+	assert_int_equal(out.err_integral_mc, 2000);
+	assert_int_equal(out.i_mw, 39);
+}
+
+/*
+ * The kernel's derivative: d = ((k_d * derr >> 10) << 10) / period, 1024 times
+ * its formula, and prev_err starts at 0 after a reset (a kick at switch-on).
+ */
+static void test_kernel_derivative(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	pp.gains.k_d = 1024;
+	pid_reset(&st);
+	/* derr = 5120000 - 0: d = (5120000 << 10) / 100 = 52428800 (51200 mW). */
+	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, 51200);
+	/* derr = -1024000: d = -1048576000 / 100 = -10485760 (-10240 mW). */
+	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, -10240);
+}
+
+/* Reset forgets the integral and the previous error. */
+static void test_reset(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_KERNEL, SP);
+	pid_reset(&st);
+	pid_step(&pp, &st, CONTROL, 90000, 0, 4000, &out);
+	assert_true(st.err_integral != 0);
+	pid_reset(&st);
+	assert_int_equal(st.err_integral, 0);
+	assert_int_equal(st.prev_err, 0);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
+}
+
+static uint32_t hold(const struct pid_params *pp, struct pid_state *st, int32_t temp,
+		     int periods, uint32_t min_mw, uint32_t max_mw)
+{
+	uint32_t b = 0;
+
+	for (int k = 0; k < periods; k++)
+		b = pid_step(pp, st, CONTROL, temp, min_mw, max_mw, NULL);
+	return b;
+}
+
+/*
+ * SP above max_power (SP clamp off to isolate the bound): 1 °C above control
+ * for 300 periods.  The kernel's |i| < max_power leaves the budget at
+ * 5000 - 334 - 2999 = 1667 mW or more for ever; the wide bound lets the
+ * integral cancel the feed-forward and the budget reaches 0.
+ */
+static void test_default_wide_integral_bound(void **unused)
+{
+	struct pid_params kernel, fixed, off;
+	struct pid_state s1, s2, s3;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&kernel, PID_MODE_KERNEL, 5000);
+	setup_params(&fixed, PID_MODE_DEFAULT, 5000);
+	fixed.fixes.clamp_sustainable_power = false;
+	off = fixed;
+	off.fixes.wide_integral_bound = false;
+	pid_reset(&s1);
+	pid_reset(&s2);
+	pid_reset(&s3);
+	assert_true(hold(&kernel, &s1, 86000, 300, 0, 3000) >= 1667);
+	assert_int_equal(hold(&fixed, &s2, 86000, 300, 0, 3000), 0);
+	assert_true(hold(&off, &s3, 86000, 300, 0, 3000) >= 1667);
+	/* The integral is clamped at -(max + SP) = -8000 mW, not beyond. */
+	pid_step(&fixed, &s2, CONTROL, 86000, 0, 3000, &out);
+	assert_true(out.i_mw >= -8001 && out.i_mw <= -7990);
+}
+
+/*
+ * After an overshoot, the kernel keeps the negative integral once below
+ * control (budget 1445 at 84 °C instead of SP + p = 1699).  The bleed removes
+ * a quarter of it per period while the error is positive.
+ */
+static void test_default_integral_bleed(void **unused)
+{
+	static const int32_t up[] = { 84000, 86000, 88000, 90000, 88000, 86000 };
+	struct pid_params kernel, fixed, off;
+	struct pid_state s1, s2, s3;
+
+	(void)unused;
+	setup_params(&kernel, PID_MODE_KERNEL, SP);
+	setup_params(&fixed, PID_MODE_DEFAULT, SP);
+	off = fixed;
+	off.fixes.integral_bleed_q10 = 0;
+	pid_reset(&s1);
+	pid_reset(&s2);
+	pid_reset(&s3);
+	for (size_t k = 0; k < sizeof(up) / sizeof(up[0]); k++) {
+		uint32_t a = pid_step(&kernel, &s1, CONTROL, up[k], 0, 4000, NULL);
+
+		/* Before the error changes sign both laws agree to the mW. */
+		assert_int_equal(pid_step(&fixed, &s2, CONTROL, up[k], 0, 4000, NULL), a);
+		assert_int_equal(pid_step(&off, &s3, CONTROL, up[k], 0, 4000, NULL), a);
+	}
+	assert_int_equal(hold(&kernel, &s1, 84000, 50, 0, 4000), 1445);
+	assert_int_equal(hold(&off, &s3, 84000, 50, 0, 4000), 1445);
+	assert_int_equal(hold(&fixed, &s2, 84000, 100, 0, 4000), 1699);
+	assert_int_equal(s2.err_integral, 0);
+	/* First bleed period: ei = -13312000 + 3328000; i = 20 * -9984000 >> 10
+	 * = -195000; 1500 + ((204000 - 195000) >> 10) = 1508. */
+	pid_reset(&s2);
+	for (size_t k = 0; k < sizeof(up) / sizeof(up[0]); k++)
+		pid_step(&fixed, &s2, CONTROL, up[k], 0, 4000, NULL);
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1508);
+}
+
+/* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
+static void test_default_budget_step_limit(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_DEFAULT, SP);
+	pid_reset(&st);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 1898);
+	pp.fixes.budget_step_limit_mw = 100;
+	pid_reset(&st);
+	/* The first period after a reset is not limited. */
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 2396);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 85000, 0, 4000, NULL), 2296);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 70000, 0, 4000, NULL), 2396);
+}
+
+/*
+ * k_d = 1024 (1 mW per m°C/ms).  The kernel kicks by 51200 mW at switch-on and
+ * gives -10240 mW for a 1 °C drop in 100 ms; the default law starts at 0 and
+ * gives -10 mW (1024000 / 100 in Q10) filtered with alpha = 100 * 1024 / 300
+ * = 341: -10240 * 341 / 1024 = -3410 (-4 mW floored).
+ */
+static void test_default_derivative_filter(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_DEFAULT, SP);
+	pp.gains.k_d = 1024;
+	assert_int_equal(pp.fixes.derivative_filter_ms, 200);
+	pid_reset(&st);
+	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, 0);
+	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, -4);
+	/* Unfiltered: the whole -10 mW at once. */
+	pp.fixes.derivative_filter_ms = 0;
+	pid_reset(&st);
+	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
+	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, -10);
+}
+
+/* SP outside [min, max] of the actors is clamped into it in default mode. */
+static void test_default_clamp_sustainable_power(void **unused)
+{
+	struct pid_params kernel, fixed, off;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&kernel, PID_MODE_KERNEL, 100);
+	setup_params(&fixed, PID_MODE_DEFAULT, 100);
+	off = fixed;
+	off.fixes.clamp_sustainable_power = false;
+	pid_reset(&st);
+	assert_int_equal(pid_step(&kernel, &st, CONTROL, CONTROL, 500, 4000, NULL), 100);
+	pid_reset(&st);
+	assert_int_equal(pid_step(&fixed, &st, CONTROL, CONTROL, 500, 4000, &out), 500);
+	assert_int_equal(out.sustainable_power_mw, 500);
+	pid_reset(&st);
+	assert_int_equal(pid_step(&off, &st, CONTROL, CONTROL, 500, 4000, NULL), 100);
+	fixed.sustainable_power_mw = 9000;
+	pid_reset(&st);
+	pid_step(&fixed, &st, CONTROL, CONTROL, 500, 4000, &out);
+	assert_int_equal(out.sustainable_power_mw, 4000);
+}
+
+/* Absurd temperatures never overflow: the budget stays in [0, max]. */
+static void test_extreme_inputs(void **unused)
+{
+	static const int32_t temps[] = { INT32_MIN, -273150, 0, 500000, INT32_MAX };
+	struct pid_params pp;
+	struct pid_state st;
+
+	(void)unused;
+	for (int mode = 0; mode < 2; mode++) {
+		setup_params(&pp, (enum pid_mode)mode, SP);
+		pid_reset(&st);
+		for (int rep = 0; rep < 1000; rep++)
+			for (size_t k = 0; k < sizeof(temps) / sizeof(temps[0]); k++)
+				assert_true(pid_step(&pp, &st, CONTROL, temps[k], 0, 4000, NULL) <= 4000);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_gains),
+		cmocka_unit_test(test_kernel_rising_through_control),
+		cmocka_unit_test(test_kernel_overshoot_and_return),
+		cmocka_unit_test(test_kernel_sp_above_max),
+		cmocka_unit_test(test_kernel_integral_at_clamp),
+		cmocka_unit_test(test_kernel_integral_cutoff),
+		cmocka_unit_test(test_kernel_derivative),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_default_wide_integral_bound),
+		cmocka_unit_test(test_default_integral_bleed),
+		cmocka_unit_test(test_default_budget_step_limit),
+		cmocka_unit_test(test_default_derivative_filter),
+		cmocka_unit_test(test_default_clamp_sustainable_power),
+		cmocka_unit_test(test_extreme_inputs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
