@@ -128,8 +128,8 @@ struct pa_config_error {
 	char file[256];
 	unsigned int line;
 	char key[128];
-	char message[256];
-	char text[768];
+	char message[512];
+	char text[1024];
 };
 
 /**

@@ -65,7 +65,7 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *s = config_setting_get_elem(group, (unsigned int)i);
 		const char *name = config_setting_name(s);
-		char list[256] = "";
+		char list[400] = "";
 
 		if (!name || is_allowed(name, allowed))
 			continue;

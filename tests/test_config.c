@@ -1,6 +1,391 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The config file: a valid file gives the values it says (and the
+ * documented defaults), and each rule rejects with file, line and key.
+ */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
-int main(void){return 0;}
+
+#include "config.h"
+
+static const char design_example[] =
+	"log_level = \"debug\";\n"
+	"idle_poll_ms = 0;\n"
+	"trace_file = \"/run/powerallocd/trace.csv\";\n"
+	"zones = (\n"
+	"  { name = \"soc\";\n"				/* line 5 */
+	"    sensor = \"soc-thermal\";\n"
+	"    switch_on_temp = 70000;\n"
+	"    control_temp = 85000;\n"
+	"    sustainable_power = 1500;\n"
+	"    period_ms = 50;\n"				/* line 10 */
+	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
+	"    integral_bleed = 0.5; budget_step_limit = 300;\n"
+	"    actors = (\n"
+	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
+	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
+	"      { type = \"devfreq\"; device = \"ff9a0000.gpu\"; dynamic_power_coefficient = 2640; },\n"
+	"      { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
+	"      { type = \"cpufreq_cap\"; cpus = \"6\";\n"
+	"        opps = ( { freq_khz = 800000; power_mw = 90; },\n"
+	"                 { freq_khz = 1600000; power_mw = 300; static_power_mw = 20; } ); }\n"
+	"    );\n"
+	"  },\n"
+	"  { name = \"gpu\"; sensor = \"thermal_zone1\"; controller = \"kernel\";\n"
+	"    actors = ( { type = \"devfreq\"; device = \"gpu1\"; } ); }\n"
+	");\n";
+
+static void test_valid_config(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+	const struct zone_config *z;
+	char cpus[32];
+
+	(void)unused;
+	assert_int_equal(pa_config_load_string(design_example, "test.conf", &c, &err), 0);
+	assert_int_equal(c->log_level, LOG_LEVEL_DEBUG);
+	assert_int_equal(c->idle_poll_ms, 0);
+	assert_string_equal(c->trace_file, "/run/powerallocd/trace.csv");
+	assert_int_equal(c->n_zones, 2);
+
+	z = &c->zones[0];
+	assert_string_equal(z->name, "soc");
+	assert_string_equal(z->sensor, "soc-thermal");
+	assert_int_equal(z->line, 5);
+	assert_true(z->has_switch_on_temp && z->has_control_temp);
+	assert_int_equal(z->switch_on_temp_mc, 70000);
+	assert_int_equal(z->control_temp_mc, 85000);
+	assert_int_equal(z->sustainable_power_mw, 1500);
+	assert_int_equal(z->period_ms, 50);
+	assert_int_equal(z->controller, PID_MODE_DEFAULT);
+	/* 100 mW/°C = 102.4 Q10 per m°C -> 102; k_i 10 -> 10.24 -> 10 */
+	assert_int_equal(z->gains_set, GAIN_K_PO | GAIN_K_I | GAIN_INTEGRAL_CUTOFF);
+	assert_int_equal(z->gains.k_po, 102);
+	assert_int_equal(z->gains.k_i, 10);
+	assert_int_equal(z->gains.integral_cutoff_mc, 2000);
+	assert_int_equal(z->fixes.integral_bleed_q10, 512);
+	assert_int_equal(z->fixes.budget_step_limit_mw, 300);
+	assert_true(z->fixes.wide_integral_bound);
+	assert_int_equal(z->fixes.derivative_filter_ms, 200);
+
+	assert_int_equal(z->n_actors, 5);
+	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
+	cpumask_format_list(&z->actors[0].cpus, cpus, sizeof(cpus));
+	assert_string_equal(cpus, "0-3");
+	assert_int_equal(z->actors[0].weight_q10, 1024);
+	assert_int_equal(z->actors[1].weight_q10, 2048);
+	assert_int_equal(z->actors[1].dynamic_power_coefficient, 436);
+	assert_int_equal(z->actors[2].kind, ACTOR_DEVFREQ);
+	assert_string_equal(z->actors[2].device, "ff9a0000.gpu");
+	assert_int_equal(z->actors[3].kind, ACTOR_POWERCAP);
+	assert_string_equal(z->actors[3].powercap_zone, "intel-rapl:0");
+	assert_int_equal(z->actors[4].kind, ACTOR_CPUFREQ_CAP);
+	assert_int_equal(z->actors[4].n_opps, 2);
+	assert_int_equal(z->actors[4].opps[1].static_power_mw, 20);
+	assert_null(z->actors[4].opps[0].voltage_uv ? "voltage" : NULL);
+
+	z = &c->zones[1];
+	assert_int_equal(z->controller, PID_MODE_KERNEL);
+	assert_false(z->has_switch_on_temp);
+	assert_int_equal(z->sustainable_power_mw, 0);
+	assert_int_equal(z->period_ms, 100);
+	assert_int_equal(z->actors[0].dynamic_power_coefficient, 0);
+	pa_config_free(c);
+}
+
+static void test_empty_config_defaults(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	(void)unused;
+	assert_int_equal(pa_config_load_string("", "empty.conf", &c, &err), 0);
+	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
+	assert_int_equal(c->idle_poll_ms, 1000);
+	assert_string_equal(c->trace_file, "");
+	assert_int_equal(c->n_zones, 0);
+	pa_config_free(c);
+	assert_int_equal(pa_config_load_string("zones = ();", "x.conf", &c, &err), 0);
+	assert_int_equal(c->n_zones, 0);
+	pa_config_free(c);
+}
+
+/* Parses @text and expects it rejected at @line on @key, with @words in the message. */
+static void expect_error(const char *text, unsigned int line, const char *key, const char *words)
+{
+	struct pa_config *c = (struct pa_config *)0x1;
+	struct pa_config_error err;
+	int r = pa_config_load_string(text, "bad.conf", &c, &err);
+
+	print_message("%s\n", err.text);
+	assert_int_equal(r, -EINVAL);
+	assert_null(c);
+	assert_string_equal(err.file, "bad.conf");
+	assert_int_equal(err.line, line);
+	assert_string_equal(err.key, key);
+	assert_non_null(strstr(err.message, words));
+	assert_non_null(strstr(err.text, "bad.conf:"));
+}
+
+#define ZONE_HEAD "zones = ( { name = \"soc\"; sensor = \"soc-thermal\";\n"
+#define ONE_ACTOR "actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; } );\n"
+
+static void test_syntax_error(void **unused)
+{
+	(void)unused;
+	expect_error("log_level = \"info\";\nzones = ( { name = ; } );\n", 2, "", "syntax error");
+}
+
+static void test_unknown_key(void **unused)
+{
+	(void)unused;
+	expect_error("log_level = \"info\";\nlog_levle = \"debug\";\n", 2, "log_levle", "unknown key");
+	expect_error(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );", 2, "zones[0].target",
+		     "valid here: name, sensor");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
+		     "  speed = 3; } );\n} );", 3, "zones[0].actors[0].speed", "unknown key");
+	/* A key of another actor kind. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\"; device = \"gpu\"; } );\n} );",
+		     2, "zones[0].actors[0].device", "unknown key");
+	expect_error(ZONE_HEAD "actors = ( { type = \"devfreq\"; device = \"gpu\"; dynamic_power_coefficient = 1;\n"
+		     "  opps = ( { freq_khz = 1; voltage_uv = 1; hz = 2; } ); } );\n} );",
+		     3, "zones[0].actors[0].opps[0].hz", "unknown key");
+}
+
+static void test_wrong_type(void **unused)
+{
+	(void)unused;
+	expect_error("idle_poll_ms = \"1000\";\n", 1, "idle_poll_ms", "expected an integer, got a string");
+	expect_error(ZONE_HEAD "period_ms = 100.5;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
+		     "expected an integer, got a number");
+	expect_error(ZONE_HEAD "k_po = \"fast\";\n" ONE_ACTOR "} );", 2, "zones[0].k_po", "expected a number");
+	expect_error(ZONE_HEAD "wide_integral_bound = 1;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].wide_integral_bound", "expected a boolean");
+	expect_error("zones = { name = \"x\"; };\n", 1, "zones", "expected a list of groups");
+	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
+	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",
+		     "expected a string");
+}
+
+static void test_out_of_range(void **unused)
+{
+	(void)unused;
+	expect_error("idle_poll_ms = -1;\n", 1, "idle_poll_ms", "out of range [0, 3600000]");
+	expect_error(ZONE_HEAD "period_ms = 5;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms", "out of range");
+	expect_error(ZONE_HEAD "control_temp = 250000;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "out of range");
+	expect_error(ZONE_HEAD "sustainable_power = 0;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].sustainable_power", "out of range");
+	expect_error(ZONE_HEAD "integral_bleed = 1.5;\n" ONE_ACTOR "} );", 2, "zones[0].integral_bleed",
+		     "out of range");
+	expect_error(ZONE_HEAD "k_i = -1;\n" ONE_ACTOR "} );", 2, "zones[0].k_i", "out of range");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n weight = 65.0; } );\n} );",
+		     3, "zones[0].actors[0].weight", "out of range");
+	expect_error("log_level = \"verbose\";\n", 1, "log_level", "not one of: err, warning, notice, info, debug");
+	expect_error("trace_file = \"trace.csv\";\n", 1, "trace_file", "absolute path");
+}
+
+static void test_control_not_above_switch_on(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "switch_on_temp = 85000;\ncontrol_temp = 85000;\n" ONE_ACTOR "} );", 3,
+		     "zones[0].control_temp", "must be above switch_on_temp");
+	expect_error(ZONE_HEAD "switch_on_temp = 90000;\ncontrol_temp = 85000;\n" ONE_ACTOR "} );", 3,
+		     "zones[0].control_temp", "must be above switch_on_temp");
+}
+
+static void test_cpu_list_syntax(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"3-0\"; } );\n} );", 2,
+		     "zones[0].actors[0].cpus", "reversed range");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0-4096\"; } );\n} );", 2,
+		     "zones[0].actors[0].cpus", "above 4095");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq_cap\"; cpus = \"0-3;6\"; } );\n} );", 2,
+		     "zones[0].actors[0].cpus", "unexpected character");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"\"; } );\n} );", 2,
+		     "zones[0].actors[0].cpus", "expected a CPU number");
+	/* Two actors of one zone on the same CPU. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0-3,6\"; },\n"
+		     "{ type = \"cpufreq_cap\"; cpus = \"6-7\"; } );\n} );", 3,
+		     "zones[0].actors[1]", "same device or CPUs as actors[0]");
+}
+
+static void test_duplicate_zones(void **unused)
+{
+	(void)unused;
+	expect_error("zones = (\n{ name = \"soc\"; sensor = \"a\"; " ONE_ACTOR "},\n"
+		     "{ name = \"soc\"; sensor = \"b\"; " ONE_ACTOR "} );", 4, "zones[1].name",
+		     "duplicate zone name \"soc\"");
+	expect_error("zones = (\n{ name = \"a\"; sensor = \"soc\"; " ONE_ACTOR "},\n"
+		     "{ name = \"b\"; sensor = \"soc\"; " ONE_ACTOR "} );", 4, "zones[1].sensor",
+		     "already controlled by zone \"a\"");
+}
+
+static void test_zone_without_actors(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "} );", 1, "zones[0].actors", "at least one actor");
+	expect_error(ZONE_HEAD "actors = ();\n} );", 2, "zones[0].actors", "at least one actor");
+}
+
+static void test_actor_kind(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "actors = ( { type = \"fan\"; } );\n} );", 2, "zones[0].actors[0].type",
+		     "\"fan\" is not one of: cpufreq, cpufreq_cap, devfreq, powercap");
+	expect_error(ZONE_HEAD "actors = ( { cpus = \"0\"; } );\n} );", 2, "zones[0].actors[0].type",
+		     "missing");
+}
+
+static void test_required_keys(void **unused)
+{
+	(void)unused;
+	expect_error("zones = ( { sensor = \"x\"; " ONE_ACTOR "} );", 1, "zones[0].name", "missing");
+	expect_error("zones = ( { name = \"x\"; " ONE_ACTOR "} );", 1, "zones[0].sensor", "missing");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; } );\n} );", 2, "zones[0].actors[0].cpus",
+		     "a cpufreq actor needs it");
+	expect_error(ZONE_HEAD "actors = ( { type = \"devfreq\"; } );\n} );", 2, "zones[0].actors[0].device",
+		     "a devfreq actor needs it");
+	expect_error(ZONE_HEAD "actors = ( { type = \"powercap\"; zone = \"../x\"; } );\n} );", 2,
+		     "zones[0].actors[0].zone", "not a device name");
+	expect_error("zones = ( { name = \"x\"; sensor = \"../../etc\"; " ONE_ACTOR "} );", 1,
+		     "zones[0].sensor", "not a device name");
+}
+
+static void test_default_mode_keys_with_kernel(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "controller = \"kernel\";\nintegral_bleed = 0.1;\n" ONE_ACTOR "} );", 3,
+		     "zones[0].integral_bleed", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
+		     "not one of: default, kernel");
+}
+
+static void test_opp_tables(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
+		     "opps = ( { freq_khz = 1000; voltage_uv = 900000; } ); } );\n} );", 3,
+		     "zones[0].actors[0].opps[0].voltage_uv", "needs the actor's dynamic_power_coefficient");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
+		     "opps = ( { freq_khz = 1000; power_mw = 9; },\n{ freq_khz = 1000; power_mw = 10; } ); } );\n} );",
+		     3, "zones[0].actors[0].opps", "same frequency");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\"; dynamic_power_coefficient = 9;\n"
+		     "opps = ( { freq_khz = 1000; power_mw = 9; voltage_uv = 5; } ); } );\n} );", 3,
+		     "zones[0].actors[0].opps[0].power_mw", "not both");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
+		     "opps = ( { power_mw = 9; } ); } );\n} );", 3,
+		     "zones[0].actors[0].opps[0].freq_khz", "missing");
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
+		     "opps = (); } );\n} );", 3, "zones[0].actors[0].opps", "needs 1 to 64 entries");
+}
+
+static void test_file_errors(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+	char path[] = "/tmp/powerallocd-test-XXXXXX";
+	const char text[] = "\n\nidle_poll_ms = true;\n";
+	int fd = mkstemp(path);
+
+	(void)unused;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(pa_config_load_file(path, &c, &err), -EINVAL);
+	assert_string_equal(err.file, path);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.key, "idle_poll_ms");
+	unlink(path);
+	assert_int_equal(pa_config_load_file(path, &c, &err), -ENOENT);
+	assert_null(c);
+	assert_non_null(strstr(err.text, path));
+	assert_non_null(strstr(err.text, "No such file"));
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *text = calloc(1, 65536);
+
+	assert_non_null(f);
+	assert_non_null(text);
+	assert_true(fread(text, 1, 65535, f) > 0);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The shipped example must stay valid, both as shipped (no zones) and with
+ * its commented RK3399 zones uncommented, as a user would.
+ */
+static void test_shipped_example(void **unused)
+{
+	const char *path = PROJECT_SOURCE_DIR "/conf/powerallocd.conf";
+	struct pa_config *c;
+	struct pa_config_error err;
+	char *text = read_text(path), *zones, *out, *p;
+	int r;
+
+	(void)unused;
+	r = pa_config_load_file(path, &c, &err);
+	if (r < 0)
+		print_message("%s\n", err.text);
+	assert_int_equal(r, 0);
+	assert_int_equal(c->n_zones, 0);
+	pa_config_free(c);
+
+	/* Drop "# " from every line from "# zones = (" on. */
+	zones = strstr(text, "\n# zones = (");
+	assert_non_null(zones);
+	for (p = out = zones + 1; *p; ) {
+		if (p[0] == '#' && (p == zones + 1 || p[-1] == '\n'))
+			p += p[1] == ' ' ? 2 : 1;
+		*out++ = *p++;
+	}
+	*out = '\0';
+	r = pa_config_load_string(text, "powerallocd.conf (uncommented)", &c, &err);
+	if (r < 0)
+		print_message("%s\n", err.text);
+	assert_int_equal(r, 0);
+	assert_int_equal(c->n_zones, 2);
+	assert_int_equal(c->zones[0].n_actors, 2);
+	assert_int_equal(c->zones[0].actors[1].weight_q10, 2048);
+	assert_string_equal(c->zones[1].actors[0].device, "ff9a0000.gpu");
+	pa_config_free(c);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_config),
+		cmocka_unit_test(test_empty_config_defaults),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_control_not_above_switch_on),
+		cmocka_unit_test(test_cpu_list_syntax),
+		cmocka_unit_test(test_duplicate_zones),
+		cmocka_unit_test(test_zone_without_actors),
+		cmocka_unit_test(test_actor_kind),
+		cmocka_unit_test(test_required_keys),
+		cmocka_unit_test(test_default_mode_keys_with_kernel),
+		cmocka_unit_test(test_opp_tables),
+		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_shipped_example),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,6 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Dividing a budget: worked examples, then properties over many random
+ * inputs, then agreement with a direct transcription of the kernel's
+ * two-pass divvy_up_power() to rounding.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-int main(void){return 0;}
+
+#include "divvy.h"
+
+#define W1 DIVVY_WEIGHT_ONE
+
+static void test_single_requester_gets_budget(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 800, .weight_q10 = W1, .max_mw = 3000 },
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 3000 },
+	};
+
+	(void)unused;
+	divvy(a, 2, 1200);
+	assert_int_equal(a[0].granted_mw, 1200);
+	assert_int_equal(a[1].granted_mw, 0);
+}
+
+static void test_equal_requests_share_equally(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 1, .weight_q10 = W1, .max_mw = 1000 },
+		{ .req_mw = 1, .weight_q10 = W1, .max_mw = 1000 },
+		{ .req_mw = 1, .weight_q10 = W1, .max_mw = 1000 },
+	};
+
+	(void)unused;
+	divvy(a, 3, 900);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(a[i].granted_mw, 300);
+}
+
+/*
+ * The first pass divides by the weighted request.  From 6.8 to 6.13 the
+ * kernel multiplied by the unweighted request but divided by the weighted
+ * total, which gave A 100 mW here instead of 200.
+ */
+static void test_first_pass_uses_weighted_request(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 100, .weight_q10 = 2 * W1, .max_mw = 1000 },
+		{ .req_mw = 100, .weight_q10 = W1, .max_mw = 1000 },
+	};
+
+	(void)unused;
+	divvy(a, 2, 300);
+	assert_int_equal(a[0].granted_mw, 200);
+	assert_int_equal(a[1].granted_mw, 100);
+}
+
+/* A is granted 1000 of 2000 but can use 500: its 500 surplus goes to B. */
+static void test_surplus_goes_to_headroom(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 1000, .weight_q10 = W1, .max_mw = 500 },
+		{ .req_mw = 1000, .weight_q10 = W1, .max_mw = 2000 },
+	};
+
+	(void)unused;
+	divvy(a, 2, 2000);
+	assert_int_equal(a[0].granted_mw, 500);
+	assert_int_equal(a[1].granted_mw, 1500);
+}
+
+/*
+ * Surplus split by headroom: first pass 600 each (budget 1800, equal
+ * requests); A capped at 200 gives back 400; B's headroom 1400 - 600 = 800
+ * and C's 1000 - 600 = 400 take it 2:1 -> B 867, C 733 (rounded).
+ */
+static void test_surplus_divided_by_headroom(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 10, .weight_q10 = W1, .max_mw = 200 },
+		{ .req_mw = 10, .weight_q10 = W1, .max_mw = 1400 },
+		{ .req_mw = 10, .weight_q10 = W1, .max_mw = 1000 },
+	};
+
+	(void)unused;
+	divvy(a, 3, 1800);
+	assert_int_equal(a[0].granted_mw, 200);
+	assert_int_equal(a[1].granted_mw, 867);
+	assert_int_equal(a[2].granted_mw, 733);
+}
+
+static void test_zero_request_gives_max(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 700 },
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 2000 },
+	};
+
+	(void)unused;
+	divvy(a, 2, 100);
+	assert_int_equal(a[0].granted_mw, 700);
+	assert_int_equal(a[1].granted_mw, 2000);
+	/* Weight 0 turns a request into no request. */
+	a[0].req_mw = 500;
+	a[0].weight_q10 = 0;
+	divvy(a, 2, 100);
+	assert_int_equal(a[0].granted_mw, 700);
+}
+
+static void test_budget_above_total_max(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 300, .weight_q10 = W1, .max_mw = 700 },
+		{ .req_mw = 900, .weight_q10 = W1, .max_mw = 2000 },
+	};
+
+	(void)unused;
+	divvy(a, 2, 5000);
+	assert_int_equal(a[0].granted_mw, 700);
+	assert_int_equal(a[1].granted_mw, 2000);
+}
+
+static void test_no_actors(void **unused)
+{
+	(void)unused;
+	divvy(NULL, 0, 1000);	/* must not touch anything */
+}
+
+/* xorshift64*: deterministic, so a failure reproduces. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t rnd(uint32_t bound)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32) % bound;
+}
+
+/* A power spread over several magnitudes, including 0. */
+static uint32_t rnd_power(void)
+{
+	static const uint32_t scale[] = { 1, 10, 1000, 10000, 100000, DIVVY_MAX_MW };
+
+	return rnd(scale[rnd(6)] + 1);
+}
+
+static size_t random_actors(struct divvy_actor *a, uint32_t *budget)
+{
+	size_t n = 1 + rnd(8);
+
+	for (size_t i = 0; i < n; i++) {
+		a[i].req_mw = rnd_power();
+		a[i].max_mw = rnd_power();
+		a[i].weight_q10 = rnd(4) ? W1 : rnd(8 * W1);
+	}
+	*budget = rnd_power() * (uint32_t)(1 + rnd(4));
+	return n;
+}
+
+static uint64_t total(const struct divvy_actor *a, size_t n, int field)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += field == 0 ? a[i].granted_mw : field == 1 ? a[i].max_mw
+		     : (uint64_t)a[i].weight_q10 * a[i].req_mw / W1;
+	return t;
+}
+
+static void test_property_bounds(void **unused)
+{
+	(void)unused;
+	for (int iter = 0; iter < 200000; iter++) {
+		struct divvy_actor a[8];
+		uint32_t budget;
+		size_t n = random_actors(a, &budget);
+		uint64_t granted, max;
+
+		divvy(a, n, budget);
+		granted = total(a, n, 0);
+		max = total(a, n, 1);
+		for (size_t i = 0; i < n; i++)
+			assert_true(a[i].granted_mw <= a[i].max_mw);
+		if (total(a, n, 2) == 0 || budget >= max) {
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(a[i].granted_mw, a[i].max_mw);
+			continue;
+		}
+		/* The whole budget is handed out, to rounding, and no more. */
+		assert_true(granted <= (uint64_t)budget + n);
+		assert_true(granted + n >= budget);
+	}
+}
+
+static void test_property_monotonic_in_request(void **unused)
+{
+	(void)unused;
+	for (int iter = 0; iter < 20000; iter++) {
+		struct divvy_actor a[8], b[8];
+		uint32_t budget, prev = 0;
+		size_t n = random_actors(a, &budget);
+		size_t j = rnd((uint32_t)n);
+
+		a[j].weight_q10 = W1;
+		for (uint32_t step = 0; step < 40; step++) {
+			for (size_t i = 0; i < n; i++)
+				b[i] = a[i];
+			b[j].req_mw = 1 + step * (1 + a[j].max_mw / 16);
+			divvy(b, n, budget);
+			assert_true(b[j].granted_mw >= prev);
+			prev = b[j].granted_mw;
+		}
+	}
+}
+
+/* The kernel's divvy_up_power(), for comparison (weights applied by the caller). */
+static void kernel_divvy(struct divvy_actor *a, size_t n, uint32_t budget)
+{
+	uint64_t total_req = total(a, n, 2), extra = 0, capped_extra = 0, headroom[8];
+
+	if (!total_req)
+		total_req = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t wreq = (uint64_t)a[i].weight_q10 * a[i].req_mw / W1;
+		uint64_t g = (wreq * budget + total_req / 2) / total_req;
+
+		if (g > a[i].max_mw) {
+			extra += g - a[i].max_mw;
+			g = a[i].max_mw;
+		}
+		a[i].granted_mw = (uint32_t)g;
+		headroom[i] = a[i].max_mw - g;
+		capped_extra += headroom[i];
+	}
+	if (!extra || !capped_extra)
+		return;
+	if (extra > capped_extra)
+		extra = capped_extra;
+	for (size_t i = 0; i < n; i++)
+		a[i].granted_mw += (uint32_t)((headroom[i] * extra + capped_extra / 2) / capped_extra);
+}
+
+static void test_matches_kernel_to_rounding(void **unused)
+{
+	(void)unused;
+	for (int iter = 0; iter < 100000; iter++) {
+		struct divvy_actor a[8], k[8];
+		uint32_t budget;
+		size_t n = random_actors(a, &budget);
+
+		if (total(a, n, 2) == 0)
+			continue;	/* the documented difference */
+		for (size_t i = 0; i < n; i++)
+			k[i] = a[i];
+		divvy(a, n, budget);
+		kernel_divvy(k, n, budget);
+		for (size_t i = 0; i < n; i++) {
+			int64_t diff = (int64_t)a[i].granted_mw - k[i].granted_mw;
+
+			assert_true(diff <= (int64_t)n && diff >= -(int64_t)n);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_requester_gets_budget),
+		cmocka_unit_test(test_equal_requests_share_equally),
+		cmocka_unit_test(test_first_pass_uses_weighted_request),
+		cmocka_unit_test(test_surplus_goes_to_headroom),
+		cmocka_unit_test(test_surplus_divided_by_headroom),
+		cmocka_unit_test(test_zero_request_gives_max),
+		cmocka_unit_test(test_budget_above_total_max),
+		cmocka_unit_test(test_no_actors),
+		cmocka_unit_test(test_property_bounds),
+		cmocka_unit_test(test_property_monotonic_in_request),
+		cmocka_unit_test(test_matches_kernel_to_rounding),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
