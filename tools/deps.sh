@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# Sourced by tools/check and tools/demo: installs the Debian packages the
+# build and the tests need, when any is missing.
+
+POWERALLOCD_PACKAGES=(
+	meson ninja-build pkg-config gcc libc6-dev python3
+	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev
+	libcmocka-dev umockdev libumockdev-dev scdoc valgrind
+)
+
+ensure_packages() {
+	local missing=() p
+	for p in "${POWERALLOCD_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		if command -v sudo >/dev/null; then
+			sudo=(sudo)
+		else
+			echo "missing packages: ${missing[*]}; run as root or install sudo" >&2
+			return 1
+		fi
+	fi
+	echo "installing: ${missing[*]}"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# setup_build DIR [meson options...]: configure DIR, or reconfigure it.
+setup_build() {
+	local dir=$1
+	shift
+	if [ -d "$dir/meson-private" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+}
