@@ -46,7 +46,7 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 void pid_default_fixes(struct pid_fixes *fixes)
 {
 	fixes->wide_integral_bound = true;
-	fixes->integral_bleed_q10 = 256;	/* a quarter per period */
+	fixes->integral_bleed_q10 = 256;	/* a quarter of the integration rate */
 	fixes->budget_step_limit_mw = 0;
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
@@ -83,7 +83,10 @@ static int64_t integral_kernel(const struct pid_gains *g, struct pid_state *s,
 	return i;
 }
 
-/* Moves the integral towards zero while the error has the opposite sign. */
+/*
+ * Unwinds the integral towards zero, at @integral_bleed times the rate the
+ * opposite error would integrate at, without crossing zero.
+ */
 static void integral_bleed(const struct pid_fixes *f, struct pid_state *s, int64_t err)
 {
 	int64_t step;
@@ -91,9 +94,11 @@ static void integral_bleed(const struct pid_fixes *f, struct pid_state *s, int64
 	if (!f->integral_bleed_q10 || err == 0 || s->err_integral == 0 ||
 	    (err > 0) == (s->err_integral > 0))
 		return;
-	/* Truncates towards zero; a remainder too small to shrink is dropped. */
-	step = s->err_integral * (int64_t)f->integral_bleed_q10 / FRAC_ONE;
-	s->err_integral = step ? s->err_integral - step : 0;
+	step = err * (int64_t)f->integral_bleed_q10 / FRAC_ONE;
+	if (llabs(step) >= llabs(s->err_integral))
+		s->err_integral = 0;
+	else
+		s->err_integral += step;
 }
 
 /*

@@ -37,10 +37,13 @@ struct pid_gains {
  * @wide_integral_bound: bound |i| by max_power + sustainable_power (so the
  *	integral can always cancel the feed-forward) and clamp it there, instead
  *	of the kernel's |i| < max_power, where integration simply stops.
- * @integral_bleed_q10: fraction (Q10, 0..1024) of the integral removed each
- *	period while the error has the opposite sign to the integral, so that a
- *	negative integral built up above control does not keep the budget low
- *	after the temperature has fallen below control. 0 = off.
+ * @integral_bleed_q10: while the error has the opposite sign to the integral
+ *	(the temperature is back under control after an overshoot), the
+ *	integral is unwound towards zero at this fraction (Q10, 0..1024) of the
+ *	rate at which it would integrate that error, never past zero, so that a
+ *	negative integral does not hold the budget down after the temperature
+ *	has fallen.  The kernel keeps it until the zone falls below switch-on.
+ *	0 = off.
  * @budget_step_limit_mw: largest change of the budget from one period to the
  *	next, mW. 0 = unbounded.
  * @derivative_filter_ms: time constant of a first-order low-pass filter on the

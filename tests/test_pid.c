@@ -296,8 +296,9 @@ static void test_default_wide_integral_bound(void **unused)
 
 /*
  * After an overshoot, the kernel keeps the negative integral once below
- * control (budget 1445 at 84 °C instead of SP + p = 1699).  The bleed removes
- * a quarter of it per period while the error is positive.
+ * control (budget 1445 at 84 °C instead of SP + p = 1699).  The bleed unwinds
+ * it by a quarter of each positive error: 1024000 / 4 = 256000 per period at
+ * 84 °C, so the -13312000 left by the overshoot is gone after 52 periods.
  */
 static void test_default_integral_bleed(void **unused)
 {
@@ -324,12 +325,16 @@ static void test_default_integral_bleed(void **unused)
 	assert_int_equal(hold(&off, &s3, 84000, 50, 0, 4000), 1445);
 	assert_int_equal(hold(&fixed, &s2, 84000, 100, 0, 4000), 1699);
 	assert_int_equal(s2.err_integral, 0);
-	/* First bleed period: ei = -13312000 + 3328000; i = 20 * -9984000 >> 10
-	 * = -195000; 1500 + ((204000 - 195000) >> 10) = 1508. */
+	/* First bleed period: ei = -13312000 + 256000; i = 20 * -13056000 >> 10
+	 * = -255000; 1500 + ((204000 - 255000) >> 10) = 1500 - 50 = 1450. */
 	pid_reset(&s2);
 	for (size_t k = 0; k < sizeof(up) / sizeof(up[0]); k++)
 		pid_step(&fixed, &s2, CONTROL, up[k], 0, 4000, NULL);
-	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1508);
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1450);
+	assert_int_equal(s2.err_integral, -13056000);
+	/* 51 more periods leave 0, never a positive integral. */
+	hold(&fixed, &s2, 84000, 51, 0, 4000);
+	assert_int_equal(s2.err_integral, 0);
 }
 
 /* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
