@@ -23,8 +23,8 @@ static const char *const log_level_names[] = { "err", "warning", "notice", "info
 const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
 static const char *const controller_names[] = { "default", "kernel", NULL };
 
-static const char *const root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "zones", NULL };
-static const char *const zone_keys[] = {
+const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "zones", NULL };
+const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
@@ -153,7 +153,7 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	int r;
 
 	z->line = config_setting_source_line(g);
-	if ((r = cfg_check_keys(ctx, g, prefix, zone_keys)) < 0)
+	if ((r = cfg_check_keys(ctx, g, prefix, cfg_zone_keys)) < 0)
 		return r;
 	if ((r = cfg_get_string(ctx, g, prefix, "name", &name)) <= 0)
 		return r ? r : cfg_fail(ctx, g, prefix, "name", "missing (every zone needs a name)");
@@ -232,7 +232,7 @@ static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struc
 	int64_t poll;
 	int r;
 
-	if ((r = cfg_check_keys(ctx, root, "", root_keys)) < 0)
+	if ((r = cfg_check_keys(ctx, root, "", cfg_root_keys)) < 0)
 		return r;
 	if ((r = cfg_get_enum(ctx, root, "", "log_level", log_level_names, &level)) < 0)
 		return r;

@@ -11,10 +11,10 @@
 #include "config_keys.h"
 #include "divvy.h"
 
-static const char *const cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight", NULL };
-static const char *const opp_keys[] = { "freq_khz", "voltage_uv", "power_mw", "static_power_mw", NULL };
-static const char *const powercap_keys[] = { "type", "zone", "weight", NULL };
-static const char *const devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight", NULL };
+const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight", NULL };
+const char *const cfg_opp_keys[] = { "freq_khz", "voltage_uv", "power_mw", "static_power_mw", NULL };
+const char *const cfg_powercap_keys[] = { "type", "zone", "weight", NULL };
+const char *const cfg_devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight", NULL };
 static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		     uint32_t dpc, struct opp *o)
 {
@@ -71,7 +71,7 @@ static int parse_opps(struct parse_ctx *ctx, const config_setting_t *actor, cons
 
 		snprintf(elem, sizeof(elem), "opps[%d]", i);
 		cfg_key_path(path, prefix, elem);
-		if ((r = cfg_check_keys(ctx, g, path, opp_keys)) < 0 ||
+		if ((r = cfg_check_keys(ctx, g, path, cfg_opp_keys)) < 0 ||
 		    (r = parse_opp(ctx, g, path, a->dynamic_power_coefficient, &a->opps[i])) < 0)
 			return r;
 	}
@@ -113,7 +113,7 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 		       struct actor_config *a)
 {
 	static const char *const *const keys_by_kind[] = {
-		cpufreq_keys, cpufreq_keys, devfreq_keys, powercap_keys
+		cfg_cpufreq_keys, cfg_cpufreq_keys, cfg_devfreq_keys, cfg_powercap_keys
 	};
 	int64_t dpc;
 	double weight = 1.0;

@@ -72,3 +72,12 @@ extern const char *const actor_kind_names[];
 /** cfg_parse_actors() - the "actors" list of zone @zone into @z. Return: 0 or negative errno. */
 int cfg_parse_actors(struct parse_ctx *ctx, const config_setting_t *zone, const char *prefix,
 		     struct zone_config *z);
+
+/* The keys valid in each kind of group, NULL-terminated (also checked
+ * against the man page by the tests). */
+extern const char *const cfg_root_keys[];
+extern const char *const cfg_zone_keys[];
+extern const char *const cfg_cpufreq_keys[];
+extern const char *const cfg_devfreq_keys[];
+extern const char *const cfg_powercap_keys[];
+extern const char *const cfg_opp_keys[];

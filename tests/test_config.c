@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "config_keys.h"
 
 static const char design_example[] =
 	"log_level = \"debug\";\n"
@@ -366,6 +367,57 @@ static void test_shipped_example(void **unused)
 	free(text);
 }
 
+/* powerallocd.conf(5) has an entry ("*key*") for every key the parser takes. */
+static void test_man_page_documents_every_key(void **unused)
+{
+	const char *const *lists[] = { cfg_root_keys, cfg_zone_keys, cfg_cpufreq_keys,
+				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys };
+	char *man = read_text(PROJECT_SOURCE_DIR "/man/powerallocd.conf.5.scd");
+	size_t n = 0;
+
+	(void)unused;
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		for (const char *const *k = lists[l]; *k; k++) {
+			char entry[64];
+
+			snprintf(entry, sizeof(entry), "*%s*", *k);
+			if (!strstr(man, entry))
+				fail_msg("powerallocd.conf(5) has no entry for %s", *k);
+			n++;
+		}
+	}
+	assert_true(n > 30);
+	free(man);
+}
+
+/* Every example config in powerallocd.conf(5) (``` blocks with "zones") parses. */
+static void test_man_page_examples_parse(void **unused)
+{
+	char *man = read_text(PROJECT_SOURCE_DIR "/man/powerallocd.conf.5.scd");
+	char *p = man;
+	int examples = 0;
+
+	(void)unused;
+	while ((p = strstr(p, "```\n"))) {
+		char *start = p + 4, *end = strstr(start, "```");
+		struct pa_config *c;
+		struct pa_config_error err;
+
+		assert_non_null(end);
+		*end = '\0';
+		if (strstr(start, "zones = (")) {
+			if (pa_config_load_string(start, "man example", &c, &err) < 0)
+				fail_msg("example %d: %s", examples, err.text);
+			assert_true(c->n_zones > 0);
+			pa_config_free(c);
+			examples++;
+		}
+		p = end + 3;
+	}
+	assert_int_equal(examples, 2);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +437,8 @@ int main(void)
 		cmocka_unit_test(test_opp_tables),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_shipped_example),
+		cmocka_unit_test(test_man_page_documents_every_key),
+		cmocka_unit_test(test_man_page_examples_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
