@@ -17,6 +17,13 @@
 
 /* A long run with k_i = 0 integrates forever; saturate instead of overflowing. */
 #define ERR_INTEGRAL_LIMIT (INT64_C(1) << 52)
+/*
+ * The kernel keeps the Q10 error in an s32, i.e. within +-2^21 m°C (2097 °C);
+ * clamping to that keeps every product below 2^63 whatever the sensor says.
+ */
+#define ERR_LIMIT_MC (INT64_C(1) << 21)
+/* Each term is saturated to +-2^42 mW (in Q10) before they are added. */
+#define TERM_LIMIT (INT64_C(1) << 52)
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 {
@@ -131,11 +138,17 @@ static int64_t integral_default(const struct pid_params *pp, struct pid_state *s
  * the period as Q10 although it is an integer, so the term comes out 1024
  * times larger than its formula; prev_err starts at 0 after a reset.
  */
+/* err - prev_err, bounded like err itself so that k_d * derr fits. */
+static int64_t error_change(const struct pid_state *s, int64_t err)
+{
+	return clamp64(err - s->prev_err, -int_to_frac(ERR_LIMIT_MC), int_to_frac(ERR_LIMIT_MC));
+}
+
 static int64_t derivative_kernel(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
-	int64_t d = mul_frac(pp->gains.k_d, err - s->prev_err);
+	int64_t d = mul_frac(pp->gains.k_d, error_change(s, err));
 
-	return int_to_frac(d) / (int64_t)pp->period_ms;
+	return int_to_frac(d) / (int64_t)(pp->period_ms ? pp->period_ms : 1);
 }
 
 /*
@@ -146,17 +159,17 @@ static int64_t derivative_kernel(const struct pid_params *pp, struct pid_state *
  */
 static int64_t derivative_default(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
-	uint32_t tau = pp->fixes.derivative_filter_ms;
+	uint32_t tau = pp->fixes.derivative_filter_ms, period = pp->period_ms;
 	int64_t d, alpha;
 
 	if (!s->primed)
 		s->prev_err = err;
-	d = mul_frac(pp->gains.k_d, err - s->prev_err) / (int64_t)pp->period_ms;
+	d = mul_frac(pp->gains.k_d, error_change(s, err)) / (int64_t)(period ? period : 1);
 	if (!tau || !s->primed) {
 		s->d_filtered = d;
 		return d;
 	}
-	alpha = int_to_frac(pp->period_ms) / ((int64_t)pp->period_ms + tau);
+	alpha = int_to_frac(period) / ((int64_t)period + tau);
 	s->d_filtered += (d - s->d_filtered) * alpha / FRAC_ONE;
 	return s->d_filtered;
 }
@@ -192,7 +205,8 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 {
 	const struct pid_gains *g = &params->gains;
 	uint32_t sp = effective_sustainable_power(params, min_power_mw, max_power_mw);
-	int64_t err = int_to_frac((int64_t)control_mc - temp_mc);
+	int64_t err = int_to_frac(clamp64((int64_t)control_mc - temp_mc, -ERR_LIMIT_MC,
+					  ERR_LIMIT_MC - 1));
 	int64_t p, i, d, budget;
 
 	p = mul_frac(err < 0 ? g->k_po : g->k_pu, err);
@@ -204,6 +218,9 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		d = derivative_default(params, state, err);
 	}
 	state->prev_err = err;
+	p = clamp64(p, -TERM_LIMIT, TERM_LIMIT);
+	i = clamp64(i, -TERM_LIMIT, TERM_LIMIT);
+	d = clamp64(d, -TERM_LIMIT, TERM_LIMIT);
 
 	/* Feed-forward the power the zone can dissipate at control temperature. */
 	budget = clamp64((int64_t)sp + frac_to_int(p + i + d), 0, max_power_mw);

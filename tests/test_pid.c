@@ -419,8 +419,17 @@ static void test_extreme_inputs(void **unused)
 	struct pid_state st;
 
 	(void)unused;
-	for (int mode = 0; mode < 2; mode++) {
-		setup_params(&pp, (enum pid_mode)mode, SP);
+	for (int mode = 0; mode < 4; mode++) {
+		/* Modes 2 and 3: the largest gains the defaults can produce, every term on. */
+		setup_params(&pp, (enum pid_mode)(mode % 2), SP);
+		if (mode >= 2) {
+			assert_int_equal(pid_default_gains(UINT32_MAX, CONTROL - 1, CONTROL, &pp.gains), 0);
+			pp.gains.k_d = INT32_MAX;
+			pp.gains.integral_cutoff_mc = INT32_MAX;
+			pp.sustainable_power_mw = UINT32_MAX;
+			pp.period_ms = 0;
+			pp.fixes.budget_step_limit_mw = 1;
+		}
 		pid_reset(&st);
 		for (int rep = 0; rep < 1000; rep++)
 			for (size_t k = 0; k < sizeof(temps) / sizeof(temps[0]); k++)
