@@ -17,6 +17,8 @@ static int opp_power_uw(const struct opp *o, uint32_t dpc, uint64_t *uw)
 {
 	if (o->voltage_uv && dpc)
 		*uw = opp_dynamic_power_uw(dpc, o->voltage_uv, o->freq_khz);
+	else if (o->power_uw)
+		*uw = o->power_uw;
 	else if (o->power_mw)
 		*uw = (uint64_t)o->power_mw * 1000;
 	else

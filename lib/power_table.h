@@ -11,14 +11,16 @@
  * struct opp - one operating point as the platform describes it.
  * @freq_khz: frequency, kHz.
  * @voltage_uv: supply voltage, uV; 0 when @power_mw is given instead.
- * @power_mw: measured dynamic power of one CPU (or the device), mW; used
- *	when there is no voltage (energy model, a table in the config).
+ * @power_mw: dynamic power of one CPU (or the device) at full load, mW;
+ *	used when there is no voltage (a table in the config).
+ * @power_uw: the same in uW (the energy model's unit); used before @power_mw.
  * @static_power_mw: leakage power at this OPP, mW (0 = not modelled).
  */
 struct opp {
 	uint32_t freq_khz;
 	uint32_t voltage_uv;
 	uint32_t power_mw;
+	uint32_t power_uw;
 	uint32_t static_power_mw;
 };
 

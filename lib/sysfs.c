@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+static int open_flags(bool write)
+{
+	return write ? O_WRONLY | O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
+}
+
+int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
+{
+	int fd;
+
+	attr->fd = -1;
+	if (strlen(path) >= sizeof(attr->path))
+		return -ENAMETOOLONG;
+	strcpy(attr->path, path);
+	fd = open(path, open_flags(write));
+	if (fd < 0)
+		return -errno;
+	attr->fd = fd;
+	return 0;
+}
+
+void sysfs_attr_close(struct sysfs_attr *attr)
+{
+	if (attr->fd >= 0)
+		close(attr->fd);
+	attr->fd = -1;
+}
+
+static ssize_t read_fd(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size == 0)
+		return -EINVAL;
+	n = pread(fd, buf, size - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+ssize_t sysfs_attr_read(const struct sysfs_attr *attr, char *buf, size_t size)
+{
+	if (attr->fd < 0)
+		return -EBADF;
+	return read_fd(attr->fd, buf, size);
+}
+
+int sysfs_attr_read_u64(const struct sysfs_attr *attr, uint64_t *value)
+{
+	char buf[32];
+	ssize_t n = sysfs_attr_read(attr, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : parse_u64(buf, (size_t)n, value);
+}
+
+int sysfs_attr_read_s64(const struct sysfs_attr *attr, int64_t *value)
+{
+	char buf[32];
+	ssize_t n = sysfs_attr_read(attr, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : parse_s64(buf, (size_t)n, value);
+}
+
+static int write_fd(int fd, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n = pwrite(fd, value, len, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int sysfs_attr_write_u64(const struct sysfs_attr *attr, uint64_t value)
+{
+	char buf[24];
+
+	if (attr->fd < 0)
+		return -EBADF;
+	snprintf(buf, sizeof(buf), "%" PRIu64, value);
+	return write_fd(attr->fd, buf);
+}
+
+int sysfs_pathf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, SYSFS_PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n < 0 || n >= SYSFS_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+ssize_t sysfs_read_bin(const char *path, void *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char extra;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size);
+	if (n >= 0 && (size_t)n == size && read(fd, &extra, 1) > 0)
+		n = -EFBIG;
+	else if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+ssize_t sysfs_read_str(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size < 2)
+		return -EINVAL;
+	n = sysfs_read_bin(path, buf, size - 1);
+	if (n < 0)
+		return n;
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return n;
+}
+
+int sysfs_read_u64(const char *path, uint64_t *value)
+{
+	char buf[32];
+	ssize_t n = sysfs_read_bin(path, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : parse_u64(buf, (size_t)n, value);
+}
+
+int sysfs_read_s64(const char *path, int64_t *value)
+{
+	char buf[32];
+	ssize_t n = sysfs_read_bin(path, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : parse_s64(buf, (size_t)n, value);
+}
+
+int sysfs_write_str(const char *path, const char *value)
+{
+	int fd = open(path, open_flags(true));
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = write_fd(fd, value);
+	close(fd);
+	return r;
+}
+
+bool sysfs_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+bool sysfs_lexists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+ssize_t sysfs_link_name(const char *path, char *buf, size_t size)
+{
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (strlen(base) >= size)
+		return -ENAMETOOLONG;
+	strcpy(buf, base);
+	return (ssize_t)strlen(buf);
+}
+
+int sysfs_list_dir(const char *dir, int (*fn)(const char *name, void *userdata),
+		   void *userdata)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while (r == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			r = fn(e->d_name, userdata);
+	closedir(d);
+	return r;
+}
+
+struct id_list {
+	const char *prefix;
+	int64_t *ids;
+	size_t n, cap;
+};
+
+static int collect_id(const char *name, void *userdata)
+{
+	struct id_list *l = userdata;
+	size_t len = strlen(l->prefix);
+	uint64_t id;
+
+	if (strncmp(name, l->prefix, len) != 0 ||
+	    parse_u64(name + len, strlen(name + len), &id) < 0 || id > INT64_MAX ||
+	    strchr(name + len, '\n'))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		int64_t *grown = realloc(l->ids, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->ids = grown;
+		l->cap = cap;
+	}
+	l->ids[l->n++] = (int64_t)id;
+	return 0;
+}
+
+static int compare_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int sysfs_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n)
+{
+	struct id_list l = { .prefix = prefix };
+	int r = sysfs_list_dir(dir, collect_id, &l);
+
+	if (r < 0) {
+		free(l.ids);
+		*ids = NULL;
+		*n = 0;
+		return r;
+	}
+	if (l.n)
+		qsort(l.ids, l.n, sizeof(*l.ids), compare_id);
+	*ids = l.ids;
+	*n = l.n;
+	return 0;
+}

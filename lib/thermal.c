@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "thermal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sysfs.h"
+
+static const char *const trip_type_names[] = { "active", "passive", "hot", "critical" };
+
+const char *trip_type_name(enum trip_type type)
+{
+	return (unsigned int)type < 4 ? trip_type_names[type] : "?";
+}
+
+/* Reads thermal_zone@id/@attr as a number in [min, max]; logs once on failure. */
+static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t max, int64_t *v)
+{
+	char path[SYSFS_PATH_MAX];
+	int r = sysfs_pathf(path, "%s/%s", dir, attr);
+
+	if (r == 0)
+		r = sysfs_read_s64(path, v);
+	if (r == 0 && (*v < min || *v > max))
+		r = -ERANGE;
+	if (r < 0)
+		pa_log(PA_LOG_WARNING, "%s: cannot read a number in [%lld, %lld]: %s", path,
+		       (long long)min, (long long)max, strerror(-r));
+	return r;
+}
+
+static int read_text(const char *dir, const char *attr, char *buf, size_t size, bool required)
+{
+	char path[SYSFS_PATH_MAX];
+	ssize_t n = sysfs_pathf(path, "%s/%s", dir, attr);
+
+	if (n == 0)
+		n = sysfs_read_str(path, buf, size);
+	if (n == 0)
+		n = -ENODATA;
+	if (n < 0) {
+		buf[0] = '\0';
+		if (required)
+			pa_log(PA_LOG_WARNING, "%s: cannot read: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	return 0;
+}
+
+static int parse_trip_type(const char *s, enum trip_type *type)
+{
+	for (unsigned int i = 0; i < 4; i++) {
+		if (strcmp(s, trip_type_names[i]) == 0) {
+			*type = (enum trip_type)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* trip_point_K_{type,temp,hyst}; a trip that cannot be read is left out. */
+static void scan_trips(const char *dir, struct thermal_zone_info *z)
+{
+	for (unsigned int k = 0; k < THERMAL_MAX_TRIPS; k++) {
+		struct trip_info *t = &z->trips[z->n_trips];
+		char attr[64], type[32], path[SYSFS_PATH_MAX];
+		int64_t temp, hyst = 0;
+
+		snprintf(attr, sizeof(attr), "trip_point_%u_type", k);
+		if (sysfs_pathf(path, "%s/%s", dir, attr) < 0 || !sysfs_exists(path)) {
+			snprintf(attr, sizeof(attr), "trip_point_%u_temp", k);
+			if (sysfs_pathf(path, "%s/%s", dir, attr) == 0 && sysfs_exists(path))
+				pa_log(PA_LOG_WARNING, "%s/trip_point_%u_type: missing; trip %u ignored",
+				       dir, k, k);
+			continue;
+		}
+		if (read_text(dir, attr, type, sizeof(type), true) < 0)
+			continue;
+		if (parse_trip_type(type, &t->type) < 0) {
+			pa_log(PA_LOG_WARNING, "%s/%s: unknown trip type \"%s\"; trip %u ignored", dir,
+			       attr, type, k);
+			continue;
+		}
+		snprintf(attr, sizeof(attr), "trip_point_%u_temp", k);
+		if (read_ranged(dir, attr, -273150, INT32_MAX, &temp) < 0)
+			continue;
+		snprintf(attr, sizeof(attr), "trip_point_%u_hyst", k);
+		if (sysfs_pathf(path, "%s/%s", dir, attr) == 0 && sysfs_exists(path) &&
+		    read_ranged(dir, attr, 0, INT32_MAX, &hyst) < 0)
+			hyst = 0;
+		t->index = k;
+		t->temp_mc = (int32_t)temp;
+		t->hyst_mc = (int32_t)hyst;
+		z->n_trips++;
+	}
+}
+
+/* The M of a link target ".../cooling_deviceM"; -1 when it is not one. */
+static int cdev_id_of_link(const char *link_path)
+{
+	char name[64];
+	int id;
+
+	if (sysfs_link_name(link_path, name, sizeof(name)) < 0 ||
+	    sscanf(name, "cooling_device%d", &id) != 1 || id < 0)
+		return -1;
+	return id;
+}
+
+static void scan_bindings(const char *dir, struct thermal_zone_info *z)
+{
+	for (unsigned int k = 0; k < 256 && z->n_bindings < THERMAL_MAX_BINDINGS; k++) {
+		struct cdev_binding *b = &z->bindings[z->n_bindings];
+		char link[SYSFS_PATH_MAX], attr[64];
+		int64_t trip, weight = 0;
+		if (sysfs_pathf(link, "%s/cdev%u", dir, k) < 0)
+			break;
+		if (!sysfs_lexists(link))
+			continue;	/* no binding with this index */
+		b->cdev_id = cdev_id_of_link(link);
+		if (b->cdev_id < 0) {
+			pa_log(PA_LOG_WARNING, "%s: not a link to a cooling device; binding ignored", link);
+			continue;
+		}
+		if (!sysfs_exists(link)) {
+			pa_log(PA_LOG_WARNING, "%s: dangling link (cooling device gone); binding ignored",
+			       link);
+			continue;
+		}
+		snprintf(attr, sizeof(attr), "cdev%u_trip_point", k);
+		if (read_ranged(dir, attr, -1, THERMAL_MAX_TRIPS - 1, &trip) < 0)
+			continue;
+		snprintf(attr, sizeof(attr), "cdev%u_weight", k);
+		if (read_ranged(dir, attr, 0, UINT32_MAX, &weight) < 0)
+			weight = 0;
+		b->index = k;
+		b->trip = (int)trip;
+		b->weight = (uint32_t)weight;
+		z->n_bindings++;
+	}
+}
+
+static int scan_zone(int id, struct thermal_zone_info *z)
+{
+	char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX];
+	int64_t sp = 0;
+
+	memset(z, 0, sizeof(*z));
+	z->id = id;
+	sysfs_pathf(dir, THERMAL_CLASS_DIR "/thermal_zone%d", id);
+	if (read_text(dir, "type", z->type, sizeof(z->type), true) < 0)
+		return -EINVAL;
+	read_text(dir, "policy", z->policy, sizeof(z->policy), false);
+	read_text(dir, "available_policies", z->available_policies,
+		  sizeof(z->available_policies), false);
+	read_text(dir, "mode", z->mode, sizeof(z->mode), false);
+	if (sysfs_pathf(path, "%s/sustainable_power", dir) == 0 && sysfs_exists(path) &&
+	    read_ranged(dir, "sustainable_power", 0, UINT32_MAX, &sp) == 0)
+		z->sustainable_power_mw = (uint32_t)sp;
+	scan_trips(dir, z);
+	scan_bindings(dir, z);
+	return 0;
+}
+
+static int scan_cdev(int id, struct cooling_device_info *c)
+{
+	char dir[SYSFS_PATH_MAX];
+	int64_t max_state, cur_state;
+
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	sysfs_pathf(dir, THERMAL_CLASS_DIR "/cooling_device%d", id);
+	if (read_text(dir, "type", c->type, sizeof(c->type), true) < 0 ||
+	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state) < 0 ||
+	    read_ranged(dir, "cur_state", 0, max_state, &cur_state) < 0) {
+		pa_log(PA_LOG_WARNING, "%s: cooling device ignored", dir);
+		return -EINVAL;
+	}
+	c->max_state = (unsigned long)max_state;
+	c->cur_state = (unsigned long)cur_state;
+	return 0;
+}
+
+int thermal_scan(struct thermal_inventory *inv)
+{
+	int64_t *ids = NULL;
+	size_t n;
+	int r;
+
+	memset(inv, 0, sizeof(*inv));
+	r = sysfs_list_ids(THERMAL_CLASS_DIR, "thermal_zone", &ids, &n);
+	if (r < 0)
+		return r;
+	inv->zones = calloc(n ? n : 1, sizeof(*inv->zones));
+	for (size_t i = 0; inv->zones && i < n; i++)
+		if (ids[i] <= INT32_MAX && scan_zone((int)ids[i], &inv->zones[inv->n_zones]) == 0)
+			inv->n_zones++;
+	free(ids);
+	if (!inv->zones)
+		return -ENOMEM;
+
+	r = sysfs_list_ids(THERMAL_CLASS_DIR, "cooling_device", &ids, &n);
+	if (r < 0) {
+		thermal_inventory_free(inv);
+		return r;
+	}
+	inv->cdevs = calloc(n ? n : 1, sizeof(*inv->cdevs));
+	for (size_t i = 0; inv->cdevs && i < n; i++)
+		if (ids[i] <= INT32_MAX && scan_cdev((int)ids[i], &inv->cdevs[inv->n_cdevs]) == 0)
+			inv->n_cdevs++;
+	free(ids);
+	if (!inv->cdevs) {
+		thermal_inventory_free(inv);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void thermal_inventory_free(struct thermal_inventory *inv)
+{
+	free(inv->zones);
+	free(inv->cdevs);
+	memset(inv, 0, sizeof(*inv));
+}
+
+const struct thermal_zone_info *thermal_find_zone(const struct thermal_inventory *inv,
+						  const char *sensor)
+{
+	int id;
+	char extra;
+
+	if (sscanf(sensor, "thermal_zone%d%c", &id, &extra) == 1) {
+		for (size_t i = 0; i < inv->n_zones; i++)
+			if (inv->zones[i].id == id)
+				return &inv->zones[i];
+		return NULL;
+	}
+	for (size_t i = 0; i < inv->n_zones; i++)
+		if (strcmp(inv->zones[i].type, sensor) == 0)
+			return &inv->zones[i];
+	return NULL;
+}
+
+const struct cooling_device_info *thermal_find_cdev(const struct thermal_inventory *inv, int id)
+{
+	for (size_t i = 0; i < inv->n_cdevs; i++)
+		if (inv->cdevs[i].id == id)
+			return &inv->cdevs[i];
+	return NULL;
+}
+
+size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
+			     int32_t *control_mc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < zone->n_trips; i++) {
+		if (zone->trips[i].type != TRIP_PASSIVE)
+			continue;
+		if (n == 0)
+			*switch_on_mc = zone->trips[i].temp_mc;
+		*control_mc = zone->trips[i].temp_mc;
+		n++;
+	}
+	/* As the kernel does: trips out of order are swapped. */
+	if (n >= 2 && *switch_on_mc > *control_mc) {
+		int32_t t = *switch_on_mc;
+
+		*switch_on_mc = *control_mc;
+		*control_mc = t;
+	}
+	return n;
+}
+
+int thermal_zone_set_policy(int id, const char *policy)
+{
+	char path[SYSFS_PATH_MAX];
+	int r = sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", id);
+
+	return r < 0 ? r : sysfs_write_str(path, policy);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Thermal zones and cooling devices as /sys/class/thermal shows them.
+ * Discovery reads everything once; an entry that cannot be read is logged
+ * once with its file and left out, the rest is kept.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define THERMAL_NAME_MAX 64
+#define THERMAL_MAX_TRIPS 16
+#define THERMAL_MAX_BINDINGS 32
+#define THERMAL_CLASS_DIR "/sys/class/thermal"
+
+enum trip_type {
+	TRIP_ACTIVE,
+	TRIP_PASSIVE,
+	TRIP_HOT,
+	TRIP_CRITICAL,
+};
+
+/** struct trip_info - one trip point: type, temperature and hysteresis (m°C). */
+struct trip_info {
+	unsigned int index;
+	enum trip_type type;
+	int32_t temp_mc;
+	int32_t hyst_mc;
+};
+
+/**
+ * struct cdev_binding - thermal_zoneN/cdevK: cooling device @cdev_id is
+ * bound to trip @trip with weight @weight (cdevK_weight, 0 = none given).
+ */
+struct cdev_binding {
+	unsigned int index;
+	int cdev_id;
+	int trip;
+	uint32_t weight;
+};
+
+/**
+ * struct thermal_zone_info - thermal_zoneN.
+ * @id: N.
+ * @type: its type ("cpu-thermal").
+ * @policy: the governor in charge when discovered.
+ * @available_policies: as the kernel lists them.
+ * @mode: "enabled" or "disabled" ("" when the kernel has no mode file).
+ * @sustainable_power_mw: 0 when not set.
+ * @trips: the trips that could be read, in index order.
+ * @bindings: the cdevK links that could be read.
+ */
+struct thermal_zone_info {
+	int id;
+	char type[THERMAL_NAME_MAX];
+	char policy[THERMAL_NAME_MAX];
+	char available_policies[256];
+	char mode[16];
+	uint32_t sustainable_power_mw;
+	size_t n_trips;
+	struct trip_info trips[THERMAL_MAX_TRIPS];
+	size_t n_bindings;
+	struct cdev_binding bindings[THERMAL_MAX_BINDINGS];
+};
+
+/** struct cooling_device_info - cooling_deviceM: type and states as discovered. */
+struct cooling_device_info {
+	int id;
+	char type[THERMAL_NAME_MAX];
+	unsigned long max_state;
+	unsigned long cur_state;
+};
+
+/** struct thermal_inventory - everything under /sys/class/thermal, sorted by id. */
+struct thermal_inventory {
+	size_t n_zones;
+	struct thermal_zone_info *zones;
+	size_t n_cdevs;
+	struct cooling_device_info *cdevs;
+};
+
+/**
+ * thermal_scan() - read every thermal zone and cooling device.
+ * Problems with single entries are logged (naming the file) and the entry or
+ * the part of it is left out.
+ * Return: 0, or negative errno when the class directory cannot be read.
+ */
+int thermal_scan(struct thermal_inventory *inv);
+
+/** thermal_inventory_free() - release what thermal_scan() allocated. */
+void thermal_inventory_free(struct thermal_inventory *inv);
+
+/**
+ * thermal_find_zone() - a zone by type ("cpu-thermal") or directory name
+ * ("thermal_zone0").  Return: the zone or NULL.
+ */
+const struct thermal_zone_info *thermal_find_zone(const struct thermal_inventory *inv,
+						  const char *sensor);
+
+/** thermal_find_cdev() - cooling_device@id, or NULL. */
+const struct cooling_device_info *thermal_find_cdev(const struct thermal_inventory *inv, int id);
+
+/** trip_type_name() - "passive", "active", "hot", "critical". */
+const char *trip_type_name(enum trip_type type);
+
+/**
+ * thermal_passive_range() - the first and last passive trips of @zone, the
+ * power allocator's switch-on and control temperatures.
+ * Return: the number of passive trips (the outputs are set when >= 2).
+ */
+size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
+			     int32_t *control_mc);
+
+/**
+ * thermal_zone_set_policy() - write @policy to thermal_zone@id/policy.
+ * Return: 0 or negative errno.
+ */
+int thermal_zone_set_policy(int id, const char *policy);

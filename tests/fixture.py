@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Build fake /sys and /proc trees laid out as the kernel lays them out.
+
+usage: fixture.py NAME OUTDIR
+
+NAME is one of the trees in TREES.  The tree goes to OUTDIR/sys and
+OUTDIR/proc, ready for UMOCKDEV_DIR=OUTDIR umockdev-wrapper PROGRAM.
+Descriptions come from board JSON files (device-tree data) or are built here
+from a few parameters; nothing is copied from a real machine.
+"""
+import json
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Tree:
+    """A directory tree with the helpers sysfs layouts need."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def path(self, rel):
+        return os.path.join(self.root, rel.lstrip("/"))
+
+    def write(self, rel, value):
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        data = value if isinstance(value, bytes) else (str(value) + "\n").encode()
+        with open(p, "wb") as f:
+            f.write(data)
+
+    def attrs(self, rel, values):
+        for name, value in values.items():
+            self.write(os.path.join(rel, name), value)
+
+    def link(self, rel, target_rel):
+        """A relative symlink at rel pointing at target_rel (both tree paths)."""
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        target = os.path.relpath(self.path(target_rel), os.path.dirname(p))
+        if os.path.lexists(p):
+            os.unlink(p)
+        os.symlink(target, p)
+
+
+def be32(*cells):
+    return b"".join(struct.pack(">I", c) for c in cells)
+
+
+def be64(value):
+    return struct.pack(">II", value >> 32, value & 0xFFFFFFFF)
+
+
+def cpulist(cpus):
+    cpus = sorted(cpus)
+    out, start = [], None
+    for i, c in enumerate(cpus):
+        if start is None:
+            start = c
+        if i + 1 == len(cpus) or cpus[i + 1] != c + 1:
+            out.append(str(start) if start == c else "%d-%d" % (start, c))
+            start = None
+    return ",".join(out)
+
+
+# ---------------------------------------------------------------- CPUs
+
+def add_cpus(t, policies, n_possible, online=None, driver="cpufreq-dt"):
+    """policies: dicts with cpus, freqs_khz (ascending; [] for none),
+    cur_khz, min_khz, max_khz, cluster_id, package_id, capacity, of_node."""
+    online = set(range(n_possible)) if online is None else set(online)
+    base = "sys/devices/system/cpu"
+    t.attrs(base, {"possible": cpulist(range(n_possible)),
+                   "present": cpulist(range(n_possible)),
+                   "online": cpulist(online), "kernel_max": 4095})
+    for pol in policies:
+        first = pol["cpus"][0]
+        pdir = "%s/cpufreq/policy%d" % (base, first)
+        freqs = pol["freqs_khz"]
+        t.attrs(pdir, {
+            "related_cpus": " ".join(map(str, pol["cpus"])),
+            "affected_cpus": " ".join(str(c) for c in pol["cpus"] if c in online),
+            "cpuinfo_min_freq": pol["min_khz"], "cpuinfo_max_freq": pol["max_khz"],
+            "scaling_min_freq": pol["min_khz"], "scaling_max_freq": pol["max_khz"],
+            "scaling_cur_freq": pol["cur_khz"], "cpuinfo_cur_freq": pol["cur_khz"],
+            "scaling_driver": driver, "scaling_governor": "schedutil",
+            "cpuinfo_transition_latency": 40000,
+        })
+        if freqs:
+            t.write(pdir + "/scaling_available_frequencies", " ".join(map(str, freqs)) + " ")
+        for cpu in pol["cpus"]:
+            cdir = "%s/cpu%d" % (base, cpu)
+            if cpu != 0:
+                t.write(cdir + "/online", 1 if cpu in online else 0)
+            if cpu in online:
+                t.link(cdir + "/cpufreq", pdir)
+            t.attrs(cdir + "/topology", {"cluster_id": pol.get("cluster_id", 0),
+                                         "package_id": pol.get("package_id", 0),
+                                         "core_id": cpu})
+            if pol.get("capacity"):
+                t.write(cdir + "/cpu_capacity", pol["capacity"])
+            if pol.get("of_node"):
+                t.link(cdir + "/of_node", "sys/firmware/devicetree/base" + pol["of_node"][cpu])
+
+
+def add_proc_stat(t, n_cpus, online=None):
+    online = set(range(n_cpus)) if online is None else set(online)
+    lines = ["cpu  %d 0 %d %d 0 0 0 0 0 0" % (100 * n_cpus, 50 * n_cpus, 1000 * n_cpus)]
+    for c in range(n_cpus):
+        if c in online:
+            lines.append("cpu%d 100 0 50 1000 0 0 0 0 0 0" % c)
+    lines += ["intr 0", "ctxt 0", "btime 0", "processes 1", "procs_running 1",
+              "procs_blocked 0", "softirq 0 0 0 0 0 0 0 0 0 0 0"]
+    t.write("proc/stat", "\n".join(lines))
+
+
+# ---------------------------------------------------------------- thermal
+
+POLICIES = "power_allocator user_space step_wise fair_share bang_bang"
+
+
+def add_cooling_device(t, cid, ctype, max_state):
+    d = "sys/devices/virtual/thermal/cooling_device%d" % cid
+    t.attrs(d, {"type": ctype, "max_state": max_state, "cur_state": 0})
+    t.link("sys/class/thermal/cooling_device%d" % cid, d)
+
+
+def add_thermal_zone(t, zid, ztype, temp_mc, trips, bindings, sustainable_power=0,
+                     policy="step_wise"):
+    """trips: (type, temp_mc, hyst_mc); bindings: (cdev_id, trip_index, weight)."""
+    d = "sys/devices/virtual/thermal/thermal_zone%d" % zid
+    t.attrs(d, {"type": ztype, "temp": temp_mc, "policy": policy,
+                "available_policies": POLICIES, "mode": "enabled",
+                "sustainable_power": sustainable_power, "k_po": 0, "k_pu": 0, "k_i": 0,
+                "k_d": 0, "integral_cutoff": 0, "slope": 0, "offset": 0})
+    for k, (ttype, temp, hyst) in enumerate(trips):
+        t.attrs(d, {"trip_point_%d_type" % k: ttype, "trip_point_%d_temp" % k: temp,
+                    "trip_point_%d_hyst" % k: hyst})
+    for k, (cdev, trip, weight) in enumerate(bindings):
+        t.link("%s/cdev%d" % (d, k), "sys/devices/virtual/thermal/cooling_device%d" % cdev)
+        t.attrs(d, {"cdev%d_trip_point" % k: trip, "cdev%d_weight" % k: weight})
+    t.link("sys/class/thermal/thermal_zone%d" % zid, d)
+
+
+# ---------------------------------------------------------------- OPP data
+
+def add_dt_opp_table(t, name, phandle, opps, shared):
+    d = "sys/firmware/devicetree/base/" + name
+    t.write(d + "/compatible", b"operating-points-v2\0")
+    t.write(d + "/phandle", be32(phandle))
+    if shared:
+        t.write(d + "/opp-shared", b"")
+    for o in opps:
+        n = "%s/%s" % (d, o["node"])
+        t.write(n + "/opp-hz", be64(o["hz"]))
+        t.write(n + "/opp-microvolt", be32(*o["opp_microvolt_cells"]))
+
+
+def add_opp_debugfs(t, dev, opps, aliases=()):
+    d = "sys/kernel/debug/opp/" + dev
+    for o in opps:
+        n = "%s/opp:%d" % (d, o["hz"])
+        t.attrs(n, {"rate_hz": o["hz"], "available": "Y", "turbo": "N",
+                    "supply-0/u_volt_target": o["uv"], "supply-0/u_volt_min": o["uv_min"],
+                    "supply-0/u_volt_max": o["uv_max"], "supply-0/u_amp": 0})
+    for a in aliases:
+        t.link("sys/kernel/debug/opp/" + a, d)
+
+
+def add_energy_model(t, pd, power_table, cpus=None):
+    d = "sys/kernel/debug/energy_model/" + pd
+    if cpus is not None:
+        t.write(d + "/cpus", cpulist(cpus))
+    t.write(d + "/flags", "0x1")
+    for p in power_table:
+        t.attrs("%s/ps:%d" % (d, p["khz"]), {"frequency": p["khz"], "power": p["uw"],
+                                              "cost": p["uw"], "inefficient": 0})
+
+
+# ---------------------------------------------------------------- boards
+
+def node_name(cpu_node):
+    """'cpu_b0 (cpu@100)' -> 'cpu@100'"""
+    return cpu_node.split("(")[1].rstrip(")")
+
+
+def rk3399(t, board_json, variant):
+    with open(board_json) as f:
+        b = json.load(f)
+    clusters, gpu = b["clusters"], b["gpu"]
+    n_cpus = sum(len(c["cpus"]) for c in clusters)
+    big_max = max(c["opps"][-1]["hz"] // 1000 * c["capacity_dmips_mhz"] for c in clusters)
+    policies = []
+    for i, c in enumerate(clusters):
+        freqs = [o["hz"] // 1000 for o in c["opps"]]
+        of_node = {cpu: "/cpus/" + node_name(n) for cpu, n in zip(c["cpus"], c["cpu_nodes"])}
+        policies.append({"cpus": c["cpus"], "freqs_khz": freqs, "cur_khz": freqs[-1],
+                         "min_khz": freqs[0], "max_khz": freqs[-1], "cluster_id": i,
+                         "package_id": 0, "of_node": of_node,
+                         "capacity": freqs[-1] * c["capacity_dmips_mhz"] * 1024 // big_max})
+        # cpu nodes: the coefficient always, OPP tables in the dt variant only.
+        for cpu, n in zip(c["cpus"], c["cpu_nodes"]):
+            d = "sys/firmware/devicetree/base/cpus/" + node_name(n)
+            t.write(d + "/compatible", (c["compatible"] + "\0").encode())
+            t.write(d + "/capacity-dmips-mhz", be32(c["capacity_dmips_mhz"]))
+            if variant != "em":
+                t.write(d + "/dynamic-power-coefficient", be32(c["dynamic_power_coefficient"]))
+            if variant == "dt":
+                t.write(d + "/operating-points-v2", be32(0x10 + i))
+        if variant == "dt":
+            add_dt_opp_table(t, "opp-table-%d" % i, 0x10 + i, c["opps"], c["opp_shared"])
+        elif variant == "opp-debugfs":
+            add_opp_debugfs(t, "cpu%d" % c["cpus"][0], c["opps"],
+                            ["cpu%d" % x for x in c["cpus"][1:]])
+        elif variant == "em":
+            add_energy_model(t, "cpu%d" % c["cpus"][0], c["power_table"], c["cpus"])
+    add_cpus(t, policies, n_cpus)
+    add_proc_stat(t, n_cpus)
+
+    # The Mali GPU: a platform device with a devfreq device and its OPPs.
+    gdev = "ff9a0000.gpu"
+    gnode = "sys/firmware/devicetree/base/gpu@ff9a0000"
+    t.write(gnode + "/compatible", b"rockchip,rk3399-mali\0arm,mali-t860\0")
+    if variant != "em":
+        t.write(gnode + "/dynamic-power-coefficient", be32(gpu["dynamic_power_coefficient"]))
+    if variant == "dt":
+        t.write(gnode + "/operating-points-v2", be32(0x12))
+        add_dt_opp_table(t, "opp-table-2", 0x12, gpu["opps"], False)
+    elif variant == "opp-debugfs":
+        add_opp_debugfs(t, gdev, gpu["opps"])
+    elif variant == "em":
+        add_energy_model(t, gdev, gpu["power_table"])
+    pdev = "sys/devices/platform/" + gdev
+    t.link(pdev + "/of_node", gnode)
+    ghz = [o["hz"] for o in gpu["opps"]]
+    ddir = pdev + "/devfreq/" + gdev
+    t.attrs(ddir, {"cur_freq": ghz[-1], "min_freq": ghz[0], "max_freq": ghz[-1],
+                   "available_frequencies": " ".join(map(str, ghz)), "governor": "simple_ondemand",
+                   "trans_stat": "     From  :   To\n", "polling_interval": 50})
+    t.link(ddir + "/device", pdev)
+    t.link("sys/class/devfreq/" + gdev, ddir)
+
+    # Cooling devices in the order the drivers register them.
+    cdev_of = {}
+    for i, c in enumerate(clusters):
+        cdev_of[c["policy_cpu_node"]] = i
+        add_cooling_device(t, i, "cpufreq-cpu%d" % c["policy_cpu"], len(c["opps"]) - 1)
+    cdev_of["gpu"] = len(clusters)
+    add_cooling_device(t, len(clusters), "devfreq-" + gdev, len(gpu["opps"]) - 1)
+    cdev_of["fan"] = len(clusters) + 1
+    add_cooling_device(t, len(clusters) + 1, "pwm-fan", 3)
+
+    for zid, z in enumerate(b["thermal_zones"]):
+        trips = [(tr["type"], tr["temp_mc"], tr["hyst_mc"]) for tr in z["trips"]]
+        index = {tr["name"]: k for k, tr in enumerate(z["trips"])}
+        bindings = []
+        for m in z["cooling_maps"]:
+            seen = set()
+            for dev in m["devices"]:
+                cdev = cdev_of.get(dev["device"])
+                if cdev is None or cdev in seen:
+                    continue    # CPUs other than the policy CPU never bind
+                seen.add(cdev)
+                bindings.append((cdev, index[m["trip"]], m["contribution"] or 0))
+        add_thermal_zone(t, zid, z["name"], 45000, trips, bindings,
+                         z.get("sustainable_power_mw") or 0)
+
+
+TREES = {
+    "rk3399-dt": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "dt"),
+    "rk3399-opp-debugfs": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"),
+                                           "opp-debugfs"),
+    "rk3399-em": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "em"),
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in TREES:
+        sys.exit("usage: fixture.py {%s} OUTDIR" % ",".join(sorted(TREES)))
+    TREES[sys.argv[1]](Tree(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    main()
