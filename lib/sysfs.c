@@ -78,6 +78,11 @@ int sysfs_attr_read_s64(const struct sysfs_attr *attr, int64_t *value)
 	return n < 0 ? (int)n : parse_s64(buf, (size_t)n, value);
 }
 
+/*
+ * One write at offset 0, as sysfs wants.  The truncate is a no-op on sysfs
+ * (like the O_TRUNC of a shell redirection) but makes a regular file, as in
+ * test trees, hold exactly the value written.
+ */
 static int write_fd(int fd, const char *value)
 {
 	size_t len = strlen(value);
@@ -85,7 +90,10 @@ static int write_fd(int fd, const char *value)
 
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	if ((size_t)n != len)
+		return -EIO;
+	(void)!ftruncate(fd, (off_t)len);
+	return 0;
 }
 
 int sysfs_attr_write_u64(const struct sysfs_attr *attr, uint64_t value)

@@ -36,8 +36,8 @@ setup_build() {
 	local dir=$1
 	shift
 	if [ -d "$dir/meson-private" ]; then
-		meson setup --reconfigure "$dir" "$@" >/dev/null
+		meson setup --reconfigure "$dir" "$@"
 	else
-		meson setup "$dir" "$@" >/dev/null
+		meson setup "$dir" "$@"
 	fi
 }

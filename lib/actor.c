@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the actor kinds share. */
+#include "actor.h"
+
+#include "actor_internal.h"
+#include "divvy.h"
+#include "log.h"
+
+unsigned long actor_state_of_freq(const uint32_t *freq_khz, size_t n, uint32_t khz)
+{
+	for (size_t k = 0; k < n; k++)
+		if (freq_khz[n - 1 - k] <= khz)
+			return k;
+	return n ? n - 1 : 0;
+}
+
+int actor_load_model(struct actor *a, const struct opp_device *dev)
+{
+	a->source = opp_load(dev, &a->table);
+	if (a->source == OPP_SOURCE_NONE)
+		return -ENODATA;
+	pa_log(PA_LOG_INFO, "%s: power model from %s: %zu OPPs, %u-%u mW per %s", a->name,
+	       opp_source_name(a->source), a->table.n, a->table.entry[0].power_mw,
+	       a->table.entry[a->table.n - 1].power_mw,
+	       a->kind == ACTOR_CPUFREQ || a->kind == ACTOR_CPUFREQ_CAP ? "CPU" : "device");
+	return 0;
+}
+
+void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind kind,
+		const struct actor_config *cfg)
+{
+	a->ops = ops;
+	a->kind = kind;
+	a->weight_q10 = cfg ? cfg->weight_q10 : DIVVY_WEIGHT_ONE;
+	a->n_cpus = 1;
+	a->cdev_id = -1;
+}
+
+void actor_update_power(struct actor *a, unsigned int n_cpus)
+{
+	const struct power_table *t = &a->table;
+
+	a->req_mw = power_table_requested_power(t, a->freq_khz, a->load_pct);
+	a->max_mw = t->n ? t->entry[t->n - 1].power_mw * n_cpus : 0;
+	a->min_mw = t->n ? t->entry[0].power_mw * n_cpus : 0;
+}
+
+void freq_actor_init(struct freq_actor *f, const struct actor_ops *ops, enum actor_kind kind,
+		     const struct actor_config *cfg)
+{
+	actor_init(&f->base, ops, kind, cfg);
+	f->cs.read.fd = f->cs.write.fd = -1;
+}
+
+int freq_actor_open_state(struct freq_actor *f, int cdev_id)
+{
+	int r = cooling_state_open(&f->cs, cdev_id);
+
+	if (r < 0)
+		return r;
+	if (f->cs.max_state != f->n_freqs - 1)
+		pa_log(PA_LOG_WARNING, "%s: max_state %lu but %zu frequencies", f->base.name,
+		       f->cs.max_state, f->n_freqs);
+	f->base.cdev_id = cdev_id;
+	f->base.max_state = f->cs.max_state;
+	f->base.state = f->cs.original;
+	return 0;
+}
+
+int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
+{
+	struct freq_actor *f = (struct freq_actor *)a;
+	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
+
+	a->granted_mw = granted_mw;
+	a->state = actor_state_of_freq(f->freq_khz, f->n_freqs, khz);
+	return cooling_state_set(&f->cs, a->state);
+}
+
+int freq_actor_restore(struct actor *a)
+{
+	return cooling_state_restore(&((struct freq_actor *)a)->cs);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The power-actor interface: what a zone asks of each device that heats it.
+ * One file per kind implements it (actor_cpufreq.c, actor_devfreq.c,
+ * actor_cpufreq_cap.c, actor_powercap.c).  Actors are created at discovery,
+ * when they may allocate and open files; the control path then only reads
+ * and writes the files they keep open.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "cpu_load.h"
+#include "opp_source.h"
+#include "power_table.h"
+
+/**
+ * struct cycle_sample - what every actor of a cycle sees.
+ * @prev, @cur: /proc/stat at the previous and at this cycle (read once per
+ *	cycle for all zones).
+ * @now_us: monotonic time of this cycle, us.
+ */
+struct cycle_sample {
+	const struct cpu_stat *prev;
+	const struct cpu_stat *cur;
+	uint64_t now_us;
+};
+
+struct actor;
+
+/**
+ * struct actor_ops - the operations of one kind of actor.
+ * @sample: measure the actor for this cycle: its load and requested power
+ *	(actor->load_pct, actor->req_mw) and its maximum (actor->max_mw).
+ * @set_power: limit the device to @granted_mw; the state is written only
+ *	when it changes.
+ * @restore: put back what the actor found when it was created.
+ * @destroy: close files and free the actor.
+ * Each returns 0 or a negative errno, after logging once with the file.
+ */
+struct actor_ops {
+	int (*sample)(struct actor *a, const struct cycle_sample *s);
+	int (*set_power)(struct actor *a, uint32_t granted_mw);
+	int (*restore)(struct actor *a);
+	void (*destroy)(struct actor *a);
+};
+
+/**
+ * struct actor - the parts every kind shares.
+ * @ops: its kind's operations.
+ * @kind: see enum actor_kind.
+ * @name: its cooling device or device name ("cpufreq-cpu0", "intel-rapl:0").
+ * @cdev_id: the cooling_deviceN it drives, -1 for none.
+ * @weight_q10: weight in the budget division, Q10.
+ * @table: power of one CPU (or the device) per frequency.
+ * @source: where @table came from.
+ * @n_cpus: CPUs the power table's entries are multiplied by (1 for devices).
+ * The rest is this cycle's view, for traces and D-Bus:
+ * @load_pct: sum of per-CPU loads (percent each), or the device's load.
+ * @freq_khz: current frequency.
+ * @req_mw, @max_mw, @min_mw: requested, maximum and minimum power, mW.
+ * @granted_mw: the grant applied.
+ * @state, @max_state: cooling state written and its maximum.
+ */
+struct actor {
+	const struct actor_ops *ops;
+	enum actor_kind kind;
+	char name[64];
+	int cdev_id;
+	uint32_t weight_q10;
+	struct power_table table;
+	enum opp_source source;
+	unsigned int n_cpus;
+	unsigned int load_pct;
+	uint32_t freq_khz;
+	uint32_t req_mw;
+	uint32_t max_mw;
+	uint32_t min_mw;
+	uint32_t granted_mw;
+	unsigned long state;
+	unsigned long max_state;
+};
+
+static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
+{
+	return a->ops->sample(a, s);
+}
+
+static inline int actor_set_power(struct actor *a, uint32_t granted_mw)
+{
+	return a->ops->set_power(a, granted_mw);
+}
+
+static inline int actor_restore(struct actor *a)
+{
+	return a->ops->restore(a);
+}
+
+static inline void actor_destroy(struct actor *a)
+{
+	if (a)
+		a->ops->destroy(a);
+}
+
+struct cpufreq_policy_info;
+
+/**
+ * actor_cpufreq_new() - a cpufreq cooling device (cpufreq-cpuN) as an actor.
+ * @cdev_id: its cooling_device number.
+ * @policy: the policy it throttles.
+ * @cfg: the config's actor (weight, coefficient, OPPs), or NULL.
+ * Return: the actor, or NULL (logged) when its files or power model are missing.
+ */
+struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
+				const struct actor_config *cfg);
+
+/**
+ * actor_devfreq_new() - a devfreq cooling device (devfreq-<device>) as an actor.
+ * @cdev_id: its cooling_device number.
+ * @device: the devfreq device name ("ff9a0000.gpu").
+ * @cfg: the config's actor, or NULL.
+ */
+struct actor *actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg);
+
+/**
+ * actor_state_of_freq() - the cooling state that caps a device at @khz:
+ * the index, counted from the top of @freq_khz (ascending), of the highest
+ * entry <= @khz; the deepest state when every entry is above @khz.
+ */
+unsigned long actor_state_of_freq(const uint32_t *freq_khz, size_t n, uint32_t khz);

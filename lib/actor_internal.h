@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/* Helpers for the actor kinds; not for the zone or the daemon. */
+#include <errno.h>
+
+#include "actor.h"
+#include "cooling_state.h"
+
+/** actor_init() - fill the shared part; weight from @cfg (1.0 without). */
+void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind kind,
+		const struct actor_config *cfg);
+
+/** actor_load_model() - power table from the first OPP source; logs the source. */
+int actor_load_model(struct actor *a, const struct opp_device *dev);
+
+/**
+ * actor_update_power() - req_mw, max_mw and min_mw from the power table, the
+ * current frequency and load, for @n_cpus CPUs online (1 for a device).
+ */
+void actor_update_power(struct actor *a, unsigned int n_cpus);
+
+/**
+ * struct freq_actor - an actor that throttles through a cooling device whose
+ * state k caps the device at the k-th highest of its frequencies (cpufreq
+ * and devfreq cooling devices).
+ * @freq_khz, @n_freqs: the device's frequencies, ascending.
+ * @cs: the cooling device's cur_state.
+ */
+struct freq_actor {
+	struct actor base;
+	size_t n_freqs;
+	uint32_t freq_khz[POWER_TABLE_MAX_OPPS];
+	struct cooling_state cs;
+};
+
+/**
+ * freq_actor_set_power() - the highest frequency whose power at the sampled
+ * load fits @granted_mw (the kernel's power2state), written as its state.
+ */
+int freq_actor_set_power(struct actor *a, uint32_t granted_mw);
+
+/** freq_actor_restore() - the cooling state found at start. */
+int freq_actor_restore(struct actor *a);
+
+/** freq_actor_init() - the shared part; files closed until opened. */
+void freq_actor_init(struct freq_actor *f, const struct actor_ops *ops, enum actor_kind kind,
+		     const struct actor_config *cfg);
+
+/**
+ * freq_actor_open_state() - open cooling_device@cdev_id and check that its
+ * states match the frequencies.  Return: 0 or negative errno (logged).
+ */
+int freq_actor_open_state(struct freq_actor *f, int cdev_id);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "thermal.h"
+
+int engine_sample_load(struct engine *e)
+{
+	int next = !e->cur;
+	ssize_t n = sysfs_attr_read(&e->proc_stat, e->stat_buf, e->stat_buf_size);
+	int r = n < 0 ? (int)n : cpu_stat_parse(e->stat_buf, (size_t)n, e->stat[next]);
+
+	if (r < 0) {
+		if (!e->stat_failed)
+			pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s; loads not updated", strerror(-r));
+		e->stat_failed = true;
+		return r;
+	}
+	e->stat_failed = false;
+	e->cur = next;
+	return 0;
+}
+
+/* The smallest grant the zones that hold @a give it this period. */
+static uint32_t restrictive_grant(const struct engine *e, const struct actor *a)
+{
+	uint32_t grant = UINT32_MAX;
+
+	for (size_t z = 0; z < e->n_zones; z++)
+		for (size_t i = 0; i < e->zones[z].n_actors; i++)
+			if (e->zones[z].actors[i] == a && e->zones[z].grant_mw[i] < grant)
+				grant = e->zones[z].grant_mw[i];
+	return grant == UINT32_MAX ? a->max_mw : grant;
+}
+
+int engine_cycle(struct engine *e, uint64_t now_us)
+{
+	struct cycle_sample s;
+	int first_error = 0, r;
+
+	engine_sample_load(e);
+	s.prev = e->stat[!e->cur];
+	s.cur = e->stat[e->cur];
+	s.now_us = now_us;
+	for (size_t i = 0; i < e->n_actors; i++)
+		actor_sample(e->actors[i], &s);
+	for (size_t z = 0; z < e->n_zones; z++) {
+		/* A zone whose sensor fails keeps its last grants. */
+		if (zone_read_temp(&e->zones[z]) == 0)
+			zone_cycle(&e->zones[z]);
+	}
+	for (size_t i = 0; i < e->n_actors; i++) {
+		r = actor_set_power(e->actors[i], restrictive_grant(e, e->actors[i]));
+		if (r < 0 && !first_error)
+			first_error = r;
+	}
+	return first_error;
+}
+
+int engine_restore(struct engine *e)
+{
+	int first_error = 0, r;
+
+	for (size_t i = 0; i < e->n_actors; i++) {
+		r = actor_restore(e->actors[i]);
+		if (r < 0 && !first_error)
+			first_error = r;
+	}
+	for (size_t z = 0; z < e->n_zones; z++) {
+		struct zone *zone = &e->zones[z];
+
+		if (!zone->original_policy[0])
+			continue;
+		r = thermal_zone_set_policy(zone->tz_id, zone->original_policy);
+		if (r < 0) {
+			pa_log(PA_LOG_ERR, THERMAL_CLASS_DIR "/thermal_zone%d/policy: cannot restore "
+			       "\"%s\": %s", zone->tz_id, zone->original_policy, strerror(-r));
+			if (!first_error)
+				first_error = r;
+		}
+	}
+	return first_error;
+}
+
+void engine_free(struct engine *e)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		actor_destroy(e->actors[i]);
+	for (size_t z = 0; z < e->n_zones; z++)
+		sysfs_attr_close(&e->zones[z].sensor);
+	free(e->actors);
+	free(e->zones);
+	sysfs_attr_close(&e->proc_stat);
+	free(e->stat_buf);
+	free(e->stat[0]);
+	free(e->stat[1]);
+	memset(e, 0, sizeof(*e));
+	e->proc_stat.fd = -1;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Everything powerallocd controls: the zones, the actors they share, and
+ * the per-CPU load samples.  The daemon builds an engine from the config and
+ * asks it to run periods; the engine does no allocation and opens no file
+ * once built.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actor.h"
+#include "config.h"
+#include "cpu_load.h"
+#include "sysfs.h"
+#include "zone.h"
+
+#define PROC_STAT_PATH "/proc/stat"
+
+/**
+ * struct engine - zones, actors and load samples.
+ * @zones, @n_zones: the controlled zones.
+ * @actors, @n_actors: every actor once (a zone holds pointers into these).
+ * @proc_stat: /proc/stat, open for the engine's life.
+ * @stat_buf, @stat_buf_size: where it is read to (sized for the CPUs present).
+ * @stat: two samples, previous and current; @cur indexes the current one.
+ * @stat_failed: the last read of /proc/stat failed (logged once).
+ */
+struct engine {
+	struct zone *zones;
+	size_t n_zones;
+	struct actor **actors;
+	size_t n_actors;
+	struct sysfs_attr proc_stat;
+	char *stat_buf;
+	size_t stat_buf_size;
+	struct cpu_stat *stat[2];
+	int cur;
+	bool stat_failed;
+};
+
+/**
+ * engine_build() - discover the platform and build the zones of @cfg, or,
+ * when it has none, every zone the kernel binds power actors to (two or more
+ * passive trips, every device bound to the last one with a power model).
+ * Takes each zone over (policy user_space).  What cannot be used is logged
+ * with the reason and left out.
+ * Return: the number of zones (>= 0), or negative errno when nothing could
+ * be read at all.
+ */
+int engine_build(struct engine *e, const struct pa_config *cfg);
+
+/**
+ * engine_sample_load() - read /proc/stat once for all zones.
+ * Return: 0 or negative errno (logged once until it reads again).
+ */
+int engine_sample_load(struct engine *e);
+
+/**
+ * engine_cycle() - one period of every zone: load, temperatures, budgets,
+ * grants; each actor then applies the smallest grant of the zones it serves.
+ * @now_us: monotonic time, us.
+ * Return: 0, or the first negative errno met (logged).
+ */
+int engine_cycle(struct engine *e, uint64_t now_us);
+
+/**
+ * engine_restore() - every actor back to what it found, every zone back to
+ * its original policy.  Return: 0 or the first negative errno (logged).
+ */
+int engine_restore(struct engine *e);
+
+/** engine_free() - close and free everything (does not restore). */
+void engine_free(struct engine *e);

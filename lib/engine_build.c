@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Building the engine: discovery, then the zones of the config or, without
+ * any, the zones the kernel itself binds power actors to.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpufreq_policy.h"
+#include "divvy.h"
+#include "engine.h"
+#include "log.h"
+#include "thermal.h"
+
+struct build {
+	struct engine *e;
+	struct thermal_inventory thermal;
+	struct cpufreq_inventory cpufreq;
+};
+
+/* /proc/stat buffer: a line per possible CPU, plus the aggregate line. */
+static int open_load(struct engine *e)
+{
+	struct cpumask possible;
+	char text[SYSFS_VALUE_MAX];
+	unsigned int n_cpus = CPUMASK_MAX_CPUS;
+	int r;
+
+	if (sysfs_read_str(CPU_DIR "/possible", text, sizeof(text)) >= 0 &&
+	    cpumask_parse_list(text, &possible, NULL) == 0)
+		for (unsigned int c = cpumask_next(&possible, 0); c < CPUMASK_MAX_CPUS;
+		     c = cpumask_next(&possible, c + 1))
+			n_cpus = c + 1;
+	e->stat_buf_size = ((size_t)n_cpus + 2) * CPU_STAT_MAX_LINE;
+	e->stat_buf = malloc(e->stat_buf_size);
+	e->stat[0] = calloc(1, sizeof(struct cpu_stat));
+	e->stat[1] = calloc(1, sizeof(struct cpu_stat));
+	if (!e->stat_buf || !e->stat[0] || !e->stat[1])
+		return -ENOMEM;
+	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
+	if (r < 0) {
+		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", strerror(-r));
+		return r;
+	}
+	/* Both samples start equal: the first period sees no load yet. */
+	r = engine_sample_load(e);
+	if (r == 0)
+		memcpy(e->stat[!e->cur], e->stat[e->cur], sizeof(struct cpu_stat));
+	return r;
+}
+
+static struct actor *find_actor(const struct engine *e, int cdev_id)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (e->actors[i]->cdev_id == cdev_id)
+			return e->actors[i];
+	return NULL;
+}
+
+/*
+ * The actor for cooling_device@cdev_id, created the first time a zone asks
+ * for it.  NULL (logged) for a device that is not a power actor.
+ */
+static struct actor *actor_for_cdev(struct build *b, int cdev_id, const struct actor_config *cfg)
+{
+	const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, cdev_id);
+	const struct cpufreq_policy_info *policy;
+	struct actor *a = find_actor(b->e, cdev_id), **grown;
+
+	if (a || !cdev)
+		return a;
+	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
+	if (policy)
+		a = actor_cpufreq_new(cdev_id, policy, cfg);
+	else if (strncmp(cdev->type, "devfreq-", 8) == 0)
+		a = actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
+	else
+		pa_log(PA_LOG_INFO, "cooling_device%d (%s): not a power actor", cdev_id, cdev->type);
+	if (!a)
+		return NULL;
+	grown = realloc(b->e->actors, (b->e->n_actors + 1) * sizeof(*grown));
+	if (!grown) {
+		actor_destroy(a);
+		return NULL;
+	}
+	b->e->actors = grown;
+	b->e->actors[b->e->n_actors++] = a;
+	return a;
+}
+
+/* The cooling device of a configured actor. */
+static int cdev_of_actor_config(const struct build *b, const struct actor_config *ac,
+				const char *zone)
+{
+	char type[THERMAL_NAME_MAX + 16];
+
+	if (ac->kind == ACTOR_CPUFREQ) {
+		unsigned int cpu = cpumask_next(&ac->cpus, 0);
+		const struct cpufreq_policy_info *p = cpufreq_policy_of_cpu(&b->cpufreq, cpu);
+
+		if (!p || memcmp(&p->related, &ac->cpus, sizeof(p->related)) != 0) {
+			pa_log(PA_LOG_ERR, "zone %s: cpus of actor line %u are not the CPUs of one "
+			       "cpufreq policy", zone, ac->line);
+			return -1;
+		}
+		for (size_t i = 0; i < b->thermal.n_cdevs; i++)
+			if (cpufreq_policy_of_cdev(&b->cpufreq, b->thermal.cdevs[i].type) == p)
+				return b->thermal.cdevs[i].id;
+		pa_log(PA_LOG_ERR, "zone %s: policy%u has no cpufreq cooling device", zone, p->cpu);
+		return -1;
+	}
+	if (ac->kind == ACTOR_DEVFREQ) {
+		snprintf(type, sizeof(type), "devfreq-%s", ac->device);
+		for (size_t i = 0; i < b->thermal.n_cdevs; i++)
+			if (strcmp(b->thermal.cdevs[i].type, type) == 0)
+				return b->thermal.cdevs[i].id;
+		pa_log(PA_LOG_ERR, "zone %s: no cooling device %s", zone, type);
+		return -1;
+	}
+	pa_log(PA_LOG_ERR, "zone %s: %s actors are not supported yet", zone,
+	       actor_kind_name(ac->kind));
+	return -1;
+}
+
+static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->actors[i] == a)
+			return 0;
+	if (z->n_actors == ZONE_MAX_ACTORS)
+		return -E2BIG;
+	z->actors[z->n_actors++] = a;
+	a->weight_q10 = weight_q10 > DIVVY_MAX_WEIGHT ? DIVVY_MAX_WEIGHT : weight_q10;
+	return 0;
+}
+
+/* Controller and sustainable power, once the actors are known and sampled. */
+static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
+			     const struct zone_config *zc)
+{
+	struct pid_params *pp = &z->pid;
+
+	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
+	pp->period_ms = zc ? zc->period_ms : 100;
+	if (zc && zc->sustainable_power_mw) {
+		pp->sustainable_power_mw = zc->sustainable_power_mw;
+		z->sp_source = SP_FROM_CONFIG;
+	} else if (tz->sustainable_power_mw) {
+		pp->sustainable_power_mw = tz->sustainable_power_mw;
+		z->sp_source = SP_FROM_SYSFS;
+	} else {
+		pp->sustainable_power_mw = zone_estimate_sustainable_power(z);
+		z->sp_source = SP_ESTIMATED;
+	}
+	pid_default_gains(pp->sustainable_power_mw, z->switch_on_mc, z->control_mc, &pp->gains);
+	pid_default_fixes(&pp->fixes);
+	if (!zc)
+		return;
+	pp->fixes = zc->fixes;
+	if (zc->gains_set & GAIN_K_PO)
+		pp->gains.k_po = zc->gains.k_po;
+	if (zc->gains_set & GAIN_K_PU)
+		pp->gains.k_pu = zc->gains.k_pu;
+	if (zc->gains_set & GAIN_K_I)
+		pp->gains.k_i = zc->gains.k_i;
+	if (zc->gains_set & GAIN_K_D)
+		pp->gains.k_d = zc->gains.k_d;
+	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
+		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+}
+
+/* Opens the sensor, samples the actors once, sets the controller, takes the zone over. */
+static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
+		       const struct zone_config *zc)
+{
+	static const char *const sp_names[] = { "config", "sysfs", "estimated" };
+	char path[SYSFS_PATH_MAX];
+	struct cycle_sample s = { b->e->stat[0], b->e->stat[0], 0 };
+	int r;
+
+	z->tz_id = tz->id;
+	sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", tz->id);
+	r = sysfs_attr_open(&z->sensor, path, false);
+	if (r < 0) {
+		pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < z->n_actors; i++)
+		actor_sample(z->actors[i], &s);
+	setup_controller(z, tz, zc);
+	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
+	if (!strstr(tz->available_policies, "user_space") ||
+	    thermal_zone_set_policy(tz->id, "user_space") < 0) {
+		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
+		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
+		z->original_policy[0] = '\0';
+	}
+	pa_log(PA_LOG_INFO, "zone %s: thermal_zone%d (%s), switch-on %d m°C, control %d m°C, "
+	       "sustainable power %u mW (%s), %zu actors, %s controller", z->name, tz->id, tz->type,
+	       z->switch_on_mc, z->control_mc, z->pid.sustainable_power_mw, sp_names[z->sp_source],
+	       z->n_actors, z->pid.mode == PID_MODE_KERNEL ? "kernel" : "default");
+	return 0;
+}
+
+static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	const struct thermal_zone_info *tz = thermal_find_zone(&b->thermal, zc->sensor);
+	int32_t on = 0, control = 0;
+	size_t passive;
+
+	memset(z, 0, sizeof(*z));
+	z->sensor.fd = -1;
+	snprintf(z->name, sizeof(z->name), "%s", zc->name);
+	if (!tz) {
+		pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\"; zone skipped", zc->name,
+		       zc->sensor);
+		return -ENOENT;
+	}
+	passive = thermal_passive_range(tz, &on, &control);
+	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
+	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
+	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive < 2) {
+		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive trips; set switch_on_temp "
+		       "and control_temp; zone skipped", zc->name, tz->id, passive);
+		return -EINVAL;
+	}
+	if (z->control_mc <= z->switch_on_mc) {
+		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
+		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < zc->n_actors; i++) {
+		int cdev = cdev_of_actor_config(b, &zc->actors[i], zc->name);
+		struct actor *a = cdev < 0 ? NULL : actor_for_cdev(b, cdev, &zc->actors[i]);
+
+		if (!a || add_zone_actor(z, a, zc->actors[i].weight_q10) < 0) {
+			pa_log(PA_LOG_ERR, "zone %s: actor line %u unusable; zone skipped", zc->name,
+			       zc->actors[i].line);
+			return -ENODEV;
+		}
+	}
+	return finish_zone(b, z, tz, zc);
+}
+
+/* Index of the last passive trip (the control trip); -1 without one. */
+static int control_trip(const struct thermal_zone_info *tz)
+{
+	int trip = -1;
+
+	for (size_t i = 0; i < tz->n_trips; i++)
+		if (tz->trips[i].type == TRIP_PASSIVE)
+			trip = (int)tz->trips[i].index;
+	return trip;
+}
+
+static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, struct zone *z)
+{
+	int trip = control_trip(tz);
+	uint32_t total_weight = 0;
+
+	memset(z, 0, sizeof(*z));
+	z->sensor.fd = -1;
+	snprintf(z->name, sizeof(z->name), "%s", tz->type);
+	if (thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc) < 2 ||
+	    z->control_mc <= z->switch_on_mc) {
+		pa_log(PA_LOG_INFO, "thermal_zone%d (%s): fewer than two passive trips; not "
+		       "controlled", tz->id, tz->type);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < tz->n_bindings; i++)
+		if (tz->bindings[i].trip == trip)
+			total_weight += tz->bindings[i].weight;
+	for (size_t i = 0; i < tz->n_bindings; i++) {
+		const struct cdev_binding *bd = &tz->bindings[i];
+		struct actor *a;
+
+		if (bd->trip != trip)
+			continue;
+		a = actor_for_cdev(b, bd->cdev_id, NULL);
+		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {
+			pa_log(PA_LOG_WARNING, "thermal_zone%d (%s): cooling_device%d on its control "
+			       "trip has no power model; not controlled", tz->id, tz->type,
+			       bd->cdev_id);
+			return -ENODEV;
+		}
+	}
+	if (z->n_actors == 0) {
+		pa_log(PA_LOG_INFO, "thermal_zone%d (%s): no cooling device on its control trip; "
+		       "not controlled", tz->id, tz->type);
+		return -ENODEV;
+	}
+	return finish_zone(b, z, tz, NULL);
+}
+
+int engine_build(struct engine *e, const struct pa_config *cfg)
+{
+	struct build b = { .e = e };
+	size_t n;
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	e->proc_stat.fd = -1;
+	if ((r = open_load(e)) < 0 || (r = thermal_scan(&b.thermal)) < 0 ||
+	    (r = cpufreq_scan(&b.cpufreq)) < 0) {
+		engine_free(e);
+		return r;
+	}
+	n = cfg->n_zones ? cfg->n_zones : b.thermal.n_zones;
+	e->zones = calloc(n ? n : 1, sizeof(*e->zones));
+	if (!e->zones) {
+		r = -ENOMEM;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			struct zone *z = &e->zones[e->n_zones];
+
+			r = cfg->n_zones ? build_configured_zone(&b, &cfg->zones[i], z)
+					 : build_auto_zone(&b, &b.thermal.zones[i], z);
+			if (r == 0)
+				e->n_zones++;
+			else
+				sysfs_attr_close(&z->sensor);
+		}
+		r = (int)e->n_zones;
+	}
+	thermal_inventory_free(&b.thermal);
+	cpufreq_inventory_free(&b.cpufreq);
+	if (r < 0)
+		engine_free(e);
+	return r;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "zone.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "divvy.h"
+#include "log.h"
+
+int zone_read_temp(struct zone *z)
+{
+	int64_t temp;
+	int r = sysfs_attr_read_s64(&z->sensor, &temp);
+
+	if (r == 0 && (temp < INT32_MIN || temp > INT32_MAX))
+		r = -ERANGE;
+	if (r < 0) {
+		if (!z->sensor_failed)
+			pa_log(PA_LOG_ERR, "zone %s: %s: %s; holding the current limits", z->name,
+			       z->sensor.path, strerror(-r));
+		z->sensor_failed = true;
+		return r;
+	}
+	if (z->sensor_failed)
+		pa_log(PA_LOG_NOTICE, "zone %s: %s reads again (%lld m°C)", z->name, z->sensor.path,
+		       (long long)temp);
+	z->sensor_failed = false;
+	z->temp_mc = (int32_t)temp;
+	return 0;
+}
+
+void zone_cycle(struct zone *z)
+{
+	struct divvy_actor d[ZONE_MAX_ACTORS];
+	uint32_t max_mw = 0, min_mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++) {
+		const struct actor *a = z->actors[i];
+
+		d[i].req_mw = a->req_mw;
+		d[i].weight_q10 = a->weight_q10;
+		d[i].max_mw = a->max_mw;
+		max_mw += a->max_mw;
+		min_mw += a->min_mw;
+	}
+	z->active = z->temp_mc >= z->switch_on_mc;
+	if (!z->active) {
+		pid_reset(&z->pid_state);
+		memset(&z->pid_out, 0, sizeof(z->pid_out));
+		z->budget_mw = max_mw;
+		for (size_t i = 0; i < z->n_actors; i++)
+			z->grant_mw[i] = d[i].max_mw;
+		return;
+	}
+	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
+				&z->pid_out);
+	divvy(d, z->n_actors, z->budget_mw);
+	for (size_t i = 0; i < z->n_actors; i++)
+		z->grant_mw[i] = d[i].granted_mw;
+}
+
+uint32_t zone_estimate_sustainable_power(const struct zone *z)
+{
+	uint32_t sp = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		sp += z->actors[i]->min_mw;
+	return sp;
+}

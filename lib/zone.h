@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * A controlled zone: its sensor, switch-on and control temperatures, its
+ * controller and its actors.  zone_cycle() is one period of DESIGN.md
+ * section 1, up to the grants; applying them is the engine's job, because an
+ * actor may serve several zones and then takes the most restrictive grant.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "actor.h"
+#include "pid.h"
+#include "sysfs.h"
+
+#define ZONE_MAX_ACTORS 64
+
+enum sustainable_power_source {
+	SP_FROM_CONFIG,
+	SP_FROM_SYSFS,
+	SP_ESTIMATED,
+};
+
+/**
+ * struct zone - one controlled thermal zone.
+ * @name: label (config name, or the sensor type when auto-configured).
+ * @tz_id: N of its thermal_zoneN.
+ * @sensor: thermal_zoneN/temp, open for the zone's life.
+ * @switch_on_mc, @control_mc: m°C.
+ * @pid: controller definition; @pid_state: its memory.
+ * @sp_source: where pid.sustainable_power_mw came from.
+ * @original_policy: the zone's governor before we took it over.
+ * @actors, @n_actors: the actors (owned by the engine, possibly shared).
+ * @grant_mw: this period's grant per actor (max power while inactive).
+ * This period's results, for logs, traces and D-Bus:
+ * @temp_mc, @active, @budget_mw, @pid_out.
+ * @sensor_failed: the last read failed (logged once until it reads again).
+ */
+struct zone {
+	char name[64];
+	int tz_id;
+	struct sysfs_attr sensor;
+	int32_t switch_on_mc;
+	int32_t control_mc;
+	struct pid_params pid;
+	struct pid_state pid_state;
+	enum sustainable_power_source sp_source;
+	char original_policy[64];
+	size_t n_actors;
+	struct actor *actors[ZONE_MAX_ACTORS];
+	uint32_t grant_mw[ZONE_MAX_ACTORS];
+	int32_t temp_mc;
+	bool active;
+	uint32_t budget_mw;
+	struct pid_output pid_out;
+	bool sensor_failed;
+};
+
+/**
+ * zone_read_temp() - read the sensor into zone->temp_mc.
+ * Return: 0, or negative errno (logged once until the sensor reads again).
+ */
+int zone_read_temp(struct zone *z);
+
+/**
+ * zone_cycle() - one control period for @z, after its actors were sampled
+ * and zone_read_temp() succeeded: below switch-on, reset the controller and
+ * grant every actor its maximum; otherwise compute the budget and divide it.
+ * The grants are left in z->grant_mw.
+ */
+void zone_cycle(struct zone *z);
+
+/** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
+uint32_t zone_estimate_sustainable_power(const struct zone *z);

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Control cycles on the RK3399 fixture trees (suite integration, under
+ * umockdev-wrapper): zones and actors built from the config or from the
+ * kernel's bindings, the cooling states a period writes (checked against
+ * numbers computed here from the formulas and the board's power tables), and
+ * restore.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "board.h"
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static long get(const char *path)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return strtol(buf, NULL, 10);
+}
+
+static void get_str(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, (int)size, f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* /proc/stat after every CPU was busy for @busy ticks since the fixture's sample. */
+static void all_cpus_busy(unsigned int busy)
+{
+	char text[1024];
+	size_t len = (size_t)snprintf(text, sizeof(text), "cpu  0 0 0 0 0 0 0 0 0 0\n");
+
+	for (int c = 0; c < 6; c++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"cpu%d %u 0 50 1000 0 0 0 0 0 0\n", c, 100 + busy);
+	snprintf(text + len, sizeof(text) - len, "intr 0\nctxt 0\n");
+	put("/proc/stat", text);
+}
+
+/* Every cooling device of the RK3399 tree but the fan at @state. */
+static void assert_states(long state)
+{
+	for (int c = 0; c < 3; c++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/class/thermal/cooling_device%d/cur_state", c);
+		assert_int_equal(get(path), state);
+	}
+}
+
+static struct pa_config *config(const char *text)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	if (pa_config_load_string(text, "test.conf", &c, &err) < 0)
+		fail_msg("%s", err.text);
+	return c;
+}
+
+static const struct board_domain *domain(const char *name)
+{
+	const struct board *b = board_find("rk3399-rockpro64");
+
+	for (size_t k = 0; k < b->n_domains; k++)
+		if (strcmp(b->domains[k].name, name) == 0)
+			return &b->domains[k];
+	fail_msg("no domain %s", name);
+	return NULL;
+}
+
+/* The cooling state the kernel's power2state gives @granted_mw at 100% on @n CPUs. */
+static long expected_state(const struct board_domain *d, long granted_mw, unsigned int n)
+{
+	long per_cpu = granted_mw * 100 / (100 * (long)n);
+	size_t k = d->n_opps - 1;
+
+	while (k > 0 && d->opps[k].power_mw > per_cpu)
+		k--;
+	return (long)(d->n_opps - 1 - k);
+}
+
+/* Q10 arithmetic shift as the kernel does it (floor). */
+static long floor_q10(long long x)
+{
+	return (long)(x >= 0 ? x / 1024 : -((-x + 1023) / 1024));
+}
+
+/* No zones in the config: cpu-thermal (two passive trips) is taken over, gpu-thermal is not. */
+static void test_auto_configuration(void **unused)
+{
+	struct pa_config *cfg = config("");
+	struct engine e;
+	char policy[32];
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_string_equal(e.zones[0].name, "cpu-thermal");
+	assert_int_equal(e.zones[0].switch_on_mc, 70000);
+	assert_int_equal(e.zones[0].control_mc, 75000);
+	assert_int_equal(e.zones[0].n_actors, 2);
+	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu0");
+	assert_string_equal(e.zones[0].actors[1]->name, "cpufreq-cpu4");
+	/* No sustainable power in the tree: the kernel's estimate, 4 x 27 + 2 x 121. */
+	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
+	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
+	assert_int_equal(e.n_actors, 2);
+	get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
+	assert_string_equal(policy, "user_space");
+	assert_int_equal(engine_restore(&e), 0);
+	get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
+	assert_string_equal(policy, "step_wise");
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+static const char two_zones[] =
+	"zones = (\n"
+	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
+	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
+	"    sustainable_power = 1000;\n"
+	"    actors = ( { type = \"devfreq\"; device = \"ff9a0000.gpu\"; },\n"
+	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); }\n"
+	");\n";
+
+/*
+ * cpu zone at 75.5 °C, every CPU busy at its highest frequency.  Expected,
+ * from the formulas: dT = 5000 m°C, k_po = (1500 << 10) / 5000 = 307,
+ * k_i = ((3000 << 10) / 5000) / 10 = 61; err = -500 m°C (-512000 in Q10);
+ * p = 307 * -512000 >> 10, i = 61 * -512000 >> 10, budget = 1500 + ((p + i) >> 10).
+ * Requests: 4 x 179 = 716 and 2 x 1130 = 2260 mW, divided in proportion.
+ */
+static void test_cycle_above_control(void **unused)
+{
+	struct pa_config *cfg = config(two_zones);
+	const struct board_domain *little = domain("cluster0"), *big = domain("cluster1");
+	long long p = 307LL * -512000 / 1024, i = 61LL * -512000 / 1024;
+	long budget = 1500 + floor_q10(p + i);
+	long req_l = 4 * little->opps[5].power_mw, req_b = 2 * big->opps[7].power_mw;
+	long grant_l = (budget * req_l + (req_l + req_b) / 2) / (req_l + req_b);
+	long grant_b = budget - grant_l;
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	assert_int_equal(e.n_actors, 3);
+	assert_int_equal(e.zones[0].pid.gains.k_po, 307);
+	assert_int_equal(e.zones[0].pid.gains.k_i, 61);
+	put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
+	put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
+	all_cpus_busy(100);
+	assert_int_equal(engine_cycle(&e, 100000), 0);
+
+	print_message("budget %ld: little %ld mW -> state %ld, big %ld mW -> state %ld\n", budget,
+		      grant_l, expected_state(little, grant_l, 4), grant_b,
+		      expected_state(big, grant_b, 2));
+	assert_int_equal(e.zones[0].budget_mw, budget);
+	assert_true(e.zones[0].active);
+	assert_false(e.zones[1].active);
+	assert_int_equal(e.actors[0]->load_pct, 400);
+	assert_int_equal(e.actors[0]->req_mw, req_l);
+	assert_int_equal(e.actors[0]->granted_mw, grant_l);
+	assert_int_equal(get("/sys/class/thermal/cooling_device0/cur_state"),
+			 expected_state(little, grant_l, 4));
+	assert_int_equal(get("/sys/class/thermal/cooling_device1/cur_state"),
+			 expected_state(big, grant_b, 2));
+	assert_int_equal(get("/sys/class/thermal/cooling_device2/cur_state"), 0);
+	/* Something is actually throttled, not just state 0 or the deepest. */
+	assert_true(get("/sys/class/thermal/cooling_device1/cur_state") > 0);
+	assert_true(get("/sys/class/thermal/cooling_device1/cur_state") < 7);
+
+	assert_int_equal(engine_restore(&e), 0);
+	assert_states(0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * The big cluster serves both zones: when only the gpu zone is hot, it takes
+ * the gpu zone's grant; when the zones cool down, every state goes back to 0.
+ */
+static void test_most_restrictive_grant(void **unused)
+{
+	struct pa_config *cfg = config(two_zones);
+	struct engine e;
+	long big_state;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	put("/sys/class/thermal/thermal_zone0/temp", "50000\n");
+	put("/sys/class/thermal/thermal_zone1/temp", "80000\n");
+	all_cpus_busy(100);
+	assert_int_equal(engine_cycle(&e, 100000), 0);
+	big_state = get("/sys/class/thermal/cooling_device1/cur_state");
+	assert_true(big_state > 0);
+	assert_int_equal(get("/sys/class/thermal/cooling_device0/cur_state"), 0);
+	assert_true(get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+	assert_int_equal(e.actors[1]->granted_mw, e.zones[1].grant_mw[1]);
+
+	put("/sys/class/thermal/thermal_zone1/temp", "50000\n");
+	all_cpus_busy(200);
+	assert_int_equal(engine_cycle(&e, 200000), 0);
+	assert_states(0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_auto_configuration),
+		cmocka_unit_test(test_cycle_above_control),
+		cmocka_unit_test(test_most_restrictive_grant),
+	};
+
+	if (!getenv("UMOCKDEV_DIR")) {
+		print_message("run under tests/run-in-tree\n");
+		return 1;
+	}
+	pa_log_set_level(PA_LOG_DEBUG);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
