@@ -281,7 +281,7 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 		a = actor_for_cdev(b, bd->cdev_id, NULL);
 		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {
 			pa_log(PA_LOG_WARNING, "thermal_zone%d (%s): cooling_device%d on its control "
-			       "trip has no power model; not controlled", tz->id, tz->type,
+			       "trip is not a usable power actor; not controlled", tz->id, tz->type,
 			       bd->cdev_id);
 			return -ENODEV;
 		}

@@ -16,23 +16,32 @@ const char *trip_type_name(enum trip_type type)
 	return (unsigned int)type < 4 ? trip_type_names[type] : "?";
 }
 
-/* Reads thermal_zone@id/@attr as a number in [min, max]; logs once on failure. */
-static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t max, int64_t *v)
+/*
+ * Reads @dir/@attr as a number in [min, max].  On failure logs one line:
+ * the file, why, and @consequence (what is left out because of it).
+ */
+static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t max, int64_t *v,
+		       const char *consequence)
 {
 	char path[SYSFS_PATH_MAX];
 	int r = sysfs_pathf(path, "%s/%s", dir, attr);
 
 	if (r == 0)
 		r = sysfs_read_s64(path, v);
-	if (r == 0 && (*v < min || *v > max))
-		r = -ERANGE;
+	if (r == 0 && (*v < min || *v > max)) {
+		pa_log(PA_LOG_WARNING, "%s: %lld is outside [%lld, %lld]; %s", path, (long long)*v,
+		       (long long)min, (long long)max, consequence);
+		return -ERANGE;
+	}
 	if (r < 0)
-		pa_log(PA_LOG_WARNING, "%s: cannot read a number in [%lld, %lld]: %s", path,
-		       (long long)min, (long long)max, strerror(-r));
+		pa_log(PA_LOG_WARNING, "%s: %s; %s", path,
+		       r == -EINVAL ? "not a number" : strerror(-r), consequence);
 	return r;
 }
 
-static int read_text(const char *dir, const char *attr, char *buf, size_t size, bool required)
+/* Reads a text attribute; an empty one is an error.  Logs like read_ranged() when @consequence. */
+static int read_text(const char *dir, const char *attr, char *buf, size_t size,
+		     const char *consequence)
 {
 	char path[SYSFS_PATH_MAX];
 	ssize_t n = sysfs_pathf(path, "%s/%s", dir, attr);
@@ -43,8 +52,9 @@ static int read_text(const char *dir, const char *attr, char *buf, size_t size, 
 		n = -ENODATA;
 	if (n < 0) {
 		buf[0] = '\0';
-		if (required)
-			pa_log(PA_LOG_WARNING, "%s: cannot read: %s", path, strerror((int)-n));
+		if (consequence)
+			pa_log(PA_LOG_WARNING, "%s: %s; %s", path,
+			       n == -ENODATA ? "empty" : strerror((int)-n), consequence);
 		return (int)n;
 	}
 	return 0;
@@ -77,7 +87,7 @@ static void scan_trips(const char *dir, struct thermal_zone_info *z)
 				       dir, k, k);
 			continue;
 		}
-		if (read_text(dir, attr, type, sizeof(type), true) < 0)
+		if (read_text(dir, attr, type, sizeof(type), "trip ignored") < 0)
 			continue;
 		if (parse_trip_type(type, &t->type) < 0) {
 			pa_log(PA_LOG_WARNING, "%s/%s: unknown trip type \"%s\"; trip %u ignored", dir,
@@ -85,11 +95,11 @@ static void scan_trips(const char *dir, struct thermal_zone_info *z)
 			continue;
 		}
 		snprintf(attr, sizeof(attr), "trip_point_%u_temp", k);
-		if (read_ranged(dir, attr, -273150, INT32_MAX, &temp) < 0)
+		if (read_ranged(dir, attr, -273150, INT32_MAX, &temp, "trip ignored") < 0)
 			continue;
 		snprintf(attr, sizeof(attr), "trip_point_%u_hyst", k);
 		if (sysfs_pathf(path, "%s/%s", dir, attr) == 0 && sysfs_exists(path) &&
-		    read_ranged(dir, attr, 0, INT32_MAX, &hyst) < 0)
+		    read_ranged(dir, attr, 0, INT32_MAX, &hyst, "hysteresis taken as 0") < 0)
 			hyst = 0;
 		t->index = k;
 		t->temp_mc = (int32_t)temp;
@@ -131,10 +141,10 @@ static void scan_bindings(const char *dir, struct thermal_zone_info *z)
 			continue;
 		}
 		snprintf(attr, sizeof(attr), "cdev%u_trip_point", k);
-		if (read_ranged(dir, attr, -1, THERMAL_MAX_TRIPS - 1, &trip) < 0)
+		if (read_ranged(dir, attr, -1, THERMAL_MAX_TRIPS - 1, &trip, "binding ignored") < 0)
 			continue;
 		snprintf(attr, sizeof(attr), "cdev%u_weight", k);
-		if (read_ranged(dir, attr, 0, UINT32_MAX, &weight) < 0)
+		if (read_ranged(dir, attr, 0, UINT32_MAX, &weight, "weight taken as 0") < 0)
 			weight = 0;
 		b->index = k;
 		b->trip = (int)trip;
@@ -151,14 +161,14 @@ static int scan_zone(int id, struct thermal_zone_info *z)
 	memset(z, 0, sizeof(*z));
 	z->id = id;
 	sysfs_pathf(dir, THERMAL_CLASS_DIR "/thermal_zone%d", id);
-	if (read_text(dir, "type", z->type, sizeof(z->type), true) < 0)
+	if (read_text(dir, "type", z->type, sizeof(z->type), "thermal zone ignored") < 0)
 		return -EINVAL;
-	read_text(dir, "policy", z->policy, sizeof(z->policy), false);
+	read_text(dir, "policy", z->policy, sizeof(z->policy), NULL);
 	read_text(dir, "available_policies", z->available_policies,
-		  sizeof(z->available_policies), false);
-	read_text(dir, "mode", z->mode, sizeof(z->mode), false);
+		  sizeof(z->available_policies), NULL);
+	read_text(dir, "mode", z->mode, sizeof(z->mode), NULL);
 	if (sysfs_pathf(path, "%s/sustainable_power", dir) == 0 && sysfs_exists(path) &&
-	    read_ranged(dir, "sustainable_power", 0, UINT32_MAX, &sp) == 0)
+	    read_ranged(dir, "sustainable_power", 0, UINT32_MAX, &sp, "taken as unset") == 0)
 		z->sustainable_power_mw = (uint32_t)sp;
 	scan_trips(dir, z);
 	scan_bindings(dir, z);
@@ -173,12 +183,10 @@ static int scan_cdev(int id, struct cooling_device_info *c)
 	memset(c, 0, sizeof(*c));
 	c->id = id;
 	sysfs_pathf(dir, THERMAL_CLASS_DIR "/cooling_device%d", id);
-	if (read_text(dir, "type", c->type, sizeof(c->type), true) < 0 ||
-	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state) < 0 ||
-	    read_ranged(dir, "cur_state", 0, max_state, &cur_state) < 0) {
-		pa_log(PA_LOG_WARNING, "%s: cooling device ignored", dir);
+	if (read_text(dir, "type", c->type, sizeof(c->type), "cooling device ignored") < 0 ||
+	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state, "cooling device ignored") < 0 ||
+	    read_ranged(dir, "cur_state", 0, max_state, &cur_state, "cooling device ignored") < 0)
 		return -EINVAL;
-	}
 	c->max_state = (unsigned long)max_state;
 	c->cur_state = (unsigned long)cur_state;
 	return 0;

@@ -17,7 +17,7 @@ int zone_read_temp(struct zone *z)
 	if (r < 0) {
 		if (!z->sensor_failed)
 			pa_log(PA_LOG_ERR, "zone %s: %s: %s; holding the current limits", z->name,
-			       z->sensor.path, strerror(-r));
+			       z->sensor.path, r == -EINVAL ? "not a number" : strerror(-r));
 		z->sensor_failed = true;
 		return r;
 	}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Malformed sysfs values on the fixture trees (suite integration): each
+ * gives exactly one logged message naming the file, and the rest of the zone
+ * keeps working or the zone is left out with the reason.  Every test puts
+ * the tree back as it found it.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "cpufreq_policy.h"
+#include "engine.h"
+#include "log.h"
+#include "opp_source.h"
+#include "thermal.h"
+
+#define MAX_MESSAGES 64
+
+static char messages[MAX_MESSAGES][1024];
+static size_t n_messages;
+
+static void collect(void *userdata, int priority, const char *message)
+{
+	(void)userdata;
+	if (priority <= PA_LOG_NOTICE)
+		print_message("log: %s\n", message);
+	if (n_messages < MAX_MESSAGES)
+		snprintf(messages[n_messages++], sizeof(messages[0]), "%s", message);
+}
+
+/* How many messages name @file. */
+static size_t naming(const char *file)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_messages; i++)
+		n += strstr(messages[i], file) != NULL;
+	return n;
+}
+
+static bool logged(const char *words)
+{
+	return naming(words) > 0;
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The real path of @sys_path in the fixture, for links and removals. */
+static const char *real(const char *sys_path)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", getenv("FIXTURE_DIR"), sys_path);
+	return path;
+}
+
+static bool on(const char *tree)
+{
+	return strcmp(getenv("FIXTURE"), tree) == 0;
+}
+
+static int reset_log(void **unused)
+{
+	(void)unused;
+	n_messages = 0;
+	return 0;
+}
+
+static int build_auto(struct engine *e)
+{
+	struct pa_config *cfg = pa_config_new_default();
+	int n;
+
+	assert_non_null(cfg);
+	n = engine_build(e, cfg);
+	pa_config_free(cfg);
+	return n;
+}
+
+/* An unreadable cur_state: the device is left out, and so is the zone that needs it. */
+static void check_bad_cur_state(const char *value, const char *words)
+{
+	const char *file = "/sys/class/thermal/cooling_device0/cur_state";
+	struct thermal_inventory inv;
+	struct engine e;
+
+	put(file, value);
+	assert_int_equal(thermal_scan(&inv), 0);
+	assert_int_equal(inv.n_cdevs, 3);
+	assert_null(thermal_find_cdev(&inv, 0));
+	thermal_inventory_free(&inv);
+	assert_int_equal(naming(file), 1);
+	assert_true(logged(words));
+	assert_true(logged("cooling device ignored"));
+	n_messages = 0;
+	assert_int_equal(build_auto(&e), 0);
+	assert_true(logged("cooling_device0 on its control trip is not a usable power actor"));
+	engine_free(&e);
+	put(file, "0\n");
+}
+
+static void test_empty_cur_state(void **unused)
+{
+	(void)unused;
+	check_bad_cur_state("", "not a number");
+}
+
+static void test_negative_state(void **unused)
+{
+	(void)unused;
+	check_bad_cur_state("-1\n", "-1 is outside [0, 5]");
+}
+
+static void test_state_above_max(void **unused)
+{
+	(void)unused;
+	check_bad_cur_state("9\n", "9 is outside [0, 5]");
+}
+
+/* "abc" as a temperature: logged once over many periods, limits held, recovery noticed. */
+static void test_garbage_temperature(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/temp";
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	put(file, "abc\n");
+	for (int k = 0; k < 5; k++)
+		engine_cycle(&e, (uint64_t)k * 100000);
+	assert_int_equal(naming(file), 1);
+	assert_true(logged("holding the current limits"));
+	assert_true(e.zones[0].sensor_failed);
+	put(file, "45000\n");
+	engine_cycle(&e, 600000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_true(logged("reads again"));
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/* A trip without its temperature is left out; the zone keeps the others. */
+static void test_missing_trip_file(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/trip_point_3_temp";
+	struct thermal_inventory inv;
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(unlink(real("/sys/devices/virtual/thermal/thermal_zone0/trip_point_3_temp")), 0);
+	assert_int_equal(thermal_scan(&inv), 0);
+	assert_int_equal(inv.zones[0].n_trips, 4);
+	thermal_inventory_free(&inv);
+	assert_int_equal(naming(file), 1);
+	assert_true(logged("trip ignored"));
+	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	put(file, "65000\n");
+
+	/* Without the control trip's temperature the zone has one passive trip left. */
+	n_messages = 0;
+	assert_int_equal(unlink(real("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
+	assert_int_equal(build_auto(&e), 0);
+	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
+	assert_true(logged("fewer than two passive trips; not controlled"));
+	engine_free(&e);
+	put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
+}
+
+/* A cdevK link to a cooling device that is gone: the binding is left out. */
+static void test_dangling_cdev_link(void **unused)
+{
+	const char *link = real("/sys/devices/virtual/thermal/thermal_zone0/cdev4");
+	struct thermal_inventory inv;
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("../cooling_device9", link), 0);
+	assert_int_equal(thermal_scan(&inv), 0);
+	assert_int_equal(inv.zones[0].n_bindings, 4);
+	thermal_inventory_free(&inv);
+	assert_int_equal(naming("thermal_zone0/cdev4"), 1);
+	assert_true(logged("dangling link"));
+	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("../cooling_device3", link), 0);
+}
+
+static enum opp_source load_cpu(unsigned int cpu, struct power_table *t)
+{
+	struct cpufreq_inventory inv;
+	const struct cpufreq_policy_info *p;
+	char name[16], of_node[64];
+	enum opp_source s;
+
+	assert_int_equal(cpufreq_scan(&inv), 0);
+	p = cpufreq_policy_of_cpu(&inv, cpu);
+	assert_non_null(p);
+	snprintf(name, sizeof(name), "cpu%u", cpu);
+	snprintf(of_node, sizeof(of_node), CPU_DIR "/cpu%u/of_node", cpu);
+	{
+		struct opp_device dev = { .name = name, .of_node = of_node,
+					  .freq_khz = p->freq_khz, .n_freqs = p->n_freqs };
+
+		s = opp_load(&dev, t);
+	}
+	cpufreq_inventory_free(&inv);
+	return s;
+}
+
+/* An OPP directory without its voltage: that OPP is left out, the others kept. */
+static void test_opp_without_voltage(void **unused)
+{
+	const char *file = "/sys/kernel/debug/opp/cpu0/opp:408000000/supply-0/u_volt_target";
+	struct power_table t;
+
+	(void)unused;
+	if (!on("rk3399-opp-debugfs"))
+		skip();
+	assert_int_equal(unlink(real(file)), 0);
+	assert_int_equal(load_cpu(0, &t), OPP_SOURCE_OPP_DEBUGFS);
+	assert_int_equal(t.n, 5);
+	assert_int_equal(t.entry[0].freq_khz, 600000);
+	assert_int_equal(naming(file), 1);
+	put(file, "825000\n");
+}
+
+/* An energy-model state of 0 uW: left out, the others kept. */
+static void test_em_power_zero(void **unused)
+{
+	const char *file = "/sys/kernel/debug/energy_model/cpu4/ps:408000/power";
+	struct power_table t;
+
+	(void)unused;
+	if (!on("rk3399-em"))
+		skip();
+	put(file, "0\n");
+	assert_int_equal(load_cpu(4, &t), OPP_SOURCE_ENERGY_MODEL);
+	assert_int_equal(t.n, 7);
+	assert_int_equal(naming(file), 1);
+	assert_true(logged("is not a power"));
+	put(file, "121075\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_empty_cur_state, reset_log),
+		cmocka_unit_test_setup(test_negative_state, reset_log),
+		cmocka_unit_test_setup(test_state_above_max, reset_log),
+		cmocka_unit_test_setup(test_garbage_temperature, reset_log),
+		cmocka_unit_test_setup(test_missing_trip_file, reset_log),
+		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),
+		cmocka_unit_test_setup(test_opp_without_voltage, reset_log),
+		cmocka_unit_test_setup(test_em_power_zero, reset_log),
+	};
+
+	if (!getenv("UMOCKDEV_DIR") || !getenv("FIXTURE_DIR")) {
+		print_message("run under tests/run-in-tree\n");
+		return 1;
+	}
+	pa_log_set_handler(collect, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
