@@ -124,6 +124,23 @@ struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *p
 struct actor *actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg);
 
 /**
+ * actor_cpufreq_cap_new() - the CPUs of @cfg->cpus (whole cpufreq policies)
+ * limited by their policies' scaling_max_freq, for machines without cpufreq
+ * cooling devices (intel_pstate, acpi-cpufreq).
+ * @policies, @n_policies: the policies of those CPUs.
+ * Return: the actor, or NULL (logged).
+ */
+struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies,
+				    size_t n_policies, const struct actor_config *cfg);
+
+/**
+ * actor_powercap_new() - a powercap zone (RAPL package, "intel-rapl:0")
+ * limited by its constraint_0_power_limit_uw.
+ * Return: the actor, or NULL (logged).
+ */
+struct actor *actor_powercap_new(const struct actor_config *cfg);
+
+/**
  * actor_state_of_freq() - the cooling state that caps a device at @khz:
  * the index, counted from the top of @freq_khz (ascending), of the highest
  * entry <= @khz; the deepest state when every entry is above @khz.

@@ -59,6 +59,31 @@ static struct actor *find_actor(const struct engine *e, int cdev_id)
 	return NULL;
 }
 
+static struct actor *find_actor_by_name(const struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (strcmp(e->actors[i]->name, name) == 0)
+			return e->actors[i];
+	return NULL;
+}
+
+/* Adds @a (may be NULL) to the engine's actors; NULL when it cannot. */
+static struct actor *register_actor(struct engine *e, struct actor *a)
+{
+	struct actor **grown;
+
+	if (!a)
+		return NULL;
+	grown = realloc(e->actors, (e->n_actors + 1) * sizeof(*grown));
+	if (!grown) {
+		actor_destroy(a);
+		return NULL;
+	}
+	e->actors = grown;
+	e->actors[e->n_actors++] = a;
+	return a;
+}
+
 /*
  * The actor for cooling_device@cdev_id, created the first time a zone asks
  * for it.  NULL (logged) for a device that is not a power actor.
@@ -67,7 +92,7 @@ static struct actor *actor_for_cdev(struct build *b, int cdev_id, const struct a
 {
 	const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, cdev_id);
 	const struct cpufreq_policy_info *policy;
-	struct actor *a = find_actor(b->e, cdev_id), **grown;
+	struct actor *a = find_actor(b->e, cdev_id);
 
 	if (a || !cdev)
 		return a;
@@ -78,16 +103,7 @@ static struct actor *actor_for_cdev(struct build *b, int cdev_id, const struct a
 		a = actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
 	else
 		pa_log(PA_LOG_INFO, "cooling_device%d (%s): not a power actor", cdev_id, cdev->type);
-	if (!a)
-		return NULL;
-	grown = realloc(b->e->actors, (b->e->n_actors + 1) * sizeof(*grown));
-	if (!grown) {
-		actor_destroy(a);
-		return NULL;
-	}
-	b->e->actors = grown;
-	b->e->actors[b->e->n_actors++] = a;
-	return a;
+	return register_actor(b->e, a);
 }
 
 /* The cooling device of a configured actor. */
@@ -119,9 +135,57 @@ static int cdev_of_actor_config(const struct build *b, const struct actor_config
 		pa_log(PA_LOG_ERR, "zone %s: no cooling device %s", zone, type);
 		return -1;
 	}
-	pa_log(PA_LOG_ERR, "zone %s: %s actors are not supported yet", zone,
-	       actor_kind_name(ac->kind));
 	return -1;
+}
+
+/* The policies that make up exactly the CPUs of a cpufreq_cap actor. */
+static struct actor *cap_actor(struct build *b, const struct actor_config *ac, const char *zone)
+{
+	const struct cpufreq_policy_info *policies[CONFIG_MAX_ACTORS];
+	struct cpumask covered;
+	size_t n = 0;
+	char cpus[64], name[80];
+	struct actor *a;
+
+	cpumask_clear(&covered);
+	cpumask_format_list(&ac->cpus, cpus, sizeof(cpus));
+	snprintf(name, sizeof(name), "cpufreq-cap-%s", cpus);
+	if ((a = find_actor_by_name(b->e, name)))
+		return a;
+	for (size_t i = 0; i < b->cpufreq.n && n < CONFIG_MAX_ACTORS; i++) {
+		const struct cpufreq_policy_info *p = &b->cpufreq.policies[i];
+
+		if (!cpumask_test(&ac->cpus, p->cpu))
+			continue;
+		policies[n++] = p;
+		for (size_t w = 0; w < CPUMASK_MAX_CPUS / 64; w++)
+			covered.bits[w] |= p->related.bits[w];
+	}
+	if (n == 0 || memcmp(&covered, &ac->cpus, sizeof(covered)) != 0) {
+		pa_log(PA_LOG_ERR, "zone %s: cpus \"%s\" of actor line %u are not whole cpufreq "
+		       "policies", zone, cpus, ac->line);
+		return NULL;
+	}
+	return register_actor(b->e, actor_cpufreq_cap_new(policies, n, ac));
+}
+
+/* The actor a config entry names, created or shared. */
+static struct actor *actor_for_config(struct build *b, const struct actor_config *ac,
+				      const char *zone)
+{
+	struct actor *a;
+	int cdev;
+
+	switch (ac->kind) {
+	case ACTOR_CPUFREQ_CAP:
+		return cap_actor(b, ac, zone);
+	case ACTOR_POWERCAP:
+		a = find_actor_by_name(b->e, ac->powercap_zone);
+		return a ? a : register_actor(b->e, actor_powercap_new(ac));
+	default:
+		cdev = cdev_of_actor_config(b, ac, zone);
+		return cdev < 0 ? NULL : actor_for_cdev(b, cdev, ac);
+	}
 }
 
 static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
@@ -232,8 +296,7 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < zc->n_actors; i++) {
-		int cdev = cdev_of_actor_config(b, &zc->actors[i], zc->name);
-		struct actor *a = cdev < 0 ? NULL : actor_for_cdev(b, cdev, &zc->actors[i]);
+		struct actor *a = actor_for_config(b, &zc->actors[i], zc->name);
 
 		if (!a || add_zone_actor(z, a, zc->actors[i].weight_q10) < 0) {
 			pa_log(PA_LOG_ERR, "zone %s: actor line %u unusable; zone skipped", zc->name,

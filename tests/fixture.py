@@ -270,11 +270,80 @@ def rk3399(t, board_json, variant):
                          z.get("sustainable_power_mw") or 0)
 
 
+def add_powercap_zone(t, name, zone_name, energy_uj, constraints=None):
+    """A powercap zone; name "intel-rapl:0" or "intel-rapl:0:1" (parent first)."""
+    parts = name.split(":")
+    rel = "sys/devices/virtual/powercap/intel-rapl/" + ":".join(parts[:2])
+    if len(parts) > 2:
+        rel += "/" + name
+    t.attrs(rel, {"name": zone_name, "energy_uj": energy_uj,
+                  "max_energy_range_uj": 262143328850, "enabled": 1})
+    for k, (cname, limit_uw, max_uw, window_us) in enumerate(constraints or []):
+        t.attrs(rel, {"constraint_%d_name" % k: cname,
+                      "constraint_%d_power_limit_uw" % k: limit_uw,
+                      "constraint_%d_max_power_uw" % k: max_uw,
+                      "constraint_%d_time_window_us" % k: window_us})
+    t.link("sys/class/powercap/" + name, rel)
+
+
+def x86_laptop(t):
+    """8 threads on intel_pstate (one policy per CPU, no frequency table), an
+    acpitz zone with one passive trip bound to the Processor cooling devices,
+    x86_pkg_temp without passive trips, and a RAPL package with subzones."""
+    n = 8
+    policies = [{"cpus": [c], "freqs_khz": [], "cur_khz": 2100000, "min_khz": 400000,
+                 "max_khz": 4700000, "cluster_id": 0, "package_id": 0} for c in range(n)]
+    add_cpus(t, policies, n, driver="intel_pstate")
+    add_proc_stat(t, n)
+    for c in range(n):
+        add_cooling_device(t, c, "Processor", 10)
+    add_cooling_device(t, n, "intel_powerclamp", 100)
+    add_cooling_device(t, n + 1, "TCC Offset", 63)
+    add_thermal_zone(t, 0, "acpitz", 45000,
+                     [("passive", 95000, 0), ("critical", 105000, 0)],
+                     [(c, 0, 0) for c in range(n)])
+    add_thermal_zone(t, 1, "x86_pkg_temp", 50000, [], [])
+    t.write("sys/devices/virtual/powercap/intel-rapl/enabled", 1)
+    add_powercap_zone(t, "intel-rapl:0", "package-0", 1000000000,
+                      [("long_term", 28000000, 45000000, 27983872),
+                       ("short_term", 64000000, 0, 2440)])
+    add_powercap_zone(t, "intel-rapl:0:0", "core", 600000000)
+    add_powercap_zone(t, "intel-rapl:0:1", "uncore", 100000000)
+
+
+def server(t, n_policies=16, per_policy=16):
+    """An Arm server: 256 CPUs in 16 clusters, each a cpufreq policy with a
+    cpufreq cooling device and an energy model; one SoC zone with two passive
+    trips binding them all and a sustainable power."""
+    dpc = 300
+    opps = [(1000000, 700000), (1300000, 750000), (1600000, 800000), (1900000, 850000),
+            (2200000, 900000), (2500000, 950000), (2800000, 1000000), (3000000, 1050000)]
+    table = [{"khz": khz, "uw": dpc * (uv // 1000) ** 2 * (khz // 1000) // 1000000}
+             for khz, uv in opps]
+    freqs = [khz for khz, _ in opps]
+    policies = []
+    for p in range(n_policies):
+        cpus = list(range(p * per_policy, (p + 1) * per_policy))
+        policies.append({"cpus": cpus, "freqs_khz": freqs, "cur_khz": freqs[-1],
+                         "min_khz": freqs[0], "max_khz": freqs[-1], "cluster_id": p,
+                         "package_id": 0, "capacity": 1024})
+        add_energy_model(t, "cpu%d" % cpus[0], table, cpus)
+        add_cooling_device(t, p, "cpufreq-cpu%d" % cpus[0], len(opps) - 1)
+    add_cpus(t, policies, n_policies * per_policy)
+    add_proc_stat(t, n_policies * per_policy)
+    add_thermal_zone(t, 0, "soc-thermal", 45000,
+                     [("passive", 80000, 2000), ("passive", 90000, 2000),
+                      ("critical", 105000, 0)],
+                     [(p, 1, 0) for p in range(n_policies)], sustainable_power=150000)
+
+
 TREES = {
     "rk3399-dt": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "dt"),
     "rk3399-opp-debugfs": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"),
                                            "opp-debugfs"),
     "rk3399-em": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "em"),
+    "x86-laptop": x86_laptop,
+    "server-256": server,
 }
 
 

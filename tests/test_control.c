@@ -20,49 +20,7 @@
 #include "config.h"
 #include "engine.h"
 #include "log.h"
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static long get(const char *path)
-{
-	char buf[64] = "";
-	FILE *f = fopen(path, "r");
-
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	return strtol(buf, NULL, 10);
-}
-
-static void get_str(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	assert_non_null(f);
-	assert_non_null(fgets(buf, (int)size, f));
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* /proc/stat after every CPU was busy for @busy ticks since the fixture's sample. */
-static void all_cpus_busy(unsigned int busy)
-{
-	char text[1024];
-	size_t len = (size_t)snprintf(text, sizeof(text), "cpu  0 0 0 0 0 0 0 0 0 0\n");
-
-	for (int c = 0; c < 6; c++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"cpu%d %u 0 50 1000 0 0 0 0 0 0\n", c, 100 + busy);
-	snprintf(text + len, sizeof(text) - len, "intr 0\nctxt 0\n");
-	put("/proc/stat", text);
-}
+#include "tree.h"
 
 /* Every cooling device of the RK3399 tree but the fan at @state. */
 static void assert_states(long state)
@@ -71,18 +29,8 @@ static void assert_states(long state)
 		char path[64];
 
 		snprintf(path, sizeof(path), "/sys/class/thermal/cooling_device%d/cur_state", c);
-		assert_int_equal(get(path), state);
+		assert_int_equal(tree_get(path), state);
 	}
-}
-
-static struct pa_config *config(const char *text)
-{
-	struct pa_config *c;
-	struct pa_config_error err;
-
-	if (pa_config_load_string(text, "test.conf", &c, &err) < 0)
-		fail_msg("%s", err.text);
-	return c;
 }
 
 static const struct board_domain *domain(const char *name)
@@ -116,7 +64,7 @@ static long floor_q10(long long x)
 /* No zones in the config: cpu-thermal (two passive trips) is taken over, gpu-thermal is not. */
 static void test_auto_configuration(void **unused)
 {
-	struct pa_config *cfg = config("");
+	struct pa_config *cfg = tree_config("");
 	struct engine e;
 	char policy[32];
 
@@ -132,10 +80,10 @@ static void test_auto_configuration(void **unused)
 	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
 	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
 	assert_int_equal(e.n_actors, 2);
-	get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
+	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "user_space");
 	assert_int_equal(engine_restore(&e), 0);
-	get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
+	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "step_wise");
 	engine_free(&e);
 	pa_config_free(cfg);
@@ -161,7 +109,7 @@ static const char two_zones[] =
  */
 static void test_cycle_above_control(void **unused)
 {
-	struct pa_config *cfg = config(two_zones);
+	struct pa_config *cfg = tree_config(two_zones);
 	const struct board_domain *little = domain("cluster0"), *big = domain("cluster1");
 	long long p = 307LL * -512000 / 1024, i = 61LL * -512000 / 1024;
 	long budget = 1500 + floor_q10(p + i);
@@ -175,9 +123,9 @@ static void test_cycle_above_control(void **unused)
 	assert_int_equal(e.n_actors, 3);
 	assert_int_equal(e.zones[0].pid.gains.k_po, 307);
 	assert_int_equal(e.zones[0].pid.gains.k_i, 61);
-	put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
-	put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
-	all_cpus_busy(100);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
+	tree_busy_cpus(6, 100);
 	assert_int_equal(engine_cycle(&e, 100000), 0);
 
 	print_message("budget %ld: little %ld mW -> state %ld, big %ld mW -> state %ld\n", budget,
@@ -189,14 +137,14 @@ static void test_cycle_above_control(void **unused)
 	assert_int_equal(e.actors[0]->load_pct, 400);
 	assert_int_equal(e.actors[0]->req_mw, req_l);
 	assert_int_equal(e.actors[0]->granted_mw, grant_l);
-	assert_int_equal(get("/sys/class/thermal/cooling_device0/cur_state"),
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"),
 			 expected_state(little, grant_l, 4));
-	assert_int_equal(get("/sys/class/thermal/cooling_device1/cur_state"),
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"),
 			 expected_state(big, grant_b, 2));
-	assert_int_equal(get("/sys/class/thermal/cooling_device2/cur_state"), 0);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
 	/* Something is actually throttled, not just state 0 or the deepest. */
-	assert_true(get("/sys/class/thermal/cooling_device1/cur_state") > 0);
-	assert_true(get("/sys/class/thermal/cooling_device1/cur_state") < 7);
+	assert_true(tree_get("/sys/class/thermal/cooling_device1/cur_state") > 0);
+	assert_true(tree_get("/sys/class/thermal/cooling_device1/cur_state") < 7);
 
 	assert_int_equal(engine_restore(&e), 0);
 	assert_states(0);
@@ -210,26 +158,53 @@ static void test_cycle_above_control(void **unused)
  */
 static void test_most_restrictive_grant(void **unused)
 {
-	struct pa_config *cfg = config(two_zones);
+	struct pa_config *cfg = tree_config(two_zones);
 	struct engine e;
 	long big_state;
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 2);
-	put("/sys/class/thermal/thermal_zone0/temp", "50000\n");
-	put("/sys/class/thermal/thermal_zone1/temp", "80000\n");
-	all_cpus_busy(100);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "50000\n");
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "80000\n");
+	tree_busy_cpus(6, 100);
 	assert_int_equal(engine_cycle(&e, 100000), 0);
-	big_state = get("/sys/class/thermal/cooling_device1/cur_state");
+	big_state = tree_get("/sys/class/thermal/cooling_device1/cur_state");
 	assert_true(big_state > 0);
-	assert_int_equal(get("/sys/class/thermal/cooling_device0/cur_state"), 0);
-	assert_true(get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), 0);
+	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
 	assert_int_equal(e.actors[1]->granted_mw, e.zones[1].grant_mw[1]);
 
-	put("/sys/class/thermal/thermal_zone1/temp", "50000\n");
-	all_cpus_busy(200);
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "50000\n");
+	tree_busy_cpus(6, 200);
 	assert_int_equal(engine_cycle(&e, 200000), 0);
 	assert_states(0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * The GPU's load comes from the devfreq "load" attribute where the kernel
+ * has one ("busy@freqHz"); without it the GPU counts as fully busy.
+ */
+static void test_devfreq_load(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_zones);
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	assert_string_equal(e.actors[2]->name, "devfreq-ff9a0000.gpu");
+	tree_busy_cpus(6, 100);
+	engine_cycle(&e, 100000);
+	assert_int_equal(e.actors[2]->load_pct, 100);
+	assert_int_equal(e.actors[2]->req_mw, 2555);
+	engine_free(&e);
+
+	tree_put("/sys/class/devfreq/ff9a0000.gpu/load", "37@800000000Hz\n");
+	assert_int_equal(engine_build(&e, cfg), 2);
+	engine_cycle(&e, 200000);
+	assert_int_equal(e.actors[2]->load_pct, 37);
+	assert_int_equal(e.actors[2]->req_mw, 2555 * 37 / 100);
 	engine_free(&e);
 	pa_config_free(cfg);
 }
@@ -240,12 +215,11 @@ int main(void)
 		cmocka_unit_test(test_auto_configuration),
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_most_restrictive_grant),
+		cmocka_unit_test(test_devfreq_load),
 	};
 
-	if (!getenv("UMOCKDEV_DIR")) {
-		print_message("run under tests/run-in-tree\n");
+	if (tree_main_guard())
 		return 1;
-	}
 	pa_log_set_level(PA_LOG_DEBUG);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "opp_source.h"
 #include "thermal.h"
+#include "tree.h"
 
 static const char *fixture(void)
 {
@@ -180,9 +181,7 @@ int main(void)
 		cmocka_unit_test(test_power_tables_rk3399),
 	};
 
-	if (!getenv("UMOCKDEV_DIR")) {
-		print_message("run under tests/run-in-tree\n");
+	if (tree_main_guard())
 		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "opp_source.h"
 #include "thermal.h"
+#include "tree.h"
 
 #define MAX_MESSAGES 64
 
@@ -50,24 +51,6 @@ static size_t naming(const char *file)
 static bool logged(const char *words)
 {
 	return naming(words) > 0;
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The real path of @sys_path in the fixture, for links and removals. */
-static const char *real(const char *sys_path)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s%s", getenv("FIXTURE_DIR"), sys_path);
-	return path;
 }
 
 static bool on(const char *tree)
@@ -100,7 +83,7 @@ static void check_bad_cur_state(const char *value, const char *words)
 	struct thermal_inventory inv;
 	struct engine e;
 
-	put(file, value);
+	tree_put(file, value);
 	assert_int_equal(thermal_scan(&inv), 0);
 	assert_int_equal(inv.n_cdevs, 3);
 	assert_null(thermal_find_cdev(&inv, 0));
@@ -112,7 +95,7 @@ static void check_bad_cur_state(const char *value, const char *words)
 	assert_int_equal(build_auto(&e), 0);
 	assert_true(logged("cooling_device0 on its control trip is not a usable power actor"));
 	engine_free(&e);
-	put(file, "0\n");
+	tree_put(file, "0\n");
 }
 
 static void test_empty_cur_state(void **unused)
@@ -141,13 +124,13 @@ static void test_garbage_temperature(void **unused)
 
 	(void)unused;
 	assert_int_equal(build_auto(&e), 1);
-	put(file, "abc\n");
+	tree_put(file, "abc\n");
 	for (int k = 0; k < 5; k++)
 		engine_cycle(&e, (uint64_t)k * 100000);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("holding the current limits"));
 	assert_true(e.zones[0].sensor_failed);
-	put(file, "45000\n");
+	tree_put(file, "45000\n");
 	engine_cycle(&e, 600000);
 	assert_false(e.zones[0].sensor_failed);
 	assert_true(logged("reads again"));
@@ -163,7 +146,7 @@ static void test_missing_trip_file(void **unused)
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(unlink(real("/sys/devices/virtual/thermal/thermal_zone0/trip_point_3_temp")), 0);
+	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_3_temp")), 0);
 	assert_int_equal(thermal_scan(&inv), 0);
 	assert_int_equal(inv.zones[0].n_trips, 4);
 	thermal_inventory_free(&inv);
@@ -172,22 +155,22 @@ static void test_missing_trip_file(void **unused)
 	assert_int_equal(build_auto(&e), 1);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
-	put(file, "65000\n");
+	tree_put(file, "65000\n");
 
 	/* Without the control trip's temperature the zone has one passive trip left. */
 	n_messages = 0;
-	assert_int_equal(unlink(real("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
+	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
 	assert_int_equal(build_auto(&e), 0);
 	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
 	assert_true(logged("fewer than two passive trips; not controlled"));
 	engine_free(&e);
-	put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
+	tree_put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
 }
 
 /* A cdevK link to a cooling device that is gone: the binding is left out. */
 static void test_dangling_cdev_link(void **unused)
 {
-	const char *link = real("/sys/devices/virtual/thermal/thermal_zone0/cdev4");
+	const char *link = tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/cdev4");
 	struct thermal_inventory inv;
 	struct engine e;
 
@@ -237,12 +220,12 @@ static void test_opp_without_voltage(void **unused)
 	(void)unused;
 	if (!on("rk3399-opp-debugfs"))
 		skip();
-	assert_int_equal(unlink(real(file)), 0);
+	assert_int_equal(unlink(tree_real_path(file)), 0);
 	assert_int_equal(load_cpu(0, &t), OPP_SOURCE_OPP_DEBUGFS);
 	assert_int_equal(t.n, 5);
 	assert_int_equal(t.entry[0].freq_khz, 600000);
 	assert_int_equal(naming(file), 1);
-	put(file, "825000\n");
+	tree_put(file, "825000\n");
 }
 
 /* An energy-model state of 0 uW: left out, the others kept. */
@@ -254,12 +237,12 @@ static void test_em_power_zero(void **unused)
 	(void)unused;
 	if (!on("rk3399-em"))
 		skip();
-	put(file, "0\n");
+	tree_put(file, "0\n");
 	assert_int_equal(load_cpu(4, &t), OPP_SOURCE_ENERGY_MODEL);
 	assert_int_equal(t.n, 7);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("is not a power"));
-	put(file, "121075\n");
+	tree_put(file, "121075\n");
 }
 
 int main(void)
@@ -275,10 +258,8 @@ int main(void)
 		cmocka_unit_test_setup(test_em_power_zero, reset_log),
 	};
 
-	if (!getenv("UMOCKDEV_DIR") || !getenv("FIXTURE_DIR")) {
-		print_message("run under tests/run-in-tree\n");
+	if (tree_main_guard())
 		return 1;
-	}
 	pa_log_set_handler(collect, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

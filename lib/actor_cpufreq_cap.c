@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * CPUs limited through their cpufreq policies' scaling_max_freq, for
+ * machines without cpufreq cooling devices (x86 with intel_pstate or
+ * acpi-cpufreq).  The power model is per CPU, as for a cooling device;
+ * requested power is the sum over the policies of P(f_cur) x load.  The cap
+ * is one frequency for all the actor's policies, written only when it
+ * changes; the original scaling_max_freq of each is restored.  Policies are
+ * discovered through libcpupower, but scaling_max_freq is written through
+ * lib/sysfs, opened once with O_NOFOLLOW like every file powerallocd writes
+ * (libcpupower opens the file at each write and follows links).
+ * Where the driver lists no frequencies, the power table's frequencies
+ * within the hardware limits are the steps.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actor_internal.h"
+#include "cpufreq_policy.h"
+#include "log.h"
+
+struct cap_policy {
+	unsigned int cpu;
+	struct cpumask cpus;
+	struct sysfs_attr cur_freq;
+	struct sysfs_attr max_freq;
+	uint32_t original_max_khz;
+	uint32_t written_max_khz;
+	uint32_t freq_khz;	/* last read */
+};
+
+struct cap_actor {
+	struct actor base;
+	size_t n_steps;
+	uint32_t step_khz[POWER_TABLE_MAX_OPPS];	/* ascending */
+	size_t n_policies;
+	struct cap_policy policy[];
+};
+
+static struct cap_actor *to_cap(struct actor *a)
+{
+	return (struct cap_actor *)a;
+}
+
+static int cap_sample(struct actor *a, const struct cycle_sample *s)
+{
+	struct cap_actor *c = to_cap(a);
+	unsigned int online = 0;
+	uint64_t req = 0;
+
+	a->load_pct = 0;
+	a->freq_khz = 0;
+	for (size_t i = 0; i < c->n_policies; i++) {
+		struct cap_policy *p = &c->policy[i];
+		unsigned int load = cpu_load_sum_pct(s->prev, s->cur, &p->cpus);
+		uint64_t khz;
+
+		for (unsigned int cpu = cpumask_next(&p->cpus, 0); cpu < CPUMASK_MAX_CPUS;
+		     cpu = cpumask_next(&p->cpus, cpu + 1))
+			online += cpumask_test(&s->cur->online, cpu);
+		if (sysfs_attr_read_u64(&p->cur_freq, &khz) == 0 && khz > 0 && khz <= UINT32_MAX)
+			p->freq_khz = (uint32_t)khz;
+		req += power_table_requested_power(&a->table, p->freq_khz, load);
+		a->load_pct += load;
+		if (p->freq_khz > a->freq_khz)
+			a->freq_khz = p->freq_khz;
+	}
+	actor_update_power(a, online);
+	a->req_mw = req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
+	return 0;
+}
+
+static int write_cap(struct cap_policy *p, uint32_t khz)
+{
+	int r;
+
+	if (khz == p->written_max_khz)
+		return 0;
+	r = sysfs_attr_write_u64(&p->max_freq, khz);
+	if (r < 0) {
+		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu32 ": %s", p->max_freq.path, khz,
+		       strerror(-r));
+		return r;
+	}
+	p->written_max_khz = khz;
+	return 0;
+}
+
+static int cap_set_power(struct actor *a, uint32_t granted_mw)
+{
+	struct cap_actor *c = to_cap(a);
+	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
+	int first_error = 0;
+
+	a->granted_mw = granted_mw;
+	a->state = actor_state_of_freq(c->step_khz, c->n_steps, khz);
+	khz = c->step_khz[c->n_steps - 1 - a->state];
+	for (size_t i = 0; i < c->n_policies; i++) {
+		/* The top step lifts the cap entirely, to the original limit. */
+		uint32_t cap = a->state == 0 ? c->policy[i].original_max_khz : khz;
+		int r = write_cap(&c->policy[i], cap);
+
+		if (r < 0 && !first_error)
+			first_error = r;
+	}
+	return first_error;
+}
+
+static int cap_restore(struct actor *a)
+{
+	struct cap_actor *c = to_cap(a);
+	int first_error = 0;
+
+	for (size_t i = 0; i < c->n_policies; i++) {
+		struct cap_policy *p = &c->policy[i];
+		int r;
+
+		p->written_max_khz = 0;	/* write even if unchanged */
+		r = write_cap(p, p->original_max_khz);
+		if (r < 0 && !first_error)
+			first_error = r;
+	}
+	return first_error;
+}
+
+static void cap_destroy(struct actor *a)
+{
+	struct cap_actor *c = to_cap(a);
+
+	for (size_t i = 0; i < c->n_policies; i++) {
+		sysfs_attr_close(&c->policy[i].cur_freq);
+		sysfs_attr_close(&c->policy[i].max_freq);
+	}
+	free(c);
+}
+
+static const struct actor_ops cap_ops = {
+	.sample = cap_sample,
+	.set_power = cap_set_power,
+	.restore = cap_restore,
+	.destroy = cap_destroy,
+};
+
+static int open_cap_policy(struct cap_policy *p, const struct cpufreq_policy_info *info)
+{
+	char path[SYSFS_PATH_MAX];
+	uint64_t max;
+	int r;
+
+	p->cpu = info->cpu;
+	p->cpus = info->related;
+	p->freq_khz = info->max_khz;
+	sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_max_freq", info->cpu);
+	r = sysfs_read_u64(path, &max);
+	if (r == 0 && (max == 0 || max > UINT32_MAX))
+		r = -ERANGE;
+	if (r == 0) {
+		p->original_max_khz = p->written_max_khz = (uint32_t)max;
+		r = sysfs_attr_open(&p->max_freq, path, true);
+	}
+	if (r == 0) {
+		sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_cur_freq", info->cpu);
+		r = sysfs_attr_open(&p->cur_freq, path, false);
+	}
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+	return r;
+}
+
+/* Steps: the table's frequencies within the policies' hardware limits. */
+static int choose_steps(struct cap_actor *c, const struct cpufreq_policy_info *const *policies)
+{
+	for (size_t i = 0; i < c->base.table.n; i++) {
+		uint32_t khz = c->base.table.entry[i].freq_khz;
+
+		if (khz >= policies[0]->min_khz && khz <= policies[0]->max_khz)
+			c->step_khz[c->n_steps++] = khz;
+	}
+	if (c->n_steps == 0) {
+		pa_log(PA_LOG_ERR, "%s: no OPP of the power model is within %" PRIu32 "-%" PRIu32
+		       " kHz", c->base.name, policies[0]->min_khz, policies[0]->max_khz);
+		return -ERANGE;
+	}
+	c->base.max_state = c->n_steps - 1;
+	return 0;
+}
+
+struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies,
+				    size_t n_policies, const struct actor_config *cfg)
+{
+	struct cap_actor *c = calloc(1, sizeof(*c) + n_policies * sizeof(c->policy[0]));
+	char name[16], of_node[SYSFS_PATH_MAX], cpus[48];
+	struct opp_device dev = { .name = name, .of_node = of_node };
+
+	if (!c)
+		return NULL;
+	actor_init(&c->base, &cap_ops, ACTOR_CPUFREQ_CAP, cfg);
+	for (size_t i = 0; i < n_policies; i++)
+		c->policy[i].cur_freq.fd = c->policy[i].max_freq.fd = -1;
+	c->n_policies = n_policies;
+	cpumask_format_list(&cfg->cpus, cpus, sizeof(cpus));
+	snprintf(c->base.name, sizeof(c->base.name), "cpufreq-cap-%s", cpus);
+	snprintf(name, sizeof(name), "cpu%u", policies[0]->cpu);
+	sysfs_pathf(of_node, CPU_DIR "/cpu%u/of_node", policies[0]->cpu);
+	dev.freq_khz = policies[0]->freq_khz;
+	dev.n_freqs = policies[0]->n_freqs;
+	dev.dpc = cfg->dynamic_power_coefficient;
+	dev.config_opps = cfg->opps;
+	dev.n_config_opps = cfg->n_opps;
+	for (size_t i = 0; i < n_policies; i++)
+		if (open_cap_policy(&c->policy[i], policies[i]) < 0)
+			goto fail;
+	if (actor_load_model(&c->base, &dev) < 0 || choose_steps(c, policies) < 0)
+		goto fail;
+	c->base.freq_khz = policies[0]->max_khz;
+	return &c->base;
+fail:
+	cap_destroy(&c->base);
+	return NULL;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The x86 laptop tree (suite integration): no zone controls itself (acpitz
+ * has one passive trip and Processor cooling devices have no power model;
+ * x86_pkg_temp has no trips), so the config names the package zone with a
+ * RAPL actor and a scaling_max_freq cap on every CPU; both limit and restore.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "tree.h"
+
+#define RAPL "/sys/class/powercap/intel-rapl:0"
+
+static const char package_zone[] =
+	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
+	"  switch_on_temp = 80000; control_temp = 90000; sustainable_power = 15000;\n"
+	"  actors = ( { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
+	"             { type = \"cpufreq_cap\"; cpus = \"0-7\";\n"
+	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"
+	"                        { freq_khz = 1600000; power_mw = 900; },\n"
+	"                        { freq_khz = 2400000; power_mw = 1700; },\n"
+	"                        { freq_khz = 3200000; power_mw = 2900; },\n"
+	"                        { freq_khz = 4700000; power_mw = 5200; } ); } ); } );\n";
+
+static void test_no_zone_controls_itself(void **unused)
+{
+	struct pa_config *cfg = pa_config_new_default();
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 0);
+	assert_int_equal(e.n_actors, 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * Hot package drawing 30 W: the RAPL limit drops below its original 28 W and
+ * every policy's scaling_max_freq below 4.7 GHz; restore puts both back.
+ */
+static void test_rapl_and_cap_limit_and_restore(void **unused)
+{
+	struct pa_config *cfg = tree_config(package_zone);
+	unsigned long long energy = 1000000000ULL;
+	struct engine e;
+	char path[128];
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_actors, 2);
+	assert_string_equal(e.actors[0]->name, "intel-rapl:0");
+	assert_string_equal(e.actors[1]->name, "cpufreq-cap-0-7");
+	assert_int_equal(e.actors[0]->max_mw, 45000);
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 95000);
+	tree_busy_cpus(8, 0);
+	engine_cycle(&e, 1000000);
+	for (int k = 1; k <= 5; k++) {
+		energy += 3000000;	/* 3 J per 100 ms: 30 W */
+		tree_put_u64(RAPL "/energy_uj", energy);
+		tree_busy_cpus(8, 100U * (unsigned int)k);
+		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k), 0);
+	}
+	assert_int_equal(e.actors[0]->req_mw, 30000);
+	assert_int_equal(e.actors[1]->load_pct, 800);
+	assert_true(e.zones[0].active);
+	print_message("budget %u mW: RAPL %llu uW, cap %llu kHz\n", e.zones[0].budget_mw,
+		      tree_get(RAPL "/constraint_0_power_limit_uw"),
+		      tree_get("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"));
+	/* 5 °C above control for half a second: the budget is gone, the limit is at
+	 * its floor, a tenth of the 45 W maximum, and the cap at the lowest step. */
+	assert_int_equal(e.zones[0].budget_mw, 0);
+	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 4500000);
+	assert_int_equal(tree_get("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"), 800000);
+	for (int c = 0; c < 8; c++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq", c);
+		assert_true(tree_get(path) < 4700000);
+		assert_int_equal(tree_get(path), tree_get("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"));
+	}
+	assert_int_equal(engine_restore(&e), 0);
+	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 28000000);
+	for (int c = 0; c < 8; c++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq", c);
+		assert_int_equal(tree_get(path), 4700000);
+	}
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * energy_uj wraps at max_energy_range_uj: the power across the wrap is still
+ * right.  Just above control, the grant lands between floor and maximum and
+ * is written as it is.
+ */
+static void test_energy_wrap(void **unused)
+{
+	struct pa_config *cfg = tree_config(package_zone);
+	const unsigned long long range = 262143328850ULL;
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.actors[0]->min_mw, 4500);
+	tree_put_u64(RAPL "/energy_uj", range - 1000000);
+	engine_cycle(&e, 1000000);
+	tree_put_u64(RAPL "/energy_uj", 1500000);	/* 2.5 J later, across the wrap */
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 90200);
+	tree_busy_cpus(8, 100);
+	engine_cycle(&e, 1100000);
+	assert_int_equal(e.actors[0]->req_mw, 25000);
+	assert_true(e.zones[0].budget_mw > 10000 && e.zones[0].budget_mw < 20000);
+	assert_true(e.actors[0]->granted_mw > 4500 && e.actors[0]->granted_mw < 28000);
+	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"),
+			 (unsigned long long)e.actors[0]->granted_mw * 1000);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/* CPUs that are not whole policies are refused with the reason. */
+static void test_cap_needs_whole_policies(void **unused)
+{
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"p\"; sensor = \"x86_pkg_temp\"; switch_on_temp = 80000;\n"
+		"  control_temp = 90000; actors = ( { type = \"cpufreq_cap\"; cpus = \"0-9\";\n"
+		"  opps = ( { freq_khz = 800000; power_mw = 400; } ); } ); } );\n");
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_zone_controls_itself),
+		cmocka_unit_test(test_rapl_and_cap_limit_and_restore),
+		cmocka_unit_test(test_energy_wrap),
+		cmocka_unit_test(test_cap_needs_whole_policies),
+	};
+
+	if (tree_main_guard())
+		return 1;
+	pa_log_set_level(PA_LOG_DEBUG);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "tree.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+void tree_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+void tree_put_u64(const char *path, unsigned long long value)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%llu\n", value);
+	tree_put(path, text);
+}
+
+void tree_get_str(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, (int)size, f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+long long tree_get(const char *path)
+{
+	char buf[64];
+
+	tree_get_str(path, buf, sizeof(buf));
+	return strtoll(buf, NULL, 10);
+}
+
+void tree_busy_cpus(unsigned int n_cpus, unsigned int busy)
+{
+	FILE *f = fopen("/proc/stat", "w");
+
+	assert_non_null(f);
+	fprintf(f, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	for (unsigned int c = 0; c < n_cpus; c++)
+		fprintf(f, "cpu%u %u 0 50 1000 0 0 0 0 0 0\n", c, 100 + busy);
+	fprintf(f, "intr 0\nctxt 0\n");
+	fclose(f);
+}
+
+const char *tree_real_path(const char *sys_path)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", getenv("FIXTURE_DIR"), sys_path);
+	return path;
+}
+
+struct pa_config *tree_config(const char *text)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	if (pa_config_load_string(text, "test.conf", &c, &err) < 0)
+		fail_msg("%s", err.text);
+	return c;
+}
+
+int tree_main_guard(void)
+{
+	if (getenv("UMOCKDEV_DIR") && getenv("FIXTURE_DIR"))
+		return 0;
+	fprintf(stderr, "run under tests/run-in-tree\n");
+	return 1;
+}

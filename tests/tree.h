@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Helpers for tests that run in a fixture tree under umockdev-wrapper
+ * (tests/run-in-tree): paths like "/sys/..." and "/proc/stat" reach the tree.
+ * Every helper fails the current cmocka test on error.
+ */
+#include <stddef.h>
+
+#include "config.h"
+
+/** tree_put() - replace the contents of @path with @text (in place). */
+void tree_put(const char *path, const char *text);
+
+/** tree_put_u64() - write @value and a newline to @path. */
+void tree_put_u64(const char *path, unsigned long long value);
+
+/** tree_get() - the number at the start of @path. */
+long long tree_get(const char *path);
+
+/** tree_get_str() - the first line of @path, without its newline. */
+void tree_get_str(const char *path, char *buf, size_t size);
+
+/**
+ * tree_busy_cpus() - write /proc/stat for CPUs 0..@n_cpus-1, each with
+ * @busy more busy ticks than the fixture's own sample (idle unchanged).
+ */
+void tree_busy_cpus(unsigned int n_cpus, unsigned int busy);
+
+/** tree_real_path() - where @sys_path is on disk (for links and removals). */
+const char *tree_real_path(const char *sys_path);
+
+/** tree_config() - parse @text as a config; fails the test with the error. */
+struct pa_config *tree_config(const char *text);
+
+/** tree_main_guard() - 0 when run by run-in-tree, else 1 with a message. */
+int tree_main_guard(void);
