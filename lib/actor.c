@@ -2,6 +2,9 @@
 /* What the actor kinds share. */
 #include "actor.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "actor_internal.h"
 #include "divvy.h"
 #include "log.h"
@@ -80,4 +83,19 @@ int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
 int freq_actor_restore(struct actor *a)
 {
 	return cooling_state_restore(&((struct freq_actor *)a)->cs);
+}
+
+int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%" PRIu64, value);
+	return fn(userdata, path, text);
+}
+
+int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	const struct freq_actor *f = (const struct freq_actor *)a;
+
+	return actor_save_u64(fn, userdata, f->cs.write.path, f->cs.original);
 }

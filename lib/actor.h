@@ -30,12 +30,20 @@ struct cycle_sample {
 struct actor;
 
 /**
+ * saved_value_fn - receives one file an actor will restore and the value
+ * it will write there, for the state file a crashed daemon is restored from.
+ * Return: 0 or negative errno (stops the walk).
+ */
+typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value);
+
+/**
  * struct actor_ops - the operations of one kind of actor.
  * @sample: measure the actor for this cycle: its load and requested power
  *	(actor->load_pct, actor->req_mw) and its maximum (actor->max_mw).
  * @set_power: limit the device to @granted_mw; the state is written only
  *	when it changes.
  * @restore: put back what the actor found when it was created.
+ * @save: report each file @restore writes and its value to @fn.
  * @destroy: close files and free the actor.
  * Each returns 0 or a negative errno, after logging once with the file.
  */
@@ -43,6 +51,7 @@ struct actor_ops {
 	int (*sample)(struct actor *a, const struct cycle_sample *s);
 	int (*set_power)(struct actor *a, uint32_t granted_mw);
 	int (*restore)(struct actor *a);
+	int (*save)(const struct actor *a, saved_value_fn fn, void *userdata);
 	void (*destroy)(struct actor *a);
 };
 
@@ -95,6 +104,11 @@ static inline int actor_set_power(struct actor *a, uint32_t granted_mw)
 static inline int actor_restore(struct actor *a)
 {
 	return a->ops->restore(a);
+}
+
+static inline int actor_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	return a->ops->save(a, fn, userdata);
 }
 
 static inline void actor_destroy(struct actor *a)

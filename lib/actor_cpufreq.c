@@ -65,6 +65,7 @@ static const struct actor_ops cpufreq_ops = {
 	.sample = cpufreq_sample,
 	.set_power = freq_actor_set_power,
 	.restore = freq_actor_restore,
+	.save = freq_actor_save,
 	.destroy = cpufreq_destroy,
 };
 

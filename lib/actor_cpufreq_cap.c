@@ -125,6 +125,20 @@ static int cap_restore(struct actor *a)
 	return first_error;
 }
 
+static int cap_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	const struct cap_actor *c = (const struct cap_actor *)a;
+
+	for (size_t i = 0; i < c->n_policies; i++) {
+		int r = actor_save_u64(fn, userdata, c->policy[i].max_freq.path,
+				       c->policy[i].original_max_khz);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static void cap_destroy(struct actor *a)
 {
 	struct cap_actor *c = to_cap(a);
@@ -140,6 +154,7 @@ static const struct actor_ops cap_ops = {
 	.sample = cap_sample,
 	.set_power = cap_set_power,
 	.restore = cap_restore,
+	.save = cap_save,
 	.destroy = cap_destroy,
 };
 

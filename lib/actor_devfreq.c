@@ -91,6 +91,7 @@ static const struct actor_ops devfreq_ops = {
 	.sample = devfreq_sample,
 	.set_power = freq_actor_set_power,
 	.restore = freq_actor_restore,
+	.save = freq_actor_save,
 	.destroy = devfreq_destroy,
 };
 

@@ -42,6 +42,12 @@ int freq_actor_set_power(struct actor *a, uint32_t granted_mw);
 /** freq_actor_restore() - the cooling state found at start. */
 int freq_actor_restore(struct actor *a);
 
+/** freq_actor_save() - cur_state and the state found at start. */
+int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata);
+
+/** actor_save_u64() - report @path with @value in decimal. */
+int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value);
+
 /** freq_actor_init() - the shared part; files closed until opened. */
 void freq_actor_init(struct freq_actor *f, const struct actor_ops *ops, enum actor_kind kind,
 		     const struct actor_config *cfg);

@@ -113,6 +113,13 @@ static int powercap_restore(struct actor *a)
 	return 0;
 }
 
+static int powercap_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	const struct powercap_actor *p = (const struct powercap_actor *)a;
+
+	return actor_save_u64(fn, userdata, p->limit.path, p->original_limit_uw);
+}
+
 static void powercap_destroy(struct actor *a)
 {
 	struct powercap_actor *p = to_powercap(a);
@@ -126,6 +133,7 @@ static const struct actor_ops powercap_ops = {
 	.sample = powercap_sample,
 	.set_power = powercap_set_power,
 	.restore = powercap_restore,
+	.save = powercap_save,
 	.destroy = powercap_destroy,
 };
 

@@ -37,7 +37,7 @@ static uint32_t restrictive_grant(const struct engine *e, const struct actor *a)
 	return grant == UINT32_MAX ? a->max_mw : grant;
 }
 
-int engine_cycle(struct engine *e, uint64_t now_us)
+int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 {
 	struct cycle_sample s;
 	int first_error = 0, r;
@@ -49,9 +49,15 @@ int engine_cycle(struct engine *e, uint64_t now_us)
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
 	for (size_t z = 0; z < e->n_zones; z++) {
-		/* A zone whose sensor fails keeps its last grants. */
-		if (zone_read_temp(&e->zones[z]) == 0)
-			zone_cycle(&e->zones[z]);
+		struct zone *zone = &e->zones[z];
+
+		if (due && !due[z])
+			continue;	/* keeps its last grants */
+		if (zone_read_temp(zone) == 0)
+			zone_cycle(zone);
+		else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
+			zone_cycle_blind(zone);
+		/* Else the zone holds its last grants for a few periods. */
 	}
 	for (size_t i = 0; i < e->n_actors; i++) {
 		r = actor_set_power(e->actors[i], restrictive_grant(e, e->actors[i]));
@@ -84,6 +90,28 @@ int engine_restore(struct engine *e)
 		}
 	}
 	return first_error;
+}
+
+int engine_save(const struct engine *e, saved_value_fn fn, void *userdata)
+{
+	char path[SYSFS_PATH_MAX];
+	int r;
+
+	/* In the order engine_restore() writes: states first, then the policies. */
+	for (size_t i = 0; i < e->n_actors; i++) {
+		r = actor_save(e->actors[i], fn, userdata);
+		if (r < 0)
+			return r;
+	}
+	for (size_t z = 0; z < e->n_zones; z++) {
+		if (!e->zones[z].original_policy[0])
+			continue;
+		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", e->zones[z].tz_id);
+		r = fn(userdata, path, e->zones[z].original_policy);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 void engine_free(struct engine *e)

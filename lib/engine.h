@@ -58,18 +58,26 @@ int engine_build(struct engine *e, const struct pa_config *cfg);
 int engine_sample_load(struct engine *e);
 
 /**
- * engine_cycle() - one period of every zone: load, temperatures, budgets,
- * grants; each actor then applies the smallest grant of the zones it serves.
+ * engine_cycle() - one period of the zones that are due: load (read once),
+ * temperatures, budgets, grants; each actor then applies the smallest grant
+ * of the zones it serves (zones not due count with their last grants).
  * @now_us: monotonic time, us.
+ * @due: per zone, whether it runs now; NULL runs them all.
  * Return: 0, or the first negative errno met (logged).
  */
-int engine_cycle(struct engine *e, uint64_t now_us);
+int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
 
 /**
  * engine_restore() - every actor back to what it found, every zone back to
  * its original policy.  Return: 0 or the first negative errno (logged).
  */
 int engine_restore(struct engine *e);
+
+/**
+ * engine_save() - every file engine_restore() writes, with its value, to @fn
+ * (zone policies first).  Return: 0 or @fn's negative errno.
+ */
+int engine_save(const struct engine *e, saved_value_fn fn, void *userdata);
 
 /** engine_free() - close and free everything (does not restore). */
 void engine_free(struct engine *e);

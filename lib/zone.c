@@ -12,15 +12,18 @@ int zone_read_temp(struct zone *z)
 	int64_t temp;
 	int r = sysfs_attr_read_s64(&z->sensor, &temp);
 
-	if (r == 0 && (temp < INT32_MIN || temp > INT32_MAX))
+	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
 	if (r < 0) {
 		if (!z->sensor_failed)
 			pa_log(PA_LOG_ERR, "zone %s: %s: %s; holding the current limits", z->name,
-			       z->sensor.path, r == -EINVAL ? "not a number" : strerror(-r));
+			       z->sensor.path, r == -EINVAL ? "not a number" :
+			       r == -ERANGE ? "not a plausible temperature" : strerror(-r));
 		z->sensor_failed = true;
+		z->failed_reads++;
 		return r;
 	}
+	z->failed_reads = 0;
 	if (z->sensor_failed)
 		pa_log(PA_LOG_NOTICE, "zone %s: %s reads again (%lld m°C)", z->name, z->sensor.path,
 		       (long long)temp);
@@ -29,20 +32,51 @@ int zone_read_temp(struct zone *z)
 	return 0;
 }
 
-void zone_cycle(struct zone *z)
+/* The actors' requests, weights and maxima; returns the sums of max and min. */
+static void gather(const struct zone *z, struct divvy_actor *d, uint32_t *max_mw,
+		   uint32_t *min_mw)
 {
-	struct divvy_actor d[ZONE_MAX_ACTORS];
-	uint32_t max_mw = 0, min_mw = 0;
-
+	*max_mw = *min_mw = 0;
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 
 		d[i].req_mw = a->req_mw;
 		d[i].weight_q10 = a->weight_q10;
 		d[i].max_mw = a->max_mw;
-		max_mw += a->max_mw;
-		min_mw += a->min_mw;
+		*max_mw += a->max_mw;
+		*min_mw += a->min_mw;
 	}
+}
+
+static void divide(struct zone *z, struct divvy_actor *d)
+{
+	divvy(d, z->n_actors, z->budget_mw);
+	for (size_t i = 0; i < z->n_actors; i++)
+		z->grant_mw[i] = d[i].granted_mw;
+}
+
+void zone_cycle_blind(struct zone *z)
+{
+	struct divvy_actor d[ZONE_MAX_ACTORS];
+	uint32_t max_mw, min_mw;
+
+	gather(z, d, &max_mw, &min_mw);
+	if (z->failed_reads == ZONE_FAULT_PERIODS)
+		pa_log(PA_LOG_WARNING, "zone %s: no temperature for %u periods; limiting to the "
+		       "sustainable power, %u mW", z->name, ZONE_FAULT_PERIODS,
+		       z->pid.sustainable_power_mw);
+	pid_reset(&z->pid_state);
+	z->active = true;
+	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;
+	divide(z, d);
+}
+
+void zone_cycle(struct zone *z)
+{
+	struct divvy_actor d[ZONE_MAX_ACTORS];
+	uint32_t max_mw, min_mw;
+
+	gather(z, d, &max_mw, &min_mw);
 	z->active = z->temp_mc >= z->switch_on_mc;
 	if (!z->active) {
 		pid_reset(&z->pid_state);
@@ -54,9 +88,7 @@ void zone_cycle(struct zone *z)
 	}
 	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
 				&z->pid_out);
-	divvy(d, z->n_actors, z->budget_mw);
-	for (size_t i = 0; i < z->n_actors; i++)
-		z->grant_mw[i] = d[i].granted_mw;
+	divide(z, d);
 }
 
 uint32_t zone_estimate_sustainable_power(const struct zone *z)

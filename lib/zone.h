@@ -14,6 +14,12 @@
 #include "sysfs.h"
 
 #define ZONE_MAX_ACTORS 64
+/* Periods a zone holds its limits without a sane temperature before it
+ * throttles to its sustainable power. */
+#define ZONE_FAULT_PERIODS 3
+/* Readings outside this range are sensor faults, not temperatures (m°C). */
+#define ZONE_TEMP_MIN_MC (-60000)
+#define ZONE_TEMP_MAX_MC 200000
 
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
@@ -35,6 +41,7 @@ enum sustainable_power_source {
  * This period's results, for logs, traces and D-Bus:
  * @temp_mc, @active, @budget_mw, @pid_out.
  * @sensor_failed: the last read failed (logged once until it reads again).
+ * @failed_reads: consecutive periods without a sane temperature.
  */
 struct zone {
 	char name[64];
@@ -54,10 +61,12 @@ struct zone {
 	uint32_t budget_mw;
 	struct pid_output pid_out;
 	bool sensor_failed;
+	unsigned int failed_reads;
 };
 
 /**
- * zone_read_temp() - read the sensor into zone->temp_mc.
+ * zone_read_temp() - read the sensor into zone->temp_mc.  A value outside
+ * [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a failed read.
  * Return: 0, or negative errno (logged once until the sensor reads again).
  */
 int zone_read_temp(struct zone *z);
@@ -69,6 +78,13 @@ int zone_read_temp(struct zone *z);
  * The grants are left in z->grant_mw.
  */
 void zone_cycle(struct zone *z);
+
+/**
+ * zone_cycle_blind() - a period without a temperature, after
+ * ZONE_FAULT_PERIODS of them: the budget is the sustainable power, divided
+ * among the actors as usual, so the zone stays safe until the sensor is back.
+ */
+void zone_cycle_blind(struct zone *z);
 
 /** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
 uint32_t zone_estimate_sustainable_power(const struct zone *z);

@@ -126,7 +126,7 @@ static void test_cycle_above_control(void **unused)
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
 	tree_busy_cpus(6, 100);
-	assert_int_equal(engine_cycle(&e, 100000), 0);
+	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
 
 	print_message("budget %ld: little %ld mW -> state %ld, big %ld mW -> state %ld\n", budget,
 		      grant_l, expected_state(little, grant_l, 4), grant_b,
@@ -151,7 +151,7 @@ static void test_cycle_above_control(void **unused)
 	 * stays. */
 	tree_put("/sys/class/thermal/cooling_device0/cur_state", "5\n");
 	tree_busy_cpus(6, 200);
-	assert_int_equal(engine_cycle(&e, 200000), 0);
+	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
 	assert_true(e.actors[0]->granted_mw < grant_l);
 	assert_int_equal(e.actors[0]->state, expected_state(little, grant_l, 4));
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), 5);
@@ -177,7 +177,7 @@ static void test_most_restrictive_grant(void **unused)
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "50000\n");
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "80000\n");
 	tree_busy_cpus(6, 100);
-	assert_int_equal(engine_cycle(&e, 100000), 0);
+	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
 	big_state = tree_get("/sys/class/thermal/cooling_device1/cur_state");
 	assert_true(big_state > 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), 0);
@@ -186,7 +186,7 @@ static void test_most_restrictive_grant(void **unused)
 
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "50000\n");
 	tree_busy_cpus(6, 200);
-	assert_int_equal(engine_cycle(&e, 200000), 0);
+	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
 	assert_states(0);
 	engine_free(&e);
 	pa_config_free(cfg);
@@ -205,14 +205,14 @@ static void test_devfreq_load(void **unused)
 	assert_int_equal(engine_build(&e, cfg), 2);
 	assert_string_equal(e.actors[2]->name, "devfreq-ff9a0000.gpu");
 	tree_busy_cpus(6, 100);
-	engine_cycle(&e, 100000);
+	engine_cycle(&e, 100000, NULL);
 	assert_int_equal(e.actors[2]->load_pct, 100);
 	assert_int_equal(e.actors[2]->req_mw, 2555);
 	engine_free(&e);
 
 	tree_put("/sys/class/devfreq/ff9a0000.gpu/load", "37@800000000Hz\n");
 	assert_int_equal(engine_build(&e, cfg), 2);
-	engine_cycle(&e, 200000);
+	engine_cycle(&e, 200000, NULL);
 	assert_int_equal(e.actors[2]->load_pct, 37);
 	assert_int_equal(e.actors[2]->req_mw, 2555 * 37 / 100);
 	engine_free(&e);

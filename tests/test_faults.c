@@ -116,7 +116,11 @@ static void test_state_above_max(void **unused)
 	check_bad_cur_state("9\n", "9 is outside [0, 5]");
 }
 
-/* "abc" as a temperature: logged once over many periods, limits held, recovery noticed. */
+/*
+ * "abc" as a temperature: logged once over many periods; the limits are held
+ * for ZONE_FAULT_PERIODS periods, then the zone runs on its sustainable
+ * power; recovery is noticed.  An absurd reading counts as a fault too.
+ */
 static void test_garbage_temperature(void **unused)
 {
 	const char *file = "/sys/class/thermal/thermal_zone0/temp";
@@ -124,16 +128,32 @@ static void test_garbage_temperature(void **unused)
 
 	(void)unused;
 	assert_int_equal(build_auto(&e), 1);
+	tree_put(file, "80000\n");
+	engine_cycle(&e, 0, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 0);
 	tree_put(file, "abc\n");
-	for (int k = 0; k < 5; k++)
-		engine_cycle(&e, (uint64_t)k * 100000);
+	for (int k = 1; k < ZONE_FAULT_PERIODS; k++) {
+		engine_cycle(&e, (uint64_t)k * 100000, NULL);
+		assert_int_equal(e.zones[0].budget_mw, 0);	/* held */
+	}
+	for (int k = ZONE_FAULT_PERIODS; k < 6; k++)
+		engine_cycle(&e, (uint64_t)k * 100000, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 350);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("holding the current limits"));
+	assert_true(logged("limiting to the sustainable power, 350 mW"));
 	assert_true(e.zones[0].sensor_failed);
 	tree_put(file, "45000\n");
-	engine_cycle(&e, 600000);
+	engine_cycle(&e, 600000, NULL);
 	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].active);
 	assert_true(logged("reads again"));
+	n_messages = 0;
+	tree_put(file, "255000\n");
+	engine_cycle(&e, 700000, NULL);
+	assert_true(e.zones[0].sensor_failed);
+	assert_true(logged("not a plausible temperature"));
+	tree_put(file, "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 }

@@ -50,7 +50,7 @@ static void test_server_discovery_and_cycle(void **unused)
 	for (int k = 1; k <= 20; k++) {
 		tree_busy_cpus(N_CPUS, 100U * (unsigned int)k);
 		start = now_us();
-		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)k), 0);
+		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)k, NULL), 0);
 		elapsed = now_us() - start;
 		if (elapsed < best)
 			best = elapsed;

@@ -64,12 +64,12 @@ static void test_rapl_and_cap_limit_and_restore(void **unused)
 	assert_int_equal(e.actors[0]->max_mw, 45000);
 	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 95000);
 	tree_busy_cpus(8, 0);
-	engine_cycle(&e, 1000000);
+	engine_cycle(&e, 1000000, NULL);
 	for (int k = 1; k <= 5; k++) {
 		energy += 3000000;	/* 3 J per 100 ms: 30 W */
 		tree_put_u64(RAPL "/energy_uj", energy);
 		tree_busy_cpus(8, 100U * (unsigned int)k);
-		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k), 0);
+		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k, NULL), 0);
 	}
 	assert_int_equal(e.actors[0]->req_mw, 30000);
 	assert_int_equal(e.actors[1]->load_pct, 800);
@@ -112,11 +112,11 @@ static void test_energy_wrap(void **unused)
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.actors[0]->min_mw, 4500);
 	tree_put_u64(RAPL "/energy_uj", range - 1000000);
-	engine_cycle(&e, 1000000);
+	engine_cycle(&e, 1000000, NULL);
 	tree_put_u64(RAPL "/energy_uj", 1500000);	/* 2.5 J later, across the wrap */
 	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 90200);
 	tree_busy_cpus(8, 100);
-	engine_cycle(&e, 1100000);
+	engine_cycle(&e, 1100000, NULL);
 	assert_int_equal(e.actors[0]->req_mw, 25000);
 	assert_true(e.zones[0].budget_mw > 10000 && e.zones[0].budget_mw < 20000);
 	assert_true(e.actors[0]->granted_mw > 4500 && e.actors[0]->granted_mw < 28000);
