@@ -255,7 +255,9 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
-	if (!strstr(tz->available_policies, "user_space") ||
+	if (sysfs_read_only()) {
+		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
+	} else if (!strstr(tz->available_policies, "user_space") ||
 	    thermal_zone_set_policy(tz->id, "user_space") < 0) {
 		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
 		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);

@@ -15,6 +15,18 @@
 
 #include "parse.h"
 
+static bool read_only;
+
+void sysfs_set_read_only(bool ro)
+{
+	read_only = ro;
+}
+
+bool sysfs_read_only(void)
+{
+	return read_only;
+}
+
 static int open_flags(bool write)
 {
 	return write ? O_WRONLY | O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
@@ -28,6 +40,8 @@ int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
 	if (strlen(path) >= sizeof(attr->path))
 		return -ENAMETOOLONG;
 	strcpy(attr->path, path);
+	if (write && read_only)
+		return 0;
 	fd = open(path, open_flags(write));
 	if (fd < 0)
 		return -errno;
@@ -100,6 +114,8 @@ int sysfs_attr_write_u64(const struct sysfs_attr *attr, uint64_t value)
 {
 	char buf[24];
 
+	if (read_only)
+		return -EROFS;
 	if (attr->fd < 0)
 		return -EBADF;
 	snprintf(buf, sizeof(buf), "%" PRIu64, value);
@@ -167,9 +183,11 @@ int sysfs_read_s64(const char *path, int64_t *value)
 
 int sysfs_write_str(const char *path, const char *value)
 {
-	int fd = open(path, open_flags(true));
-	int r;
+	int fd, r;
 
+	if (read_only)
+		return -EROFS;
+	fd = open(path, open_flags(true));
 	if (fd < 0)
 		return -errno;
 	r = write_fd(fd, value);

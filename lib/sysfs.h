@@ -29,6 +29,17 @@ struct sysfs_attr {
 #define SYSFS_ATTR_INIT { .fd = -1, .path = "" }
 
 /**
+ * sysfs_set_read_only() - from now on, refuse every write (-EROFS) and open
+ * attributes meant for writing as placeholders (fd -1), so that discovery
+ * can run without touching anything, and without write permission
+ * (powerallocd --check-config).
+ */
+void sysfs_set_read_only(bool read_only);
+
+/** sysfs_read_only() - whether writes are refused. */
+bool sysfs_read_only(void);
+
+/**
  * sysfs_attr_open() - open @path for reading (O_RDONLY) or writing
  * (O_WRONLY|O_NOFOLLOW); both with O_CLOEXEC.
  * Return: 0 or negative errno (-ENAMETOOLONG for a path over SYSFS_PATH_MAX).

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one-shot commands: --check-config and --restore, and loading the config. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "daemon.h"
+#include "engine.h"
+#include "log.h"
+#include "saved.h"
+#include "thermal.h"
+
+static const char *const sp_source_names[] = { "config", "sysfs", "estimated" };
+
+struct pa_config *daemon_load_config(const struct options *opts)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+	int r = pa_config_load_file(opts->config_path, &c, &err);
+
+	if (r == -ENOENT && !opts->config_given) {
+		c = pa_config_new_default();
+		if (c)
+			fprintf(stderr, "%s: not found; using the defaults and the kernel's thermal "
+				"bindings\n", opts->config_path);
+		return c;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		return NULL;
+	}
+	return c;
+}
+
+static void print_gains(const struct pid_params *p)
+{
+	printf("    controller %s, period %u ms, k_po %.1f k_pu %.1f k_i %.1f mW/°C, k_d %.3f, "
+	       "integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" : "default",
+	       p->period_ms, p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
+	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc);
+}
+
+static void print_actor(const struct actor *a)
+{
+	printf("    actor %s (%s), weight %.2f, %s, max %u mW, states 0-%lu, power model: %s\n",
+	       a->name, actor_kind_name(a->kind), a->weight_q10 / 1024.0,
+	       a->cdev_id >= 0 ? "cooling device" : "sysfs limit", a->max_mw, a->max_state,
+	       a->kind == ACTOR_POWERCAP ? "measured (energy_uj)" : opp_source_name(a->source));
+	for (size_t k = 0; k < a->table.n; k++)
+		printf("      %8u kHz %8u mW%s\n", a->table.entry[k].freq_khz,
+		       a->table.entry[k].power_mw,
+		       a->kind == ACTOR_CPUFREQ || a->kind == ACTOR_CPUFREQ_CAP ? " per CPU" : "");
+}
+
+static void print_engine(const struct engine *e)
+{
+	for (size_t i = 0; i < e->n_zones; i++) {
+		const struct zone *z = &e->zones[i];
+
+		printf("zone %s: thermal_zone%d, switch-on %d m°C, control %d m°C, sustainable "
+		       "power %u mW (%s)\n", z->name, z->tz_id, z->switch_on_mc, z->control_mc,
+		       z->pid.sustainable_power_mw, sp_source_names[z->sp_source]);
+		print_gains(&z->pid);
+		for (size_t k = 0; k < z->n_actors; k++)
+			print_actor(z->actors[k]);
+	}
+}
+
+int daemon_check_config(const struct options *opts)
+{
+	struct pa_config *c = daemon_load_config(opts);
+	struct engine e;
+	int n;
+
+	if (!c)
+		return EXIT_BAD_CONFIG;
+	/* Discovery only: nothing is written, and no write permission is needed. */
+	sysfs_set_read_only(true);
+	journal_setup(LOG_TARGET_STDERR, opts->log_level >= 0 ? opts->log_level : PA_LOG_WARNING);
+	n = engine_build(&e, c);
+	if (n < 0) {
+		fprintf(stderr, "cannot read the thermal subsystem: %s\n", strerror(-n));
+		pa_config_free(c);
+		return EXIT_FAILURE_RUNTIME;
+	}
+	printf("%s: %s, %zu zone%s %s\n", opts->config_path, c->n_zones ? "configured zones" :
+	       "no zones configured (automatic)", e.n_zones, e.n_zones == 1 ? "" : "s",
+	       e.n_zones ? "controllable" : "controllable: powerallocd would wait for one");
+	print_engine(&e);
+	engine_free(&e);
+	if (c->n_zones && (size_t)n < c->n_zones) {
+		fprintf(stderr, "%s: %zu of %zu configured zones cannot be controlled (see above)\n",
+			opts->config_path, c->n_zones - (size_t)n, c->n_zones);
+		pa_config_free(c);
+		return EXIT_BAD_CONFIG;
+	}
+	pa_config_free(c);
+	return EXIT_OK;
+}
+
+int daemon_restore(const struct options *opts)
+{
+	struct saved s = { 0 };
+	size_t failed;
+	int r;
+
+	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level : PA_LOG_INFO);
+	r = saved_read(&s, opts->state_path);
+	if (r == -ENOENT) {
+		journal_log(PA_LOG_INFO, NULL, "%s: no state file; nothing to restore",
+			    opts->state_path);
+		return EXIT_OK;
+	}
+	if (r < 0) {
+		journal_log(PA_LOG_ERR, NULL, "%s: %s", opts->state_path, strerror(-r));
+		return EXIT_RESTORE_INCOMPLETE;
+	}
+	failed = saved_restore(&s);
+	journal_log(failed ? PA_LOG_ERR : PA_LOG_NOTICE, NULL,
+		    "restored %zu of %zu files from %s", s.n - failed, s.n, opts->state_path);
+	saved_clear(&s);
+	if (failed)
+		return EXIT_RESTORE_INCOMPLETE;
+	if (unlink(opts->state_path) < 0)
+		journal_log(PA_LOG_WARNING, NULL, "%s: cannot remove: %s", opts->state_path,
+			    strerror(errno));
+	return EXIT_OK;
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event loop: one timer serves every zone (each has its own next-due
+ * time, so /proc/stat is read once for all the zones due together), signals,
+ * thermal netlink events, and the fail-safe state file.
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "netlink.h"
+#include "saved.h"
+#include "trace.h"
+
+#define NEVER UINT64_MAX
+#define USEC_PER_MSEC UINT64_C(1000)
+/* Events come in bursts (a module loads several devices): rescan once. */
+#define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
+
+struct daemon {
+	sd_event *event;
+	sd_event_source *tick;
+	sd_event_source *rescan;
+	const struct options *opts;
+	struct pa_config *config;
+	struct engine engine;
+	struct saved saved;
+	struct trace trace;
+	struct netlink *netlink;
+	uint64_t start_us;
+	uint64_t *next_due_us;
+	bool *due;
+	bool *was_active;
+	bool ready;
+	char status[512];
+};
+
+static uint64_t now_us(const struct daemon *d)
+{
+	uint64_t t = 0;
+
+	sd_event_now(d->event, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+/* Per-zone schedule arrays for the current engine; every zone due now. */
+static int reset_schedule(struct daemon *d)
+{
+	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
+
+	free(d->next_due_us);
+	free(d->due);
+	free(d->was_active);
+	d->next_due_us = calloc(n, sizeof(*d->next_due_us));
+	d->due = calloc(n, sizeof(*d->due));
+	d->was_active = calloc(n, sizeof(*d->was_active));
+	return d->next_due_us && d->due && d->was_active ? 0 : -ENOMEM;
+}
+
+static bool zone_limited(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->actors[i]->granted_mw < z->actors[i]->max_mw)
+			return true;
+	return false;
+}
+
+/* Fast polling while active or still limiting; idle_poll_ms otherwise (0: never). */
+static uint64_t zone_next_due(const struct daemon *d, const struct zone *z, uint64_t now)
+{
+	if (z->active || zone_limited(z) || z->sensor_failed)
+		return now + z->pid.period_ms * USEC_PER_MSEC;
+	if (d->config->idle_poll_ms == 0)
+		return NEVER;
+	return now + d->config->idle_poll_ms * USEC_PER_MSEC;
+}
+
+static void update_status(struct daemon *d)
+{
+	char status[sizeof(d->status)] = "";
+	size_t len = 0;
+
+	if (d->engine.n_zones == 0)
+		snprintf(status, sizeof(status), "no controllable zone; waiting for thermal zones");
+	for (size_t i = 0; i < d->engine.n_zones && len < sizeof(status) - 1; i++) {
+		const struct zone *z = &d->engine.zones[i];
+		int n;
+
+		if (z->active)
+			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f°C budget %u mW",
+				     i ? ", " : "", z->name, z->temp_mc / 1000.0, z->budget_mw);
+		else
+			n = snprintf(status + len, sizeof(status) - len, "%s%s idle", i ? ", " : "",
+				     z->name);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (strcmp(status, d->status) != 0) {
+		snprintf(d->status, sizeof(d->status), "%s", status);
+		sd_notifyf(0, "STATUS=%s", d->status);
+	}
+}
+
+/* Logs the state changes of zone @i after its period. */
+static void report_zone(struct daemon *d, size_t i, uint64_t now)
+{
+	const struct zone *z = &d->engine.zones[i];
+
+	if (z->active && !d->was_active[i])
+		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, switch-on %.1f°C crossed; controlling",
+			     z->name, z->temp_mc / 1000.0, z->switch_on_mc / 1000.0);
+	else if (!z->active && d->was_active[i])
+		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, below switch-on; limits released",
+			     z->name, z->temp_mc / 1000.0);
+	d->was_active[i] = z->active;
+	journal_cycle(z);
+	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z);
+}
+
+static void arm_tick(struct daemon *d)
+{
+	uint64_t next = NEVER, accuracy = USEC_PER_MSEC;
+	bool fast = false;
+
+	for (size_t i = 0; i < d->engine.n_zones; i++) {
+		if (d->next_due_us[i] < next)
+			next = d->next_due_us[i];
+		fast |= d->engine.zones[i].active || zone_limited(&d->engine.zones[i]);
+	}
+	if (next == NEVER) {
+		sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
+		return;
+	}
+	/* Idle: let the wakeup move by a quarter of the poll so it coalesces. */
+	if (!fast)
+		accuracy = d->config->idle_poll_ms * USEC_PER_MSEC / 4;
+	sd_event_source_set_time(d->tick, next);
+	sd_event_source_set_time_accuracy(d->tick, accuracy ? accuracy : USEC_PER_MSEC);
+	sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t now = now_us(d);
+
+	(void)s;
+	(void)usec;
+	for (size_t i = 0; i < d->engine.n_zones; i++)
+		d->due[i] = d->next_due_us[i] <= now + USEC_PER_MSEC;
+	engine_cycle(&d->engine, now, d->due);
+	for (size_t i = 0; i < d->engine.n_zones; i++) {
+		if (!d->due[i])
+			continue;
+		report_zone(d, i, now);
+		d->next_due_us[i] = zone_next_due(d, &d->engine.zones[i], now);
+	}
+	if (!d->ready) {
+		d->ready = true;
+		sd_notify(0, "READY=1");
+	}
+	update_status(d);
+	arm_tick(d);
+	return 0;
+}
+
+/* Writes the state file; a daemon that cannot is still worth running. */
+static void save_state(struct daemon *d)
+{
+	int r = saved_write(&d->saved, d->opts->state_path);
+
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "%s: cannot write the state file: %s; a crash would leave the "
+		       "limits in place until powerallocd runs again", d->opts->state_path,
+		       strerror(-r));
+}
+
+/* Files the previous engine wrote that @next does not: give them back now. */
+static int release_unused(void *userdata, const char *path, const char *value)
+{
+	struct saved *keep = userdata;
+
+	return saved_add(keep, path, value) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Replaces the engine with one built from @cfg.  A reload that cannot build
+ * every configured zone is rejected and the running engine stays.
+ */
+static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
+{
+	struct engine next;
+	struct saved keep = { 0 };
+	int n = engine_build(&next, cfg);
+
+	if (n < 0)
+		return n;
+	if (reload && cfg->n_zones && (size_t)n < cfg->n_zones) {
+		saved_restore_new(&d->saved, &next);
+		engine_free(&next);
+		return -EINVAL;
+	}
+	engine_save(&next, release_unused, &keep);
+	saved_release_except(&d->saved, &keep);
+	saved_clear(&keep);
+	saved_merge_engine(&d->saved, &next, NULL);
+	save_state(d);
+	engine_free(&d->engine);
+	d->engine = next;
+	return reset_schedule(d);
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	int r;
+
+	(void)s;
+	(void)usec;
+	journal_log(PA_LOG_INFO, NULL, "rescanning thermal zones and cooling devices");
+	r = rebuild(d, d->config, false);
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));
+	on_tick(d->tick, 0, d);
+	return 0;
+}
+
+static void on_thermal_event(void *userdata, const struct thermal_event *ev)
+{
+	struct daemon *d = userdata;
+
+	pa_log(PA_LOG_DEBUG, "thermal event %s (zone %d, trip %d, cooling device %d)",
+	       thermal_event_name(ev->kind), ev->tz_id, ev->trip_id, ev->cdev_id);
+	if (ev->kind == THERMAL_EVENT_TRIP_UP || ev->kind == THERMAL_EVENT_TRIP_DOWN) {
+		/* A hint: the zone re-reads its temperature from sysfs now. */
+		for (size_t i = 0; i < d->engine.n_zones; i++)
+			if (d->engine.zones[i].tz_id == ev->tz_id)
+				d->next_due_us[i] = now_us(d);
+		arm_tick(d);
+		return;
+	}
+	sd_event_source_set_time(d->rescan, now_us(d) + RESCAN_DELAY_US);
+	sd_event_source_set_enabled(d->rescan, SD_EVENT_ONESHOT);
+}
+
+static void reload(struct daemon *d)
+{
+	struct pa_config *next;
+	struct pa_config_error err;
+	int r;
+
+	sd_notify(0, "RELOADING=1");
+	r = pa_config_load_file(d->opts->config_path, &next, &err);
+	if (r < 0) {
+		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s; the running config stays", err.text);
+	} else if ((r = rebuild(d, next, true)) < 0) {
+		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s could not be applied (%s); the "
+			    "running config stays", d->opts->config_path, strerror(-r));
+		pa_config_free(next);
+	} else {
+		pa_config_free(d->config);
+		d->config = next;
+		if (d->opts->log_level < 0)
+			journal_set_level((int)next->log_level);
+		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu zones", d->opts->config_path,
+			    d->engine.n_zones);
+		on_tick(d->tick, 0, d);
+	}
+	sd_notify(0, "READY=1");
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)s;
+	if (si->ssi_signo == SIGHUP) {
+		reload(d);
+		return 0;
+	}
+	journal_log(PA_LOG_INFO, NULL, "%s: stopping", strsignal((int)si->ssi_signo));
+	return sd_event_exit(d->event, 0);
+}
+
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	return sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ? -errno : 0;
+}
+
+static int setup_event(struct daemon *d)
+{
+	int r;
+
+	if ((r = block_signals()) < 0 || (r = sd_event_default(&d->event)) < 0 ||
+	    (r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d)) < 0 ||
+	    (r = sd_event_add_time(d->event, &d->tick, CLOCK_MONOTONIC, 0, 0, on_tick, d)) < 0 ||
+	    (r = sd_event_add_time(d->event, &d->rescan, CLOCK_MONOTONIC, NEVER, 0, on_rescan,
+				   d)) < 0)
+		return r;
+	sd_event_source_set_enabled(d->rescan, SD_EVENT_OFF);
+	/* WATCHDOG=1 from the loop itself, when systemd asks for it. */
+	return sd_event_set_watchdog(d->event, true) < 0 ? -EIO : 0;
+}
+
+static int setup_engine(struct daemon *d)
+{
+	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
+	int n = engine_build(&d->engine, d->config);
+	int r;
+
+	if (n < 0) {
+		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
+		return n;
+	}
+	if (d->config->n_zones && (size_t)n < d->config->n_zones)
+		pa_log(PA_LOG_WARNING, "%d of %zu configured zones are controlled; see above", n,
+		       d->config->n_zones);
+	if (n == 0)
+		journal_log(PA_LOG_NOTICE, NULL, "no controllable zone; waiting for thermal zones");
+	if ((r = saved_merge_engine(&d->saved, &d->engine, NULL)) < 0)
+		return r;
+	save_state(d);
+	if (trace && *trace && (r = trace_open(&d->trace, trace)) < 0)
+		pa_log(PA_LOG_ERR, "%s: cannot write the trace: %s", trace, strerror(-r));
+	return reset_schedule(d);
+}
+
+static void teardown(struct daemon *d)
+{
+	size_t failed;
+
+	sd_notify(0, "STOPPING=1");
+	failed = saved_restore(&d->saved);
+	if (failed == 0)
+		unlink(d->opts->state_path);
+	else
+		pa_log(PA_LOG_ERR, "%zu files could not be restored; %s kept for powerallocd --restore",
+		       failed, d->opts->state_path);
+	journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+	netlink_close(d->netlink);
+	trace_close(&d->trace);
+	engine_free(&d->engine);
+	saved_clear(&d->saved);
+	sd_event_source_unref(d->tick);
+	sd_event_source_unref(d->rescan);
+	sd_event_unref(d->event);
+	pa_config_free(d->config);
+	free(d->next_due_us);
+	free(d->due);
+	free(d->was_active);
+}
+
+int daemon_run(const struct options *opts)
+{
+	struct daemon d = { .opts = opts };
+	int r;
+
+	d.engine.proc_stat.fd = -1;
+	d.config = daemon_load_config(opts);
+	if (!d.config)
+		return EXIT_BAD_CONFIG;
+	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level
+							      : (int)d.config->log_level);
+	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
+		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
+		teardown(&d);
+		return EXIT_FAILURE_RUNTIME;
+	}
+	d.start_us = now_us(&d);
+	d.netlink = netlink_open(d.event, on_thermal_event, &d);
+	r = sd_event_loop(d.event);
+	teardown(&d);
+	return r < 0 ? EXIT_FAILURE_RUNTIME : EXIT_OK;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * powerallocd: the service.  The engine (lib/engine.h) does the control;
+ * this is the glue: sd-event timers and signals, netlink events, the state
+ * file, journald, the trace, sd_notify.
+ */
+#include <stdbool.h>
+
+#include "journal.h"
+
+/* Exit codes, as powerallocd(8) lists them. */
+#define EXIT_OK 0
+#define EXIT_FAILURE_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_BAD_CONFIG 3
+#define EXIT_RESTORE_INCOMPLETE 4
+
+/**
+ * struct options - the command line.
+ * @config_path: the config file; @config_given: it was named on the command
+ *	line (then it must exist; the default may be absent).
+ * @log_level: syslog priority, -1 for the config's.
+ * @log_target: journald, stderr or the first that works.
+ * @trace_path: CSV trace, overriding the config's trace_file; NULL for none given.
+ * @state_path: the state file.
+ */
+struct options {
+	const char *config_path;
+	bool config_given;
+	int log_level;
+	enum log_target log_target;
+	const char *trace_path;
+	const char *state_path;
+};
+
+/** daemon_run() - run until SIGTERM/SIGINT, then restore.  Return: an exit code. */
+int daemon_run(const struct options *opts);
+
+/** daemon_check_config() - parse, discover read-only and print.  Return: an exit code. */
+int daemon_check_config(const struct options *opts);
+
+/** daemon_restore() - restore from the state file and remove it.  Return: an exit code. */
+int daemon_restore(const struct options *opts);
+
+/**
+ * daemon_load_config() - the config at opts->config_path; the defaults when
+ * it is the default path and does not exist.  Errors are printed.
+ * Return: the config or NULL.
+ */
+struct pa_config *daemon_load_config(const struct options *opts);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The daemon's log: journald with structured fields, or stderr with the
+ * same fields as key=value where no journald listens (containers, tests).
+ * The library's messages (lib/log.h) come through here too.
+ */
+#include <stdarg.h>
+
+#include "zone.h"
+
+enum log_target {
+	LOG_TARGET_AUTO,	/* journald if it accepts the first message, else stderr */
+	LOG_TARGET_JOURNAL,
+	LOG_TARGET_STDERR,
+};
+
+/** journal_setup() - where to log and the most detailed priority (3..7). */
+void journal_setup(enum log_target target, int max_priority);
+
+/** journal_set_level() - change the most detailed priority (reload). */
+void journal_set_level(int max_priority);
+
+/** journal_enabled() - whether @priority is logged (skip costly formatting). */
+int journal_enabled(int priority);
+
+/**
+ * journal_log() - one message with extra fields.
+ * @fields: "KEY=value" strings, NULL-terminated, or NULL.
+ */
+void journal_log(int priority, const char *const *fields, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** journal_zone() - a state change of @z, with ZONE=, TEMPERATURE_MC=, BUDGET_MW=. */
+void journal_zone(int priority, const struct zone *z, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** journal_cycle() - the per-period debug record of @z and each of its actors. */
+void journal_cycle(const struct zone *z);

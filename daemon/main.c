@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* powerallocd: command line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build-config.h"
+#include "daemon.h"
+
+#define DEFAULT_CONFIG SYSCONFDIR "/powerallocd.conf"
+#define DEFAULT_RUNTIME_DIR "/run/powerallocd"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: powerallocd [OPTIONS]\n"
+		"Keeps thermal zones at their control temperature by dividing a power budget\n"
+		"among the devices that heat them (the kernel's power allocator, in user space).\n"
+		"\n"
+		"  -c, --config PATH       configuration file (default " DEFAULT_CONFIG ")\n"
+		"      --check-config      parse the configuration, discover the zones and\n"
+		"                          actors read-only, print them and exit\n"
+		"  -l, --log-level LEVEL   err, warning, notice, info or debug (default: the\n"
+		"                          configuration's log_level)\n"
+		"      --log-target TARGET journal, stderr or auto (default auto)\n"
+		"  -t, --trace FILE        write every control period to FILE as CSV\n"
+		"      --state-file PATH   where the values to restore are kept (default\n"
+		"                          $RUNTIME_DIRECTORY/state, else " DEFAULT_RUNTIME_DIR "/state)\n"
+		"      --restore           restore what a stopped or killed powerallocd left\n"
+		"                          limited, from the state file, and exit\n"
+		"  -V, --version           print the version and exit\n"
+		"  -h, --help              print this help and exit\n"
+		"\n"
+		"See powerallocd(8) and powerallocd.conf(5).\n");
+}
+
+static int parse_level(const char *s)
+{
+	static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i + 3;
+	return -1;
+}
+
+static int parse_target(const char *s, enum log_target *t)
+{
+	if (strcmp(s, "auto") == 0)
+		*t = LOG_TARGET_AUTO;
+	else if (strcmp(s, "journal") == 0)
+		*t = LOG_TARGET_JOURNAL;
+	else if (strcmp(s, "stderr") == 0)
+		*t = LOG_TARGET_STDERR;
+	else
+		return -1;
+	return 0;
+}
+
+static const char *default_state_path(void)
+{
+	static char path[512];
+	const char *dir = getenv("RUNTIME_DIRECTORY");
+
+	/* systemd may list several directories, separated by ':'. */
+	snprintf(path, sizeof(path), "%.*s/state", dir ? (int)strcspn(dir, ":") : 16,
+		 dir ? dir : DEFAULT_RUNTIME_DIR);
+	return path;
+}
+
+enum command { RUN, CHECK_CONFIG, RESTORE };
+enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+		{ "trace", required_argument, NULL, 't' },
+		{ "state-file", required_argument, NULL, OPT_STATE_FILE },
+		{ "restore", no_argument, NULL, OPT_RESTORE },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct options opts = { .config_path = DEFAULT_CONFIG, .log_level = -1,
+				.log_target = LOG_TARGET_AUTO };
+	enum command command = RUN;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:l:t:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opts.config_path = optarg; opts.config_given = true; break;
+		case 'l':
+			if ((opts.log_level = parse_level(optarg)) < 0) {
+				fprintf(stderr, "powerallocd: --log-level: \"%s\" is not one of err, "
+					"warning, notice, info, debug\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_LOG_TARGET:
+			if (parse_target(optarg, &opts.log_target) < 0) {
+				fprintf(stderr, "powerallocd: --log-target: \"%s\" is not one of auto, "
+					"journal, stderr\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't': opts.trace_path = optarg; break;
+		case OPT_STATE_FILE: opts.state_path = optarg; break;
+		case OPT_CHECK_CONFIG: command = CHECK_CONFIG; break;
+		case OPT_RESTORE: command = RESTORE; break;
+		case 'V': printf("powerallocd %s\n", PACKAGE_VERSION); return EXIT_OK;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "powerallocd: unexpected argument \"%s\"\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!opts.state_path)
+		opts.state_path = default_state_path();
+	if (command == CHECK_CONFIG)
+		return daemon_check_config(&opts);
+	if (command == RESTORE)
+		return daemon_restore(&opts);
+	return daemon_run(&opts);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * What powerallocd must put back when it stops: each sysfs file it writes
+ * and the value it found there before it first wrote.  Kept in memory and in
+ * the state file under the runtime directory, so that a daemon that was
+ * killed can be cleaned up after by `powerallocd --restore`.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine.h"
+
+#define SAVED_VALUE_MAX 64
+
+struct saved_entry {
+	char path[SYSFS_PATH_MAX];
+	char value[SAVED_VALUE_MAX];
+};
+
+/** struct saved - the set of (path, original value) pairs, in first-seen order. */
+struct saved {
+	size_t n;
+	size_t cap;
+	struct saved_entry *entries;
+};
+
+/**
+ * saved_add() - add (@path, @value) unless @path is already there.
+ * Return: 1 added, 0 already there, -EINVAL for a path outside /sys or an
+ * unusable value, -ENOMEM.
+ */
+int saved_add(struct saved *s, const char *path, const char *value);
+
+/**
+ * saved_release_except() - write back and forget every entry of @s whose
+ * path is not in @keep (devices a new engine no longer drives).
+ */
+void saved_release_except(struct saved *s, const struct saved *keep);
+
+/**
+ * saved_merge_engine() - add the files @e restores that are not in @s yet,
+ * with @e's values; files already in @s keep the value first seen.
+ * @added: if not NULL, set to the number of new entries.
+ * Return: 0 or negative errno.
+ */
+int saved_merge_engine(struct saved *s, const struct engine *e, size_t *added);
+
+/**
+ * saved_restore_new() - write back the values of @e's files that are NOT in
+ * @s (what a rejected engine took over that nobody had before).
+ */
+void saved_restore_new(const struct saved *s, const struct engine *e);
+
+/**
+ * saved_write() - write @s to @path atomically (temporary file + rename).
+ * Return: 0 or negative errno.
+ */
+int saved_write(const struct saved *s, const char *path);
+
+/**
+ * saved_read() - load @path into @s.  Lines that are not "PATH<TAB>VALUE"
+ * with PATH under /sys and free of "..", are skipped and logged.
+ * Return: 0, -ENOENT when there is no state file, other negative errno.
+ */
+int saved_read(struct saved *s, const char *path);
+
+/**
+ * saved_restore() - write every value back (each logged on failure).
+ * Return: the number of files that could not be written.
+ */
+size_t saved_restore(const struct saved *s);
+
+/** saved_clear() - empty @s and free its memory. */
+void saved_clear(struct saved *s);

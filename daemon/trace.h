@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * --trace FILE / trace_file: one CSV row per zone and actor per period, for
+ * tuning and plots (tools/plot-trace).  Columns:
+ *   time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,
+ *   actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "zone.h"
+
+struct trace {
+	FILE *file;
+	char path[256];
+};
+
+/** trace_open() - create or truncate @path and write the header. Return: 0 or negative errno. */
+int trace_open(struct trace *t, const char *path);
+
+/** trace_zone() - the rows of @z for the period at @time_ms (since start). */
+void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z);
+
+/** trace_close() - flush and close (no-op when not open). */
+void trace_close(struct trace *t);
