@@ -44,11 +44,11 @@ static int open_load(struct engine *e)
 		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", strerror(-r));
 		return r;
 	}
-	/* Both samples start equal: the first period sees no load yet. */
-	r = engine_sample_load(e);
-	if (r == 0)
+	/* Both samples start equal: the first period sees no load yet.  A read
+	 * that fails now (logged) leaves both empty until the next one. */
+	if (engine_sample_load(e) == 0)
 		memcpy(e->stat[!e->cur], e->stat[e->cur], sizeof(struct cpu_stat));
-	return r;
+	return 0;
 }
 
 static struct actor *find_actor(const struct engine *e, int cdev_id)

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The powerallocd binary on fixture trees under umockdev-wrapper: options,
+--check-config, control with sd_notify, SIGTERM restore, SIGKILL then
+--restore, SIGHUP reloads (rejected and accepted), trace and log fields.
+
+usage: test_daemon.py (POWERALLOCD names the binary)
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fixture  # noqa: E402
+
+POWERALLOCD = os.environ.get("POWERALLOCD", "build/daemon/powerallocd")
+# e.g. valgrind, put between umockdev-wrapper and powerallocd (meson test --setup valgrindtree)
+WRAPPER = os.environ.get("RUN_IN_TREE_WRAPPER", "").split()
+CDEV = "sys/devices/virtual/thermal/cooling_device%d/cur_state"
+ZONE0 = "sys/devices/virtual/thermal/thermal_zone0/"
+
+HOT_CONFIG = """
+idle_poll_ms = 200;
+zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  actors = ( { type = "cpufreq"; cpus = "0-3"; }, { type = "cpufreq"; cpus = "4-5"; } ); } );
+"""
+
+
+def wait_for(predicate, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+class Tree:
+    """A fresh RK3399 tree with a load generator keeping every CPU busy."""
+
+    def __init__(self, name="rk3399-dt"):
+        self.dir = tempfile.mkdtemp(prefix="powerallocd-daemon.")
+        fixture.TREES[name](fixture.Tree(self.dir))
+        self.busy = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._load, daemon=True)
+        self.thread.start()
+
+    def _load(self):
+        while not self.stop.is_set():
+            self.busy += 5
+            lines = ["cpu  0 0 0 0 0 0 0 0 0 0"]
+            lines += ["cpu%d %d 0 50 1000 0 0 0 0 0 0" % (c, 100 + self.busy) for c in range(6)]
+            self.write("proc/stat", "\n".join(lines + ["intr 0", ""]))
+            time.sleep(0.01)
+
+    def path(self, rel):
+        return os.path.join(self.dir, rel)
+
+    def read(self, rel):
+        with open(self.path(rel)) as f:
+            return f.read().strip()
+
+    def write(self, rel, text):
+        """In place, as the kernel changes a file the daemon keeps open: one
+        write over the old contents, then the length; never an empty file."""
+        fd = os.open(self.path(rel), os.O_WRONLY)
+        try:
+            os.pwrite(fd, text.encode(), 0)
+            os.ftruncate(fd, len(text.encode()))
+        finally:
+            os.close(fd)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        shutil.rmtree(self.dir)
+
+
+class Daemon:
+    def __init__(self, tree, config, *args):
+        self.tree = tree
+        self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
+        self.config = os.path.join(self.work, "powerallocd.conf")
+        self.state = os.path.join(self.work, "state")
+        self.trace = os.path.join(self.work, "trace.csv")
+        self.log = os.path.join(self.work, "log")
+        with open(self.config, "w") as f:
+            f.write(config)
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(os.path.join(self.work, "notify"))
+        self.notify.setblocking(False)
+        self.messages = []
+        env = dict(os.environ, UMOCKDEV_DIR=tree.dir,
+                   NOTIFY_SOCKET=os.path.join(self.work, "notify"))
+        self.proc = subprocess.Popen(
+            ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
+             "--log-target", "stderr", "--trace", self.trace] + list(args),
+            env=env, stderr=self._logfile())
+
+    def _logfile(self):
+        self.logfile = open(self.log, "w")
+        return self.logfile
+
+    def notified(self, prefix):
+        while True:
+            try:
+                self.messages += self.notify.recv(4096).decode().split("\n")
+            except BlockingIOError:
+                break
+        return [m for m in self.messages if m.startswith(prefix)]
+
+    def logtext(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait(self):
+        return self.proc.wait(timeout=10)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.notify.close()
+        self.logfile.close()
+        shutil.rmtree(self.work)
+
+
+def run(tree, *args):
+    env = dict(os.environ, UMOCKDEV_DIR=tree.dir)
+    return subprocess.run(["umockdev-wrapper"] + WRAPPER + [POWERALLOCD] + list(args), env=env,
+                          capture_output=True, text=True, timeout=30)
+
+
+class Options(unittest.TestCase):
+    def test_version_help_usage(self):
+        out = subprocess.run([POWERALLOCD, "--version"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0)
+        self.assertRegex(out.stdout, r"^powerallocd \d+\.\d+")
+        out = subprocess.run([POWERALLOCD, "--help"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0)
+        for option in ("--config", "--check-config", "--log-level", "--trace", "--restore",
+                       "--state-file", "--log-target"):
+            self.assertIn(option, out.stdout)
+        out = subprocess.run([POWERALLOCD, "--bogus"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        out = subprocess.run([POWERALLOCD, "--log-level", "loud"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("not one of err", out.stderr)
+
+
+class CheckConfig(unittest.TestCase):
+    def setUp(self):
+        self.tree = Tree()
+        self.work = tempfile.mkdtemp()
+
+    def tearDown(self):
+        self.tree.close()
+        shutil.rmtree(self.work)
+
+    def conf(self, text):
+        path = os.path.join(self.work, "c.conf")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_prints_zones_and_touches_nothing(self):
+        before = {p: self.tree.read(p) for p in (CDEV % 0, CDEV % 1, ZONE0 + "policy")}
+        out = run(self.tree, "--check-config", "-c", self.conf(HOT_CONFIG))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("zone cpu: thermal_zone0", out.stdout)
+        self.assertIn("actor cpufreq-cpu4 (cpufreq)", out.stdout)
+        self.assertIn("1800000 kHz     1130 mW per CPU", out.stdout)
+        self.assertIn("power model: device-tree", out.stdout)
+        self.assertEqual(before, {p: self.tree.read(p) for p in before})
+
+    def test_invalid_config(self):
+        out = run(self.tree, "--check-config", "-c", self.conf("zones = ( { name = 1; } );\n"))
+        self.assertEqual(out.returncode, 3)
+        self.assertIn("c.conf:1: zones[0].name: expected a string", out.stderr)
+
+    def test_zone_that_does_not_exist(self):
+        out = run(self.tree, "--check-config", "-c", self.conf(
+            'zones = ( { name = "x"; sensor = "nope"; switch_on_temp = 1000; control_temp = 2000;'
+            ' actors = ( { type = "cpufreq"; cpus = "0-3"; } ); } );\n'))
+        self.assertEqual(out.returncode, 3)
+        self.assertIn('no thermal zone "nope"', out.stderr)
+
+    def test_missing_named_config(self):
+        out = run(self.tree, "--check-config", "-c", os.path.join(self.work, "absent.conf"))
+        self.assertEqual(out.returncode, 3)
+        self.assertIn("No such file", out.stderr)
+
+
+class Control(unittest.TestCase):
+    def setUp(self):
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+
+    def tearDown(self):
+        self.daemon.close()
+        self.tree.close()
+
+    def start(self, config=HOT_CONFIG):
+        self.daemon = Daemon(self.tree, config)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
+
+    def trace_rows(self):
+        with open(self.daemon.trace) as f:
+            return len(f.read().splitlines())
+
+    def throttled(self):
+        return int(self.tree.read(CDEV % 1)) > 0
+
+    def test_controls_then_restores_on_sigterm(self):
+        self.start()
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu 80.0°C budget")))
+        with open(self.daemon.state) as f:
+            state = f.read()
+        self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise", state)
+        self.assertIn("/sys/class/thermal/cooling_device1/cur_state\t0", state)
+        log = self.daemon.logtext()
+        self.assertIn("switch-on 70.0°C crossed; controlling ZONE=cpu TEMPERATURE_MC=80000", log)
+        self.assertRegex(log, r"(listening to thermal netlink events|polling only)")
+        self.assertTrue(wait_for(lambda: self.trace_rows() > 6))
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertFalse(os.path.exists(self.daemon.state))
+        with open(self.daemon.trace) as f:
+            rows = f.read().splitlines()
+        self.assertTrue(rows[0].startswith("time_ms,zone,temp_mc,active,err_mc"))
+        self.assertGreater(len(rows), 6)
+        self.assertIn(",cpu,80000,1,-5000,", rows[-1])
+
+    def test_sigkill_then_restore(self):
+        self.start()
+        self.assertTrue(wait_for(self.throttled))
+        self.daemon.signal(signal.SIGKILL)
+        self.daemon.wait()
+        self.assertTrue(self.throttled())
+        out = run(self.tree, "--restore", "--state-file", self.daemon.state,
+                  "--log-target", "stderr")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("restored 3 of 3 files", out.stderr)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertFalse(os.path.exists(self.daemon.state))
+        out = run(self.tree, "--restore", "--state-file", self.daemon.state,
+                  "--log-target", "stderr")
+        self.assertEqual(out.returncode, 0)
+        self.assertIn("nothing to restore", out.stderr)
+
+    def test_reload_rejected_then_accepted(self):
+        self.start()
+        self.assertTrue(wait_for(self.throttled))
+        with open(self.daemon.config, "w") as f:
+            f.write("zones = ( garbage\n")
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()))
+        self.assertIn("powerallocd.conf:1: syntax error", self.daemon.logtext())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertTrue(wait_for(self.throttled))
+        # The new config drops the big cluster: it is released at once.
+        with open(self.daemon.config, "w") as f:
+            f.write(HOT_CONFIG.replace(', { type = "cpufreq"; cpus = "4-5"; }', ""))
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: self.tree.read(CDEV % 1) == "0"))
+        with open(self.daemon.state) as f:
+            self.assertNotIn("cooling_device1", f.read())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_cools_down_and_releases(self):
+        self.start()
+        self.assertTrue(wait_for(self.throttled))
+        self.tree.write(ZONE0 + "temp", "50000\n")
+        self.assertTrue(wait_for(lambda: not self.throttled()))
+        self.assertTrue(wait_for(lambda: "below switch-on; limits released"
+                                 in self.daemon.logtext()))
+        self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu idle")))
+
+
+class NoZone(unittest.TestCase):
+    def test_keeps_running_without_a_zone(self):
+        tree = Tree("x86-laptop")
+        try:
+            daemon = Daemon(tree, "idle_poll_ms = 100;\n")
+            try:
+                self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+                self.assertTrue(daemon.notified("STATUS=no controllable zone"))
+                time.sleep(0.3)
+                self.assertIsNone(daemon.proc.poll())
+                daemon.signal(signal.SIGTERM)
+                self.assertEqual(daemon.wait(), 0)
+            finally:
+                daemon.close()
+        finally:
+            tree.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
