@@ -7,6 +7,7 @@
 usage: test_daemon.py (POWERALLOCD names the binary)
 """
 import os
+import re
 import shutil
 import signal
 import socket
@@ -153,6 +154,13 @@ class Options(unittest.TestCase):
         for option in ("--config", "--check-config", "--log-level", "--trace", "--restore",
                        "--state-file", "--log-target"):
             self.assertIn(option, out.stdout)
+        # powerallocd(8) has an entry for every option --help lists.
+        with open(os.path.join(HERE, "..", "man", "powerallocd.8.scd")) as f:
+            man = f.read()
+        options = set(re.findall(r"(--[a-z-]+)", out.stdout))
+        self.assertGreaterEqual(len(options), 9)
+        for option in options:
+            self.assertIn("*%s*" % option, man)
         out = subprocess.run([POWERALLOCD, "--bogus"], capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
         out = subprocess.run([POWERALLOCD, "--log-level", "loud"], capture_output=True, text=True)
