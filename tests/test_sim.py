@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Closed loop: the real powerallocd against the simulated RockPro64, every
+workload at 10x real time.  The temperature must be held near control, the
+work delivered must be reported, and the daemon must restore on exit.
+
+usage: test_sim.py (POWERALLOCD_SIM names the simulator)
+"""
+import os
+import re
+import subprocess
+import unittest
+
+SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
+
+
+def simulate(workload, controller="default", duration=60):
+    out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", str(duration),
+                          "--workload", workload, "--controller", controller],
+                         capture_output=True, text=True, timeout=120)
+    summary = {}
+    for key, pattern in (("max", r"maximum temperature\s+([\d.]+)"),
+                         ("overshoot", r"max overshoot\s+([\d.]+)"),
+                         ("above", r"time above control\s+([\d.]+)"),
+                         ("error", r"mean \|error\|, second half\s+([\d.]+)"),
+                         ("work", r"work delivered\s+([\d.]+)")):
+        m = re.search(pattern, out.stdout)
+        summary[key] = float(m.group(1)) if m else None
+    summary["restored"] = "restored: yes" in out.stdout
+    summary["returncode"] = out.returncode
+    summary["output"] = out.stdout + out.stderr
+    return summary
+
+
+class ClosedLoop(unittest.TestCase):
+    def check(self, s, max_overshoot):
+        self.assertEqual(s["returncode"], 0, s["output"])
+        self.assertTrue(s["restored"], s["output"])
+        self.assertLess(s["overshoot"], max_overshoot, s["output"])
+        self.assertGreater(s["work"], 20, s["output"])
+
+    def test_steady_holds_control(self):
+        s = simulate("steady")
+        self.check(s, 1.0)
+        self.assertLess(s["error"], 1.5, s["output"])
+        # Full load needs throttling: without it the die would pass 100 °C.
+        self.assertLess(s["work"], 95, s["output"])
+
+    def test_burst(self):
+        self.check(simulate("burst"), 2.0)
+
+    def test_shift(self):
+        self.check(simulate("shift"), 2.0)
+
+    def test_ambient_step(self):
+        self.check(simulate("ambient-step", duration=90), 3.0)
+
+    def test_kernel_controller(self):
+        self.check(simulate("steady", controller="kernel"), 1.5)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "plant.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const workload_names[] = { "steady", "burst", "shift", "ambient-step" };
+
+int workload_parse(const char *name, enum workload *w)
+{
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(name, workload_names[i]) == 0) {
+			*w = (enum workload)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *workload_name(enum workload w)
+{
+	return (unsigned int)w < 4 ? workload_names[w] : "?";
+}
+
+void plant_init(struct plant *pl, const struct board *b, const struct thermal_params *p,
+		enum workload w, double duration_s)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->board = b;
+	pl->p = *p;
+	pl->workload = w;
+	pl->duration_s = duration_s;
+	pl->die_c = pl->case_c = p->initial_c;
+}
+
+double plant_ambient_c(const struct plant *pl)
+{
+	double third = pl->duration_s / 3;
+
+	if (pl->workload == WORKLOAD_AMBIENT_STEP && pl->t_s >= third && pl->t_s < 2 * third)
+		return pl->p.ambient_c + 15.0;
+	return pl->p.ambient_c;
+}
+
+/* The big cluster is the domain with the highest capacity per MHz. */
+static int is_big(const struct board *b, size_t k)
+{
+	unsigned int best = 0;
+
+	for (size_t i = 0; i < b->n_domains; i++)
+		if (b->domains[i].capacity_dmips_mhz > best)
+			best = b->domains[i].capacity_dmips_mhz;
+	return b->domains[k].n_cpus && b->domains[k].capacity_dmips_mhz == best;
+}
+
+static double demand(const struct plant *pl, size_t k)
+{
+	const struct board_domain *d = &pl->board->domains[k];
+
+	switch (pl->workload) {
+	case WORKLOAD_BURST:
+		return fmod(pl->t_s, 10.0) < 5.0 ? 1.0 : 0.1;
+	case WORKLOAD_SHIFT:
+		if (!d->n_cpus)
+			return 0.3;
+		return (pl->t_s < pl->duration_s / 2) == is_big(pl->board, k) ? 1.0 : 0.05;
+	default:
+		return d->n_cpus ? 1.0 : 0.6;
+	}
+}
+
+/*
+ * schedutil: 1.25 x the utilisation at the top frequency, rounded up to an
+ * OPP, and never above what the cooling state allows.
+ */
+static size_t choose_opp(const struct board_domain *d, double want, unsigned long state)
+{
+	size_t cap = state >= d->n_opps ? 0 : d->n_opps - 1 - state;
+	double target = 1.25 * want * d->opps[d->n_opps - 1].freq_khz;
+	size_t k = 0;
+
+	while (k < d->n_opps - 1 && d->opps[k].freq_khz < target)
+		k++;
+	return k < cap ? k : cap;
+}
+
+static void step_domain(struct plant *pl, size_t k, double dt_s)
+{
+	const struct board_domain *d = &pl->board->domains[k];
+	struct domain_state *s = &pl->dom[k];
+	double top = d->opps[d->n_opps - 1].freq_khz, n = d->n_cpus ? d->n_cpus : 1;
+	double weight = d->capacity_dmips_mhz ? d->capacity_dmips_mhz : 1000;
+	size_t opp;
+
+	s->demand = demand(pl, k);
+	opp = choose_opp(d, s->demand, s->state);
+	s->freq_khz = d->opps[opp].freq_khz;
+	/* Work that fits at this frequency; the rest waits (is lost here). */
+	s->busy = fmin(1.0, s->demand * top / s->freq_khz);
+	s->power_w = d->opps[opp].power_uw / 1e6 * n * s->busy;
+	pl->work_demanded += s->demand * top / 1000 * n * weight * dt_s;
+	pl->work_done += s->busy * s->freq_khz / 1000 * n * weight * dt_s;
+}
+
+void plant_step(struct plant *pl, double dt_s)
+{
+	double die_to_case, case_to_ambient;
+
+	pl->power_w = pl->p.static_power_w;
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		step_domain(pl, k, dt_s);
+		pl->power_w += pl->dom[k].power_w;
+	}
+	die_to_case = (pl->die_c - pl->case_c) / pl->p.die_to_case_k_per_w;
+	case_to_ambient = (pl->case_c - plant_ambient_c(pl)) / pl->p.case_to_ambient_k_per_w;
+	pl->die_c += (pl->power_w - die_to_case) * dt_s / pl->p.die_capacity_j_per_k;
+	pl->case_c += (die_to_case - case_to_ambient) * dt_s / pl->p.case_capacity_j_per_k;
+	pl->t_s += dt_s;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The simulated SoC: a two-node thermal model (die and case, each with a heat
+ * capacity, die to case to ambient through thermal resistances), power
+ * domains with the board's power tables, a schedutil-like frequency choice
+ * capped by each domain's cooling state, and workloads.  Pure computation:
+ * the simulator moves the numbers in and out of the fake /sys tree.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+#define PLANT_MAX_DOMAINS BOARD_MAX_DOMAINS
+
+enum workload {
+	WORKLOAD_STEADY,	/* everything busy */
+	WORKLOAD_BURST,		/* 5 s busy, 5 s light, repeated */
+	WORKLOAD_SHIFT,		/* big cluster busy, then the little one */
+	WORKLOAD_AMBIENT_STEP,	/* steady, ambient +15 °C during the middle third */
+};
+
+struct thermal_params {
+	double ambient_c;
+	double initial_c;		/* die and case at the start (a device already warm) */
+	double die_capacity_j_per_k;
+	double die_to_case_k_per_w;
+	double case_capacity_j_per_k;
+	double case_to_ambient_k_per_w;
+	double static_power_w;		/* the rest of the board, always on */
+};
+
+/**
+ * struct domain_state - one power domain (CPU cluster or GPU) this step.
+ * @demand: work wanted, as a fraction of the domain at its top frequency.
+ * @state: cooling state read back from the tree.
+ * @freq_khz: frequency chosen.
+ * @busy: fraction of time busy at that frequency (0..1).
+ * @power_w: power drawn.
+ */
+struct domain_state {
+	double demand;
+	unsigned long state;
+	uint32_t freq_khz;
+	double busy;
+	double power_w;
+};
+
+struct plant {
+	const struct board *board;
+	struct thermal_params p;
+	enum workload workload;
+	double duration_s;
+	double t_s;
+	double die_c;
+	double case_c;
+	double power_w;
+	struct domain_state dom[PLANT_MAX_DOMAINS];
+	/* Work, in DMIPS-seconds (capacity-weighted MHz x CPUs x s). */
+	double work_done;
+	double work_demanded;
+};
+
+/** plant_init() - at ambient, every domain at state 0. */
+void plant_init(struct plant *pl, const struct board *b, const struct thermal_params *p,
+		enum workload w, double duration_s);
+
+/** plant_step() - advance @dt_s seconds with the current cooling states. */
+void plant_step(struct plant *pl, double dt_s);
+
+/** plant_ambient_c() - the ambient temperature now (the workload may change it). */
+double plant_ambient_c(const struct plant *pl);
+
+/** workload_parse() - "steady", "burst", "shift", "ambient-step". Return: 0 or -1. */
+int workload_parse(const char *name, enum workload *w);
+
+/** workload_name() - the name of @w. */
+const char *workload_name(enum workload w);

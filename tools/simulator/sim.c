@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * powerallocd-sim: the real powerallocd, under umockdev-wrapper, controlling
+ * a simulated SoC through the same files it uses on hardware.  The plant
+ * (plant.c) writes the temperature, /proc/stat, scaling_cur_freq and the
+ * GPU's frequency and load in place every step, and reads the cooling
+ * states back.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libconfig.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plant.h"
+#include "sim_io.h"
+
+struct sim_options {
+	const char *description;
+	enum workload workload;
+	double duration_s;
+	double speed;
+	const char *controller;
+	const char *powerallocd;
+	int quiet;
+};
+
+struct series {
+	double max_die_c;
+	double above_s;
+	double abs_err_sum;
+	size_t abs_err_n;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: powerallocd-sim [OPTIONS]\n"
+		"Runs powerallocd against a simulated SoC and reports how well it held the\n"
+		"control temperature.\n\n"
+		"  -s, --sim FILE          simulation description (default: the RockPro64)\n"
+		"  -w, --workload NAME     steady, burst, shift or ambient-step (default steady)\n"
+		"  -d, --duration SECONDS  simulated time (default 60)\n"
+		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
+		"  -c, --controller NAME   default or kernel (default default)\n"
+		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
+		"  -q, --quiet             only the summary\n"
+		"  -h, --help\n");
+}
+
+static int parse_options(int argc, char **argv, struct sim_options *o)
+{
+	static const struct option longopts[] = {
+		{ "sim", required_argument, NULL, 's' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "speed", required_argument, NULL, 'x' },
+		{ "controller", required_argument, NULL, 'c' },
+		{ "powerallocd", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:p:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o->description = optarg; break;
+		case 'w':
+			if (workload_parse(optarg, &o->workload) < 0) {
+				fprintf(stderr, "unknown workload \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
+		case 'd': o->duration_s = atof(optarg); break;
+		case 'x': o->speed = atof(optarg); break;
+		case 'c': o->controller = optarg; break;
+		case 'p': o->powerallocd = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (o->duration_s < 1 || o->duration_s > 86400 || o->speed < 1 || o->speed > 10 ||
+	    (strcmp(o->controller, "default") != 0 && strcmp(o->controller, "kernel") != 0)) {
+		fprintf(stderr, "duration 1-86400 s, speed 1-10, controller default or kernel\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void record(struct series *s, const struct plant *pl, double control_c)
+{
+	if (pl->die_c > s->max_die_c)
+		s->max_die_c = pl->die_c;
+	if (pl->die_c > control_c)
+		s->above_s += 0.01;
+	/* "Settled": the second half of the run. */
+	if (pl->t_s >= pl->duration_s / 2) {
+		s->abs_err_sum += fabs(pl->die_c - control_c);
+		s->abs_err_n++;
+	}
+}
+
+static void print_second(struct sim *sim, const struct plant *pl)
+{
+	printf("%6.0f s  die %6.2f °C  case %6.2f °C  power %5.0f mW  budget %5ld mW",
+	       pl->t_s, pl->die_c, pl->case_c, pl->power_w * 1000, sim_budget_mw(sim));
+	for (size_t k = 0; k < pl->board->n_domains; k++)
+		printf("  %s %4u MHz (s%lu)", pl->board->domains[k].name,
+		       pl->dom[k].freq_khz / 1000, pl->dom[k].state);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Steps the plant in real time / speed until the duration is simulated. */
+static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options *o,
+		     struct series *s)
+{
+	const double dt_s = 0.01;
+	struct timespec next;
+	long step_ns = (long)(dt_s / o->speed * 1e9);
+	int steps_per_second = (int)lround(1.0 / dt_s);
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (int step = 1; pl->t_s < o->duration_s - dt_s / 2; step++) {
+		sim_read_states(sim, pl);
+		plant_step(pl, dt_s);
+		sim_write_outputs(sim, pl, dt_s);
+		record(s, pl, sim->control_c);
+		if (!o->quiet && step % steps_per_second == 0)
+			print_second(sim, pl);
+		next.tv_nsec += step_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		if (sim_daemon_exited(sim))
+			break;
+	}
+}
+
+static void print_summary(const struct sim *sim, const struct plant *pl, const struct series *s,
+			  const struct sim_options *o, int restored)
+{
+	printf("\nsummary: %s workload, %s controller, %.0f s simulated at %.0fx\n",
+	       workload_name(o->workload), o->controller, pl->t_s, o->speed);
+	printf("  control temperature        %6.2f °C\n", sim->control_c);
+	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
+	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
+	printf("  time above control         %6.1f s\n", s->above_s);
+	printf("  mean |error|, second half  %6.2f °C\n",
+	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
+	printf("  work delivered             %6.1f %% of demanded\n",
+	       pl->work_demanded > 0 ? 100 * pl->work_done / pl->work_demanded : 100);
+	printf("  daemon stopped, limits and policy restored: %s\n", restored ? "yes" : "NO");
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_options o = { .description = SIM_DEFAULT_DESCRIPTION, .duration_s = 60,
+				 .speed = 1, .controller = "default",
+				 .powerallocd = SIM_DEFAULT_POWERALLOCD };
+	struct series s = { 0 };
+	struct plant pl;
+	struct sim sim;
+	int restored;
+
+	if (parse_options(argc, argv, &o) < 0)
+		return 2;
+	if (sim_setup(&sim, o.description, o.controller, o.speed, o.powerallocd) < 0)
+		return 1;
+	plant_init(&pl, sim.board, &sim.thermal, o.workload, o.duration_s);
+	if (!o.quiet)
+		printf("simulating %s (%s), workload %s, %s controller, control %.1f °C\n",
+		       sim.board->name, o.description, workload_name(o.workload), o.controller,
+		       sim.control_c);
+	sim_write_outputs(&sim, &pl, 0);
+	if (sim_start_daemon(&sim) < 0) {
+		sim_cleanup(&sim);
+		return 1;
+	}
+	run_loop(&sim, &pl, &o, &s);
+	restored = sim_stop_daemon(&sim);
+	print_summary(&sim, &pl, &s, &o, restored);
+	sim_cleanup(&sim);
+	return restored ? 0 : 1;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sim_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libconfig.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define USER_HZ 100.0
+
+/* In place, as the kernel changes a file: one write, then the length. */
+static void put_fd(int fd, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return;
+	if (pwrite(fd, text, len, 0) == (ssize_t)len)
+		(void)!ftruncate(fd, (off_t)len);
+}
+
+static int open_in_tree(const struct sim *sim, const char *rel, int flags)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", sim->dir, rel);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+static int lookup_double(config_t *cfg, const char *path, double *v)
+{
+	double d;
+	int i;
+
+	if (config_lookup_float(cfg, path, &d) == CONFIG_TRUE) {
+		*v = d;
+		return 0;
+	}
+	if (config_lookup_int(cfg, path, &i) == CONFIG_TRUE) {
+		*v = i;
+		return 0;
+	}
+	fprintf(stderr, "simulation description: missing number %s\n", path);
+	return -1;
+}
+
+static int lookup_string(config_t *cfg, const char *path, char *buf, size_t size)
+{
+	const char *s;
+
+	if (config_lookup_string(cfg, path, &s) != CONFIG_TRUE) {
+		fprintf(stderr, "simulation description: missing string %s\n", path);
+		return -1;
+	}
+	snprintf(buf, size, "%s", s);
+	return 0;
+}
+
+static int read_description(struct sim *sim, const char *path)
+{
+	struct thermal_params *t = &sim->thermal;
+	char board[64];
+	config_t cfg;
+	int r = -1;
+
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		fprintf(stderr, "%s:%d: %s\n", path, config_error_line(&cfg), config_error_text(&cfg));
+	} else if (lookup_string(&cfg, "board", board, sizeof(board)) == 0 &&
+		   lookup_string(&cfg, "tree", sim->tree_name, sizeof(sim->tree_name)) == 0 &&
+		   lookup_string(&cfg, "gpu_device", sim->gpu_device, sizeof(sim->gpu_device)) == 0 &&
+		   lookup_string(&cfg, "zone.sensor", sim->sensor, sizeof(sim->sensor)) == 0 &&
+		   lookup_double(&cfg, "ambient_c", &t->ambient_c) == 0 &&
+		   lookup_double(&cfg, "initial_c", &t->initial_c) == 0 &&
+		   lookup_double(&cfg, "die.capacity_j_per_k", &t->die_capacity_j_per_k) == 0 &&
+		   lookup_double(&cfg, "die.resistance_k_per_w", &t->die_to_case_k_per_w) == 0 &&
+		   lookup_double(&cfg, "case.capacity_j_per_k", &t->case_capacity_j_per_k) == 0 &&
+		   lookup_double(&cfg, "case.resistance_k_per_w", &t->case_to_ambient_k_per_w) == 0 &&
+		   lookup_double(&cfg, "static_power_w", &t->static_power_w) == 0 &&
+		   lookup_double(&cfg, "zone.switch_on_c", &sim->switch_on_c) == 0 &&
+		   lookup_double(&cfg, "zone.control_c", &sim->control_c) == 0) {
+		sim->board = board_find(board);
+		if (!sim->board)
+			fprintf(stderr, "%s: unknown board \"%s\"\n", path, board);
+		r = sim->board ? 0 : -1;
+	}
+	config_destroy(&cfg);
+	return r;
+}
+
+/* tests/fixture.py TREE DIR */
+static int build_tree(const struct sim *sim)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		execlp("python3", "python3", SIM_FIXTURE_SCRIPT, sim->tree_name, sim->dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "cannot build the %s tree with %s\n", sim->tree_name,
+			SIM_FIXTURE_SCRIPT);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The daemon's config: one zone with every domain as an actor, the
+ * sustainable power the thermal model actually has at control temperature,
+ * and the period scaled by the speed.
+ */
+static int write_config(const struct sim *sim, const char *controller, double speed)
+{
+	const struct thermal_params *t = &sim->thermal;
+	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
+	double sp_w = (sim->control_c - t->ambient_c) / r_total - t->static_power_w;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/powerallocd.conf", sim->dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "idle_poll_ms = %d;\nzones = ( { name = \"soc\"; sensor = \"%s\";\n"
+		"  switch_on_temp = %d; control_temp = %d; sustainable_power = %d;\n"
+		"  period_ms = %d; controller = \"%s\";\n  actors = (\n", (int)(1000 / speed),
+		sim->sensor, (int)(sim->switch_on_c * 1000), (int)(sim->control_c * 1000),
+		(int)(sp_w * 1000), (int)(100 / speed), controller);
+	for (size_t k = 0; k < sim->board->n_domains; k++) {
+		const struct board_domain *d = &sim->board->domains[k];
+
+		if (d->n_cpus)
+			fprintf(f, "    { type = \"cpufreq\"; cpus = \"%u-%u\"; }%s\n", d->cpus[0],
+				d->cpus[d->n_cpus - 1], k + 1 < sim->board->n_domains ? "," : "");
+		else
+			fprintf(f, "    { type = \"devfreq\"; device = \"%s\"; }%s\n", sim->gpu_device,
+				k + 1 < sim->board->n_domains ? "," : "");
+	}
+	fprintf(f, "  ); } );\n");
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static int open_files(struct sim *sim)
+{
+	char rel[256];
+	unsigned int n_clusters = 0;
+
+	/* Every zone of the tree reads the die (one thermal model for the SoC). */
+	for (size_t z = 0; z < SIM_MAX_SENSORS; z++) {
+		char path[512];
+
+		snprintf(rel, sizeof(rel), "sys/devices/virtual/thermal/thermal_zone%zu/temp", z);
+		snprintf(path, sizeof(path), "%s/%s", sim->dir, rel);
+		if (access(path, F_OK) != 0)
+			break;
+		sim->sensor_fd[sim->n_sensors++] = open_in_tree(sim, rel, O_WRONLY);
+	}
+	sim->stat_fd = open_in_tree(sim, "proc/stat", O_WRONLY);
+	for (size_t k = 0; k < sim->board->n_domains; k++) {
+		const struct board_domain *d = &sim->board->domains[k];
+
+		sim->load_fd[k] = -1;
+		if (d->n_cpus) {
+			snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpufreq/policy%u/scaling_cur_freq",
+				 d->cpus[0]);
+			sim->freq_fd[k] = open_in_tree(sim, rel, O_WRONLY);
+			sim->n_cpus += d->n_cpus;
+			n_clusters++;
+		} else {
+			snprintf(rel, sizeof(rel), "sys/class/devfreq/%s/cur_freq", sim->gpu_device);
+			sim->freq_fd[k] = open_in_tree(sim, rel, O_WRONLY);
+			char load[600];
+
+			snprintf(load, sizeof(load), "%s/sys/class/devfreq/%s/load", sim->dir,
+				 sim->gpu_device);
+			sim->load_fd[k] = open(load, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		}
+		/* The fixture registers the clusters' cooling devices first, then the GPU's. */
+		snprintf(rel, sizeof(rel), "sys/devices/virtual/thermal/cooling_device%zu/cur_state",
+			 d->n_cpus ? k : (size_t)n_clusters);
+		sim->state_fd[k] = open_in_tree(sim, rel, O_RDONLY);
+		if (sim->freq_fd[k] < 0 || sim->state_fd[k] < 0)
+			return -1;
+	}
+	return sim->stat_fd < 0 || sim->n_cpus > SIM_MAX_CPUS ? -1 : 0;
+}
+
+int sim_setup(struct sim *sim, const char *description, const char *controller, double speed,
+	      const char *powerallocd)
+{
+	memset(sim, 0, sizeof(*sim));
+	sim->daemon = -1;
+	sim->trace_fd = -1;
+	sim->budget_mw = -1;
+	sim->powerallocd = powerallocd;
+	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
+		return -1;
+	if (build_tree(sim) < 0 || write_config(sim, controller, speed) < 0 || open_files(sim) < 0) {
+		sim_cleanup(sim);
+		return -1;
+	}
+	return 0;
+}
+
+static void write_proc_stat(struct sim *sim, const struct plant *pl, double dt_s)
+{
+	char text[64 * (SIM_MAX_CPUS + 4)];
+	size_t len = (size_t)snprintf(text, sizeof(text), "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	unsigned int cpu = 0;
+
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		const struct board_domain *d = &pl->board->domains[k];
+
+		for (unsigned int i = 0; i < d->n_cpus; i++, cpu++) {
+			sim->busy_ticks[cpu] += pl->dom[k].busy * dt_s * USER_HZ;
+			sim->idle_ticks[cpu] += (1 - pl->dom[k].busy) * dt_s * USER_HZ;
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"cpu%u %.0f 0 0 %.0f 0 0 0 0 0 0\n", d->cpus[i],
+						sim->busy_ticks[cpu], sim->idle_ticks[cpu]);
+		}
+	}
+	snprintf(text + len, sizeof(text) - len, "intr 0\nctxt 0\n");
+	put_fd(sim->stat_fd, text);
+}
+
+void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%ld\n", lround(pl->die_c * 1000));
+	for (size_t z = 0; z < sim->n_sensors; z++)
+		put_fd(sim->sensor_fd[z], text);
+	write_proc_stat(sim, pl, dt_s);
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		uint32_t khz = pl->dom[k].freq_khz ? pl->dom[k].freq_khz
+			       : pl->board->domains[k].opps[pl->board->domains[k].n_opps - 1].freq_khz;
+
+		if (sim->load_fd[k] >= 0) {
+			snprintf(text, sizeof(text), "%ld@%luHz\n", lround(pl->dom[k].busy * 100),
+				 (unsigned long)khz * 1000);
+			put_fd(sim->load_fd[k], text);
+			snprintf(text, sizeof(text), "%lu\n", (unsigned long)khz * 1000);
+		} else {
+			snprintf(text, sizeof(text), "%u\n", khz);
+		}
+		put_fd(sim->freq_fd[k], text);
+	}
+}
+
+void sim_read_states(struct sim *sim, struct plant *pl)
+{
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		char buf[32];
+		ssize_t n = pread(sim->state_fd[k], buf, sizeof(buf) - 1, 0);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			pl->dom[k].state = strtoul(buf, NULL, 10);
+		}
+	}
+}
+
+/* Reads the trace rows written since the last call; keeps the last budget. */
+long sim_budget_mw(struct sim *sim)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (sim->trace_fd < 0) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/trace.csv", sim->dir);
+		sim->trace_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (sim->trace_fd < 0)
+			return -1;
+	}
+	while ((n = read(sim->trace_fd, buf, sizeof(buf) - 1)) > 0) {
+		char *line, *save = NULL;
+
+		buf[n] = '\0';
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *field = line;
+
+			/* Column 10 (budget_mw) of a complete row. */
+			for (int c = 0; c < 9 && field; c++) {
+				field = strchr(field, ',');
+				field = field ? field + 1 : NULL;
+			}
+			if (field && line[0] >= '0' && line[0] <= '9' && strchr(field, ','))
+				sim->budget_mw = strtol(field, NULL, 10);
+		}
+	}
+	return sim->budget_mw;
+}
+
+int sim_start_daemon(struct sim *sim)
+{
+	char conf[512], state[512], trace[512], log[512];
+
+	snprintf(conf, sizeof(conf), "%s/powerallocd.conf", sim->dir);
+	snprintf(state, sizeof(state), "%s/state", sim->dir);
+	snprintf(trace, sizeof(trace), "%s/trace.csv", sim->dir);
+	snprintf(log, sizeof(log), "%s/powerallocd.log", sim->dir);
+	sim->daemon = fork();
+	if (sim->daemon == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		setenv("UMOCKDEV_DIR", sim->dir, 1);
+		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
+		       "--state-file", state, "--trace", trace, "--log-target", "stderr",
+		       (char *)NULL);
+		_exit(127);
+	}
+	if (sim->daemon < 0) {
+		perror("fork");
+		return -1;
+	}
+	return 0;
+}
+
+bool sim_daemon_exited(struct sim *sim)
+{
+	if (!sim->daemon_done && waitpid(sim->daemon, &sim->daemon_status, WNOHANG) == sim->daemon) {
+		sim->daemon_done = true;
+		fprintf(stderr, "powerallocd exited early; see %s/powerallocd.log\n", sim->dir);
+	}
+	return sim->daemon_done;
+}
+
+int sim_stop_daemon(struct sim *sim)
+{
+	bool restored = true;
+
+	if (sim->daemon <= 0)
+		return 0;
+	if (!sim->daemon_done) {
+		kill(sim->daemon, SIGTERM);
+		waitpid(sim->daemon, &sim->daemon_status, 0);
+		sim->daemon_done = true;
+	}
+	for (size_t k = 0; k < sim->board->n_domains; k++) {
+		char buf[32] = "";
+
+		if (pread(sim->state_fd[k], buf, sizeof(buf) - 1, 0) <= 0 || strtoul(buf, NULL, 10))
+			restored = false;
+	}
+	return restored && WIFEXITED(sim->daemon_status) && WEXITSTATUS(sim->daemon_status) == 0;
+}
+
+void sim_cleanup(struct sim *sim)
+{
+	char cmd[600];
+
+	for (size_t z = 0; z < sim->n_sensors; z++)
+		close(sim->sensor_fd[z]);
+	if (sim->trace_fd >= 0)
+		close(sim->trace_fd);
+	if (sim->dir[0] && strstr(sim->dir, "powerallocd-sim.") && !getenv("SIM_KEEP_TREE")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sim->dir);
+		(void)!system(cmd);
+	}
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The simulator's side of the fake tree: building it, the daemon's config,
+ * the files written every step and the cooling states read back, and the
+ * daemon process itself.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "board.h"
+#include "plant.h"
+
+#define SIM_MAX_CPUS 64
+#define SIM_MAX_SENSORS 4
+
+struct sim {
+	const struct board *board;
+	struct thermal_params thermal;
+	double switch_on_c;
+	double control_c;
+	char dir[256];			/* the tree (UMOCKDEV_DIR) and the daemon's files */
+	char tree_name[64];
+	char gpu_device[64];
+	char sensor[64];
+	int sensor_fd[SIM_MAX_SENSORS];
+	size_t n_sensors;
+	int stat_fd;
+	double busy_ticks[SIM_MAX_CPUS];
+	double idle_ticks[SIM_MAX_CPUS];
+	unsigned int n_cpus;
+	int freq_fd[PLANT_MAX_DOMAINS];	/* scaling_cur_freq, or the GPU's cur_freq */
+	int load_fd[PLANT_MAX_DOMAINS];	/* the GPU's devfreq load, -1 for CPUs */
+	int state_fd[PLANT_MAX_DOMAINS];	/* cooling_deviceN/cur_state */
+	pid_t daemon;
+	int daemon_status;
+	bool daemon_done;
+	int trace_fd;
+	long budget_mw;
+	char trace_tail[256];
+	const char *powerallocd;
+};
+
+/** sim_setup() - read the description, build the tree, write the daemon's config. */
+int sim_setup(struct sim *sim, const char *description, const char *controller, double speed,
+	      const char *powerallocd);
+
+/** sim_write_outputs() - temperature, /proc/stat (@dt_s of time), frequencies, GPU load. */
+void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s);
+
+/** sim_read_states() - the cooling states the daemon wrote, into the plant. */
+void sim_read_states(struct sim *sim, struct plant *pl);
+
+/** sim_budget_mw() - the zone's budget in the daemon's latest trace row (-1: none yet). */
+long sim_budget_mw(struct sim *sim);
+
+/** sim_start_daemon() - run powerallocd under umockdev-wrapper on the tree. */
+int sim_start_daemon(struct sim *sim);
+
+/** sim_daemon_exited() - whether the daemon is gone (it should not be). */
+bool sim_daemon_exited(struct sim *sim);
+
+/**
+ * sim_stop_daemon() - SIGTERM, wait, and check that every cooling state is
+ * back to 0 and the zone's policy back to the tree's.
+ * Return: whether it exited 0 and restored everything.
+ */
+int sim_stop_daemon(struct sim *sim);
+
+/** sim_cleanup() - close files and remove the tree. */
+void sim_cleanup(struct sim *sim);
