@@ -26,6 +26,8 @@
 #define USEC_PER_MSEC UINT64_C(1000)
 /* Events come in bursts (a module loads several devices): rescan once. */
 #define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
+/* While configured devices are missing, look for them again this often. */
+#define RESCAN_RETRY_US (5000 * USEC_PER_MSEC)
 
 struct daemon {
 	sd_event *event;
@@ -148,16 +150,39 @@ static void arm_tick(struct daemon *d)
 	sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
 }
 
+static void schedule_rescan(struct daemon *d, uint64_t delay_us)
+{
+	uint64_t when = now_us(d) + delay_us, armed = NEVER;
+	int enabled = SD_EVENT_OFF;
+
+	sd_event_source_get_enabled(d->rescan, &enabled);
+	sd_event_source_get_time(d->rescan, &armed);
+	if (enabled != SD_EVENT_OFF && armed <= when)
+		return;	/* one is coming sooner */
+	sd_event_source_set_time(d->rescan, when);
+	sd_event_source_set_enabled(d->rescan, SD_EVENT_ONESHOT);
+}
+
+/* Something configured is missing: look for it again later. */
+static bool incomplete(const struct daemon *d)
+{
+	return d->engine.n_missing || d->engine.n_zones < d->config->n_zones;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
 	uint64_t now = now_us(d);
+	int r;
 
 	(void)s;
 	(void)usec;
 	for (size_t i = 0; i < d->engine.n_zones; i++)
 		d->due[i] = d->next_due_us[i] <= now + USEC_PER_MSEC;
-	engine_cycle(&d->engine, now, d->due);
+	r = engine_cycle(&d->engine, now, d->due);
+	/* A device went away (hotplug, module unload): find out what is left. */
+	if (r == -ENODEV || r == -ENOENT || r == -ENXIO || r == -EIO)
+		schedule_rescan(d, RESCAN_DELAY_US);
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
 		if (!d->due[i])
 			continue;
@@ -204,7 +229,7 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 
 	if (n < 0)
 		return n;
-	if (reload && cfg->n_zones && (size_t)n < cfg->n_zones) {
+	if (reload && ((size_t)n < cfg->n_zones || next.n_missing)) {
 		saved_restore_new(&d->saved, &next);
 		engine_free(&next);
 		return -EINVAL;
@@ -219,6 +244,13 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	return reset_schedule(d);
 }
 
+/* After every build: retry while configured devices or zones are missing. */
+static void retry_if_incomplete(struct daemon *d)
+{
+	if (incomplete(d))
+		schedule_rescan(d, RESCAN_RETRY_US);
+}
+
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -230,6 +262,7 @@ static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 	r = rebuild(d, d->config, false);
 	if (r < 0)
 		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));
+	retry_if_incomplete(d);
 	on_tick(d->tick, 0, d);
 	return 0;
 }
@@ -248,8 +281,7 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 		arm_tick(d);
 		return;
 	}
-	sd_event_source_set_time(d->rescan, now_us(d) + RESCAN_DELAY_US);
-	sd_event_source_set_enabled(d->rescan, SD_EVENT_ONESHOT);
+	schedule_rescan(d, RESCAN_DELAY_US);
 }
 
 static void reload(struct daemon *d)
@@ -273,6 +305,7 @@ static void reload(struct daemon *d)
 			journal_set_level((int)next->log_level);
 		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu zones", d->opts->config_path,
 			    d->engine.n_zones);
+		retry_if_incomplete(d);
 		on_tick(d->tick, 0, d);
 	}
 	sd_notify(0, "READY=1");
@@ -385,6 +418,7 @@ int daemon_run(const struct options *opts)
 	}
 	d.start_us = now_us(&d);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
+	retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
 	teardown(&d);
 	return r < 0 ? EXIT_FAILURE_RUNTIME : EXIT_OK;

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "actor_internal.h"
 #include "divvy.h"
@@ -83,6 +84,19 @@ int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
 int freq_actor_restore(struct actor *a)
 {
 	return cooling_state_restore(&((struct freq_actor *)a)->cs);
+}
+
+int actor_write_u64(struct sysfs_attr *attr, uint64_t value)
+{
+	int r = sysfs_attr_write_u64(attr, value);
+
+	if (r < 0 && !attr->failing)
+		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu64 ": %s", attr->path, value,
+		       strerror(-r));
+	else if (r == 0 && attr->failing)
+		pa_log(PA_LOG_NOTICE, "%s: writable again", attr->path);
+	attr->failing = r < 0;
+	return r;
 }
 
 int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value)

@@ -78,14 +78,10 @@ static int write_cap(struct cap_policy *p, uint32_t khz)
 
 	if (khz == p->written_max_khz)
 		return 0;
-	r = sysfs_attr_write_u64(&p->max_freq, khz);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu32 ": %s", p->max_freq.path, khz,
-		       strerror(-r));
-		return r;
-	}
-	p->written_max_khz = khz;
-	return 0;
+	r = actor_write_u64(&p->max_freq, khz);
+	if (r == 0)
+		p->written_max_khz = khz;
+	return r;
 }
 
 static int cap_set_power(struct actor *a, uint32_t granted_mw)

@@ -45,6 +45,12 @@ int freq_actor_restore(struct actor *a);
 /** freq_actor_save() - cur_state and the state found at start. */
 int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata);
 
+/**
+ * actor_write_u64() - write @value to @attr; a failure is logged once until
+ * a write succeeds again (which is logged too).  Return: 0 or negative errno.
+ */
+int actor_write_u64(struct sysfs_attr *attr, uint64_t value);
+
 /** actor_save_u64() - report @path with @value in decimal. */
 int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value);
 

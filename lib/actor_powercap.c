@@ -90,13 +90,10 @@ static int powercap_set_power(struct actor *a, uint32_t granted_mw)
 		uw = p->min_power_uw;
 	if (uw == p->written_limit_uw)
 		return 0;
-	r = sysfs_attr_write_u64(&p->limit, uw);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu64 ": %s", p->limit.path, uw, strerror(-r));
-		return r;
-	}
-	p->written_limit_uw = uw;
-	return 0;
+	r = actor_write_u64(&p->limit, uw);
+	if (r == 0)
+		p->written_limit_uw = uw;
+	return r;
 }
 
 static int powercap_restore(struct actor *a)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "actor_internal.h"
 #include "log.h"
 #include "thermal.h"
 
@@ -47,13 +48,10 @@ int cooling_state_set(struct cooling_state *cs, unsigned long state)
 		state = cs->max_state;
 	if (state == cs->written)
 		return 0;
-	r = sysfs_attr_write_u64(&cs->write, state);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot write %lu: %s", cs->write.path, state, strerror(-r));
-		return r;
-	}
-	cs->written = state;
-	return 0;
+	r = actor_write_u64(&cs->write, state);
+	if (r == 0)
+		cs->written = state;
+	return r;
 }
 
 int cooling_state_restore(struct cooling_state *cs)

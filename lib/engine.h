@@ -26,6 +26,8 @@
  * @stat_buf, @stat_buf_size: where it is read to (sized for the CPUs present).
  * @stat: two samples, previous and current; @cur indexes the current one.
  * @stat_failed: the last read of /proc/stat failed (logged once).
+ * @n_missing: configured actors that could not be found (their zones run
+ *	without them), for the daemon to retry.
  */
 struct engine {
 	struct zone *zones;
@@ -38,6 +40,7 @@ struct engine {
 	struct cpu_stat *stat[2];
 	int cur;
 	bool stat_failed;
+	size_t n_missing;
 };
 
 /**
@@ -45,7 +48,8 @@ struct engine {
  * when it has none, every zone the kernel binds power actors to (two or more
  * passive trips, every device bound to the last one with a power model).
  * Takes each zone over (policy user_space).  What cannot be used is logged
- * with the reason and left out.
+ * with the reason and left out: a configured actor whose device is missing
+ * (counted in e->n_missing), or a zone without any usable actor.
  * Return: the number of zones (>= 0), or negative errno when nothing could
  * be read at all.
  */

@@ -301,10 +301,14 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		struct actor *a = actor_for_config(b, &zc->actors[i], zc->name);
 
 		if (!a || add_zone_actor(z, a, zc->actors[i].weight_q10) < 0) {
-			pa_log(PA_LOG_ERR, "zone %s: actor line %u unusable; zone skipped", zc->name,
-			       zc->actors[i].line);
-			return -ENODEV;
+			pa_log(PA_LOG_ERR, "zone %s: actor line %u unusable; the zone runs without it",
+			       zc->name, zc->actors[i].line);
+			b->e->n_missing++;
 		}
+	}
+	if (z->n_actors == 0) {
+		pa_log(PA_LOG_ERR, "zone %s: no usable actor; zone skipped", zc->name);
+		return -ENODEV;
 	}
 	return finish_zone(b, z, tz, zc);
 }

@@ -16,6 +16,17 @@
 #include "parse.h"
 
 static bool read_only;
+static int (*fault_hook)(const char *path, bool write);
+
+void sysfs_set_fault_hook(int (*hook)(const char *path, bool write))
+{
+	fault_hook = hook;
+}
+
+static int fault(const char *path, bool write)
+{
+	return fault_hook ? fault_hook(path, write) : 0;
+}
 
 void sysfs_set_read_only(bool ro)
 {
@@ -37,6 +48,7 @@ int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
 	int fd;
 
 	attr->fd = -1;
+	attr->failing = false;
 	if (strlen(path) >= sizeof(attr->path))
 		return -ENAMETOOLONG;
 	strcpy(attr->path, path);
@@ -71,6 +83,10 @@ static ssize_t read_fd(int fd, char *buf, size_t size)
 
 ssize_t sysfs_attr_read(const struct sysfs_attr *attr, char *buf, size_t size)
 {
+	int r = fault(attr->path, false);
+
+	if (r < 0)
+		return r;
 	if (attr->fd < 0)
 		return -EBADF;
 	return read_fd(attr->fd, buf, size);
@@ -113,9 +129,12 @@ static int write_fd(int fd, const char *value)
 int sysfs_attr_write_u64(const struct sysfs_attr *attr, uint64_t value)
 {
 	char buf[24];
+	int r;
 
 	if (read_only)
 		return -EROFS;
+	if ((r = fault(attr->path, true)) < 0)
+		return r;
 	if (attr->fd < 0)
 		return -EBADF;
 	snprintf(buf, sizeof(buf), "%" PRIu64, value);

@@ -19,14 +19,17 @@
 /**
  * struct sysfs_attr - an attribute opened once.
  * @fd: the descriptor, -1 when closed.
+ * @failing: the caller's last access failed and was logged (so that a
+ *	device that stays broken is logged once, not every period).
  * @path: the path it was opened with, for messages.
  */
 struct sysfs_attr {
 	int fd;
+	bool failing;
 	char path[SYSFS_PATH_MAX];
 };
 
-#define SYSFS_ATTR_INIT { .fd = -1, .path = "" }
+#define SYSFS_ATTR_INIT { .fd = -1, .failing = false, .path = "" }
 
 /**
  * sysfs_set_read_only() - from now on, refuse every write (-EROFS) and open
@@ -38,6 +41,13 @@ void sysfs_set_read_only(bool read_only);
 
 /** sysfs_read_only() - whether writes are refused. */
 bool sysfs_read_only(void);
+
+/**
+ * sysfs_set_fault_hook() - for tests: @hook is asked before every read and
+ * write of an attribute and may make it fail with a negative errno it
+ * returns (what a regular file cannot do: -ENODEV, -EIO).  NULL removes it.
+ */
+void sysfs_set_fault_hook(int (*hook)(const char *path, bool write));
 
 /**
  * sysfs_attr_open() - open @path for reading (O_RDONLY) or writing

@@ -307,6 +307,85 @@ class Control(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu idle")))
 
 
+GPU_CONFIG = HOT_CONFIG.replace(
+    '{ type = "cpufreq"; cpus = "4-5"; }',
+    '{ type = "cpufreq"; cpus = "4-5"; }, { type = "devfreq"; device = "ff9a0000.gpu"; }')
+
+
+class Devices(unittest.TestCase):
+    """Cooling devices that are missing at start or appear later."""
+
+    def setUp(self):
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.daemon = None
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        self.tree.close()
+
+    def hide_gpu_cdev(self):
+        os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
+                  self.tree.path("gpu-cdev-away"))
+
+    def show_gpu_cdev(self):
+        os.rename(self.tree.path("gpu-cdev-away"),
+                  self.tree.path("sys/devices/virtual/thermal/cooling_device2"))
+
+    def state_file(self):
+        with open(self.daemon.state) as f:
+            return f.read()
+
+    def test_device_appears_later(self):
+        self.hide_gpu_cdev()
+        self.daemon = Daemon(self.tree, GPU_CONFIG)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        self.assertIn("the zone runs without it", self.daemon.logtext())
+        self.assertNotIn("cooling_device2", self.state_file())
+        self.show_gpu_cdev()
+        # The daemon looks again every 5 s while a configured device is missing.
+        self.assertTrue(wait_for(lambda: "cooling_device2" in self.state_file(), timeout=12),
+                        self.daemon.logtext())
+        self.assertIn("rescanning", self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 2), "0")
+
+    def test_reload_naming_a_missing_device_is_rejected(self):
+        self.daemon = Daemon(self.tree, HOT_CONFIG)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        self.hide_gpu_cdev()
+        with open(self.daemon.config, "w") as f:
+            f.write(GPU_CONFIG)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.show_gpu_cdev()
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+
+class Watchdog(unittest.TestCase):
+    def test_watchdog_pings_from_the_loop(self):
+        tree = Tree()
+        try:
+            os.environ["WATCHDOG_USEC"] = "200000"
+            daemon = Daemon(tree, HOT_CONFIG)
+        finally:
+            del os.environ["WATCHDOG_USEC"]
+        try:
+            self.assertTrue(wait_for(lambda: len(daemon.notified("WATCHDOG=1")) >= 3),
+                            daemon.messages)
+            daemon.signal(signal.SIGTERM)
+            self.assertEqual(daemon.wait(), 0)
+        finally:
+            daemon.close()
+            tree.close()
+
+
 class NoZone(unittest.TestCase):
     def test_keeps_running_without_a_zone(self):
         tree = Tree("x86-laptop")

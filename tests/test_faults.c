@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "log.h"
 #include "opp_source.h"
+#include "sysfs.h"
 #include "thermal.h"
 #include "tree.h"
 
@@ -265,6 +266,67 @@ static void test_em_power_zero(void **unused)
 	tree_put(file, "121075\n");
 }
 
+/* The fault hook: writes to cooling_device1 fail as if the device was gone. */
+static int device_gone(const char *path, bool write)
+{
+	return write && strstr(path, "cooling_device1/cur_state") ? -ENODEV : 0;
+}
+
+/*
+ * A cooling device that vanishes (-ENODEV on write): the error reaches the
+ * caller every period but is logged once; the other actor keeps working;
+ * when the device is back its state is written and that is logged.
+ */
+static void test_vanished_device(void **unused)
+{
+	const char *file = "/sys/class/thermal/cooling_device1/cur_state";
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "76000\n");
+	sysfs_set_fault_hook(device_gone);
+	for (int k = 1; k <= 5; k++) {
+		tree_busy_cpus(6, 100U * (unsigned int)k);
+		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)k, NULL), -ENODEV);
+	}
+	assert_int_equal(naming(file), 1);
+	assert_true(tree_get("/sys/class/thermal/cooling_device0/cur_state") > 0);
+	assert_int_equal(tree_get(file), 0);
+	sysfs_set_fault_hook(NULL);
+	tree_busy_cpus(6, 600);
+	assert_int_equal(engine_cycle(&e, 600000, NULL), 0);
+	assert_true(tree_get(file) > 0);
+	assert_true(logged("writable again"));
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/* A configured actor whose device does not exist: the zone runs without it. */
+static void test_missing_configured_device(void **unused)
+{
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\";\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		"             { type = \"devfreq\"; device = \"nonexistent.gpu\"; } ); } );\n");
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_missing, 1);
+	assert_int_equal(e.zones[0].n_actors, 1);
+	assert_true(logged("no cooling device devfreq-nonexistent.gpu"));
+	assert_true(logged("the zone runs without it"));
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +338,8 @@ int main(void)
 		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),
 		cmocka_unit_test_setup(test_opp_without_voltage, reset_log),
 		cmocka_unit_test_setup(test_em_power_zero, reset_log),
+		cmocka_unit_test_setup(test_vanished_device, reset_log),
+		cmocka_unit_test_setup(test_missing_configured_device, reset_log),
 	};
 
 	if (tree_main_guard())
