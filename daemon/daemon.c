@@ -189,11 +189,12 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		report_zone(d, i, now);
 		d->next_due_us[i] = zone_next_due(d, &d->engine.zones[i], now);
 	}
+	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
+	update_status(d);
 	if (!d->ready) {
 		d->ready = true;
 		sd_notify(0, "READY=1");
 	}
-	update_status(d);
 	arm_tick(d);
 	return 0;
 }

@@ -62,10 +62,11 @@ static void emit(int priority, const char *const *fields, const char *message)
 	to_stderr(priority, fields, message);
 }
 
-static void library_handler(void *userdata, int priority, const char *message)
+static void library_handler(void *userdata, int priority, const char *const *fields,
+			    const char *message)
 {
 	(void)userdata;
-	emit(priority, NULL, message);
+	emit(priority, fields, message);
 }
 
 void journal_setup(enum log_target target, int priority)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "log.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 static pa_log_handler log_handler;
@@ -18,18 +19,37 @@ void pa_log_set_level(int priority)
 	log_level = priority;
 }
 
-void pa_log(int priority, const char *fmt, ...)
+static void emit(int priority, const char *const *fields, const char *fmt, va_list ap)
 {
 	char message[1024];
-	va_list ap;
 
 	if (!log_handler && priority > log_level)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
+	if (log_handler) {
+		log_handler(log_userdata, priority, fields, message);
+		return;
+	}
+	fprintf(stderr, "%s", message);
+	for (size_t i = 0; fields && fields[i]; i++)
+		fprintf(stderr, " %s", fields[i]);
+	fputc('\n', stderr);
+}
+
+void pa_log(int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(priority, NULL, fmt, ap);
 	va_end(ap);
-	if (log_handler)
-		log_handler(log_userdata, priority, message);
-	else
-		fprintf(stderr, "%s\n", message);
+}
+
+void pa_log_fields(int priority, const char *const *fields, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(priority, fields, fmt, ap);
+	va_end(ap);
 }

@@ -15,7 +15,12 @@
 #define PA_LOG_INFO 6
 #define PA_LOG_DEBUG 7
 
-typedef void (*pa_log_handler)(void *userdata, int priority, const char *message);
+/*
+ * @fields: structured fields of the message ("ZONE=cpu"), NULL-terminated,
+ * or NULL; journald keeps them, stderr shows them as KEY=value.
+ */
+typedef void (*pa_log_handler)(void *userdata, int priority, const char *const *fields,
+			       const char *message);
 
 /** pa_log_set_handler() - route messages to @handler (NULL: back to stderr). */
 void pa_log_set_handler(pa_log_handler handler, void *userdata);
@@ -25,3 +30,7 @@ void pa_log_set_level(int priority);
 
 /** pa_log() - log one message (no trailing newline needed). */
 void pa_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** pa_log_fields() - log one message with structured @fields (NULL-terminated). */
+void pa_log_fields(int priority, const char *const *fields, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));

@@ -2,13 +2,32 @@
 #include "zone.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "divvy.h"
 #include "log.h"
 
+/* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
+struct zone_fields {
+	char zone[80];
+	char temp[40];
+	const char *list[3];
+};
+
+static const char *const *zone_fields(const struct zone *z, struct zone_fields *f)
+{
+	snprintf(f->zone, sizeof(f->zone), "ZONE=%s", z->name);
+	snprintf(f->temp, sizeof(f->temp), "TEMPERATURE_MC=%d", z->temp_mc);
+	f->list[0] = f->zone;
+	f->list[1] = f->temp;
+	f->list[2] = NULL;
+	return f->list;
+}
+
 int zone_read_temp(struct zone *z)
 {
+	struct zone_fields f;
 	int64_t temp;
 	int r = sysfs_attr_read_s64(&z->sensor, &temp);
 
@@ -16,7 +35,8 @@ int zone_read_temp(struct zone *z)
 		r = -ERANGE;
 	if (r < 0) {
 		if (!z->sensor_failed)
-			pa_log(PA_LOG_ERR, "zone %s: %s: %s; holding the current limits", z->name,
+			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
+				      "zone %s: %s: %s; holding the current limits", z->name,
 			       z->sensor.path, r == -EINVAL ? "not a number" :
 			       r == -ERANGE ? "not a plausible temperature" : strerror(-r));
 		z->sensor_failed = true;
@@ -24,11 +44,11 @@ int zone_read_temp(struct zone *z)
 		return r;
 	}
 	z->failed_reads = 0;
-	if (z->sensor_failed)
-		pa_log(PA_LOG_NOTICE, "zone %s: %s reads again (%lld m°C)", z->name, z->sensor.path,
-		       (long long)temp);
-	z->sensor_failed = false;
 	z->temp_mc = (int32_t)temp;
+	if (z->sensor_failed)
+		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
+			      z->name, z->sensor.path, (long long)temp);
+	z->sensor_failed = false;
 	return 0;
 }
 
@@ -61,10 +81,13 @@ void zone_cycle_blind(struct zone *z)
 	uint32_t max_mw, min_mw;
 
 	gather(z, d, &max_mw, &min_mw);
-	if (z->failed_reads == ZONE_FAULT_PERIODS)
-		pa_log(PA_LOG_WARNING, "zone %s: no temperature for %u periods; limiting to the "
-		       "sustainable power, %u mW", z->name, ZONE_FAULT_PERIODS,
-		       z->pid.sustainable_power_mw);
+	if (z->failed_reads == ZONE_FAULT_PERIODS) {
+		struct zone_fields f;
+
+		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
+			      "periods; limiting to the sustainable power, %u mW", z->name,
+			      ZONE_FAULT_PERIODS, z->pid.sustainable_power_mw);
+	}
 	pid_reset(&z->pid_state);
 	z->active = true;
 	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;

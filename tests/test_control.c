@@ -219,6 +219,45 @@ static void test_devfreq_load(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * CPU 5 goes offline (no line in /proc/stat): the big cluster counts one CPU,
+ * so its maximum and its request halve; back online, both return.
+ */
+static void test_cpu_hotplug(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_zones);
+	char stat[512];
+	size_t len = 0;
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	tree_busy_cpus(6, 1000);
+	engine_cycle(&e, 100000, NULL);
+	tree_busy_cpus(6, 1100);
+	engine_cycle(&e, 150000, NULL);
+	assert_int_equal(e.actors[1]->max_mw, 2 * 1130);
+	assert_int_equal(e.actors[1]->load_pct, 200);
+	len += (size_t)snprintf(stat + len, sizeof(stat) - len, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	for (int c = 0; c < 5; c++)
+		len += (size_t)snprintf(stat + len, sizeof(stat) - len,
+					"cpu%d 1300 0 50 1000 0 0 0 0 0 0\n", c);
+	tree_put("/proc/stat", stat);
+	engine_cycle(&e, 200000, NULL);
+	assert_int_equal(e.actors[1]->n_cpus, 1);
+	assert_int_equal(e.actors[1]->max_mw, 1130);
+	assert_int_equal(e.actors[1]->load_pct, 100);
+	assert_int_equal(e.actors[1]->req_mw, 1130);
+	/* Back online: counted again, its load from its own counters. */
+	tree_busy_cpus(6, 1300);
+	engine_cycle(&e, 300000, NULL);
+	assert_int_equal(e.actors[1]->max_mw, 2 * 1130);
+	assert_int_equal(e.actors[1]->n_cpus, 2);
+	assert_true(e.actors[1]->load_pct <= 200);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
+		cmocka_unit_test(test_cpu_hotplug),
 	};
 
 	if (tree_main_guard())

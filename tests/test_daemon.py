@@ -393,7 +393,7 @@ class NoZone(unittest.TestCase):
             daemon = Daemon(tree, "idle_poll_ms = 100;\n")
             try:
                 self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
-                self.assertTrue(daemon.notified("STATUS=no controllable zone"))
+                self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
                 time.sleep(0.3)
                 self.assertIsNone(daemon.proc.poll())
                 daemon.signal(signal.SIGTERM)

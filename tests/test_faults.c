@@ -30,9 +30,11 @@
 static char messages[MAX_MESSAGES][1024];
 static size_t n_messages;
 
-static void collect(void *userdata, int priority, const char *message)
+static void collect(void *userdata, int priority, const char *const *fields,
+		    const char *message)
 {
 	(void)userdata;
+	(void)fields;
 	if (priority <= PA_LOG_NOTICE)
 		print_message("log: %s\n", message);
 	if (n_messages < MAX_MESSAGES)

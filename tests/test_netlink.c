@@ -20,9 +20,11 @@
 
 static char last[512];
 
-static void collect(void *userdata, int priority, const char *message)
+static void collect(void *userdata, int priority, const char *const *fields,
+		    const char *message)
 {
 	(void)userdata;
+	(void)fields;
 	(void)priority;
 	snprintf(last, sizeof(last), "%s", message);
 }
