@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "bus.h"
 #include "config.h"
 #include "engine.h"
 #include "log.h"
@@ -39,6 +40,8 @@ struct daemon {
 	struct saved saved;
 	struct trace trace;
 	struct netlink *netlink;
+	struct bus *bus;
+	struct bus_view view;
 	uint64_t start_us;
 	uint64_t *next_due_us;
 	bool *due;
@@ -87,6 +90,20 @@ static uint64_t zone_next_due(const struct daemon *d, const struct zone *z, uint
 	return now + d->config->idle_poll_ms * USEC_PER_MSEC;
 }
 
+/* The Manager's State on D-Bus. */
+static void update_state(struct daemon *d)
+{
+	const char *state = d->engine.n_zones ? "idle" : "no-zones";
+
+	for (size_t i = 0; i < d->engine.n_zones; i++)
+		if (d->engine.zones[i].active)
+			state = "controlling";
+	if (d->view.state != state) {
+		d->view.state = state;
+		bus_state_changed(d->bus);
+	}
+}
+
 static void update_status(struct daemon *d)
 {
 	char status[sizeof(d->status)] = "";
@@ -123,6 +140,8 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 	else if (!z->active && d->was_active[i])
 		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, below switch-on; limits released",
 			     z->name, z->temp_mc / 1000.0);
+	if (z->active != d->was_active[i])
+		bus_zone_active_changed(d->bus, i);
 	d->was_active[i] = z->active;
 	journal_cycle(z);
 	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z);
@@ -191,6 +210,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
 	update_status(d);
+	update_state(d);
 	if (!d->ready) {
 		d->ready = true;
 		sd_notify(0, "READY=1");
@@ -226,6 +246,7 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 {
 	struct engine next;
 	struct saved keep = { 0 };
+	size_t old_zones = d->engine.n_zones, old_actors = d->engine.n_actors;
 	int n = engine_build(&next, cfg);
 
 	if (n < 0)
@@ -242,6 +263,7 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	save_state(d);
 	engine_free(&d->engine);
 	d->engine = next;
+	bus_zones_changed(d->bus, old_zones, old_actors);
 	return reset_schedule(d);
 }
 
@@ -285,7 +307,8 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 	schedule_rescan(d, RESCAN_DELAY_US);
 }
 
-static void reload(struct daemon *d)
+/* SIGHUP or Reload(): 0, or negative errno when the new config is rejected. */
+static int reload(struct daemon *d)
 {
 	struct pa_config *next;
 	struct pa_config_error err;
@@ -310,6 +333,12 @@ static void reload(struct daemon *d)
 		on_tick(d->tick, 0, d);
 	}
 	sd_notify(0, "READY=1");
+	return r < 0 ? r : 0;
+}
+
+static int bus_reload(void *userdata)
+{
+	return reload(userdata);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -388,6 +417,7 @@ static void teardown(struct daemon *d)
 		pa_log(PA_LOG_ERR, "%zu files could not be restored; %s kept for powerallocd --restore",
 		       failed, d->opts->state_path);
 	journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+	bus_close(d->bus);
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
 	engine_free(&d->engine);
@@ -419,6 +449,10 @@ int daemon_run(const struct options *opts)
 	}
 	d.start_us = now_us(&d);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
+	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,
+				    .userdata = &d };
+	if (strcmp(opts->bus, "none") != 0)
+		d.bus = bus_open(d.event, strcmp(opts->bus, "session") == 0, &d.view);
 	retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
 	teardown(&d);

@@ -24,6 +24,7 @@
  * @log_target: journald, stderr or the first that works.
  * @trace_path: CSV trace, overriding the config's trace_file; NULL for none given.
  * @state_path: the state file.
+ * @bus: "system" (default), "session" or "none".
  */
 struct options {
 	const char *config_path;
@@ -32,6 +33,7 @@ struct options {
 	enum log_target log_target;
 	const char *trace_path;
 	const char *state_path;
+	const char *bus;
 };
 
 /** daemon_run() - run until SIGTERM/SIGINT, then restore.  Return: an exit code. */

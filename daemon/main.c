@@ -25,6 +25,8 @@ static void usage(FILE *out)
 		"                          configuration's log_level)\n"
 		"      --log-target TARGET journal, stderr or auto (default auto)\n"
 		"  -t, --trace FILE        write every control period to FILE as CSV\n"
+		"      --bus BUS           system (default), session or none: where the D-Bus\n"
+		"                          interface org.powerallocd1 is served\n"
 		"      --state-file PATH   where the values to restore are kept (default\n"
 		"                          $RUNTIME_DIRECTORY/state, else " DEFAULT_RUNTIME_DIR "/state)\n"
 		"      --restore           restore what a stopped or killed powerallocd left\n"
@@ -70,7 +72,7 @@ static const char *default_state_path(void)
 }
 
 enum command { RUN, CHECK_CONFIG, RESTORE };
-enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET };
+enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS };
 
 int main(int argc, char **argv)
 {
@@ -81,13 +83,14 @@ int main(int argc, char **argv)
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "trace", required_argument, NULL, 't' },
 		{ "state-file", required_argument, NULL, OPT_STATE_FILE },
+		{ "bus", required_argument, NULL, OPT_BUS },
 		{ "restore", no_argument, NULL, OPT_RESTORE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct options opts = { .config_path = DEFAULT_CONFIG, .log_level = -1,
-				.log_target = LOG_TARGET_AUTO };
+				.log_target = LOG_TARGET_AUTO, .bus = "system" };
 	enum command command = RUN;
 	int c;
 
@@ -110,6 +113,14 @@ int main(int argc, char **argv)
 			break;
 		case 't': opts.trace_path = optarg; break;
 		case OPT_STATE_FILE: opts.state_path = optarg; break;
+		case OPT_BUS:
+			if (strcmp(optarg, "system") && strcmp(optarg, "session") && strcmp(optarg, "none")) {
+				fprintf(stderr, "powerallocd: --bus: \"%s\" is not one of system, "
+					"session, none\n", optarg);
+				return EXIT_USAGE;
+			}
+			opts.bus = optarg;
+			break;
 		case OPT_CHECK_CONFIG: command = CHECK_CONFIG; break;
 		case OPT_RESTORE: command = RESTORE; break;
 		case 'V': printf("powerallocd %s\n", PACKAGE_VERSION); return EXIT_OK;

@@ -64,6 +64,7 @@ struct actor_ops {
  * @weight_q10: weight in the budget division, Q10.
  * @table: power of one CPU (or the device) per frequency.
  * @source: where @table came from.
+ * @cpus: the CPUs it limits (empty for devices).
  * @n_cpus: CPUs the power table's entries are multiplied by (1 for devices).
  * The rest is this cycle's view, for traces and D-Bus:
  * @load_pct: sum of per-CPU loads (percent each), or the device's load.
@@ -80,6 +81,7 @@ struct actor {
 	uint32_t weight_q10;
 	struct power_table table;
 	enum opp_source source;
+	struct cpumask cpus;
 	unsigned int n_cpus;
 	unsigned int load_pct;
 	uint32_t freq_khz;

@@ -16,7 +16,6 @@
 
 struct cpufreq_actor {
 	struct freq_actor f;
-	struct cpumask cpus;
 	struct sysfs_attr cur_freq;
 	bool cur_freq_failed;	/* logged once until it reads again */
 };
@@ -33,10 +32,10 @@ static int cpufreq_sample(struct actor *a, const struct cycle_sample *s)
 	uint64_t khz;
 	int r;
 
-	for (unsigned int cpu = cpumask_next(&c->cpus, 0); cpu < CPUMASK_MAX_CPUS;
-	     cpu = cpumask_next(&c->cpus, cpu + 1))
+	for (unsigned int cpu = cpumask_next(&a->cpus, 0); cpu < CPUMASK_MAX_CPUS;
+	     cpu = cpumask_next(&a->cpus, cpu + 1))
 		online += cpumask_test(&s->cur->online, cpu);
-	a->load_pct = cpu_load_sum_pct(s->prev, s->cur, &c->cpus);
+	a->load_pct = cpu_load_sum_pct(s->prev, s->cur, &a->cpus);
 	r = sysfs_attr_read_u64(&c->cur_freq, &khz);
 	if (r == 0 && khz > 0 && khz <= UINT32_MAX) {
 		a->freq_khz = (uint32_t)khz;
@@ -103,7 +102,7 @@ struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *p
 	freq_actor_init(&c->f, &cpufreq_ops, ACTOR_CPUFREQ, cfg);
 	c->cur_freq.fd = -1;
 	snprintf(c->f.base.name, sizeof(c->f.base.name), "cpufreq-cpu%u", policy->cpu);
-	c->cpus = policy->related;
+	c->f.base.cpus = policy->related;
 	c->f.n_freqs = policy->n_freqs;
 	memcpy(c->f.freq_khz, policy->freq_khz, sizeof(c->f.freq_khz));
 	c->f.base.freq_khz = policy->max_khz;

@@ -211,6 +211,7 @@ struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *pol
 	for (size_t i = 0; i < n_policies; i++)
 		c->policy[i].cur_freq.fd = c->policy[i].max_freq.fd = -1;
 	c->n_policies = n_policies;
+	c->base.cpus = cfg->cpus;
 	cpumask_format_list(&cfg->cpus, cpus, sizeof(cpus));
 	snprintf(c->base.name, sizeof(c->base.name), "cpufreq-cap-%s", cpus);
 	snprintf(name, sizeof(name), "cpu%u", policies[0]->cpu);

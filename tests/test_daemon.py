@@ -87,7 +87,7 @@ class Tree:
 
 
 class Daemon:
-    def __init__(self, tree, config, *args):
+    def __init__(self, tree, config, *args, bus="none"):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.config = os.path.join(self.work, "powerallocd.conf")
@@ -104,7 +104,7 @@ class Daemon:
                    NOTIFY_SOCKET=os.path.join(self.work, "notify"))
         self.proc = subprocess.Popen(
             ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
-             "--log-target", "stderr", "--trace", self.trace] + list(args),
+             "--log-target", "stderr", "--trace", self.trace, "--bus", bus] + list(args),
             env=env, stderr=self._logfile())
 
     def _logfile(self):

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * powerallocctl: what powerallocd is doing, from its D-Bus interface.
+ *   powerallocctl [status] [--json]   zones and actors, once
+ *   powerallocctl monitor             the same every second, until Ctrl-C
+ *   powerallocctl reload              re-read the configuration (root)
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#define BUS_NAME "org.powerallocd1"
+#define BUS_PATH "/org/powerallocd1"
+#define MAX_OBJECTS 256
+
+/* Exit codes, as powerallocctl(1) lists them. */
+#define EXIT_OK 0
+#define EXIT_ERROR 1
+#define EXIT_USAGE 2
+#define EXIT_NOT_RUNNING 3
+#define EXIT_DENIED 4
+
+struct actor_view {
+	char *name, *kind, *cpus;
+	uint32_t requested, granted, max, load, freq, state, max_state;
+	double weight;
+};
+
+struct zone_view {
+	char *name, *sensor;
+	int32_t temp, switch_on, control;
+	uint32_t sustainable, budget;
+	int active;
+	size_t n_actors;
+	struct actor_view actors[MAX_OBJECTS];
+};
+
+static int failure_exit(const sd_bus_error *e, int r)
+{
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+				   NULL)) {
+		fprintf(stderr, "powerallocd is not running (no %s on the bus)\n", BUS_NAME);
+		return EXIT_NOT_RUNNING;
+	}
+	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+		fprintf(stderr, "permission denied: only root may do this (%s)\n",
+			e->message ? e->message : strerror(-r));
+		return EXIT_DENIED;
+	}
+	fprintf(stderr, "powerallocd: %s\n", e->message ? e->message : strerror(-r));
+	return EXIT_ERROR;
+}
+
+/* One property; on failure *exit_code is set (once) and the value left 0. */
+static int get(sd_bus *bus, const char *path, const char *iface, const char *prop, char type,
+	       void *out, int *exit_code)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	if (type == 's')
+		r = sd_bus_get_property_string(bus, BUS_NAME, path, iface, prop, &e, out);
+	else
+		r = sd_bus_get_property_trivial(bus, BUS_NAME, path, iface, prop, &e, type, out);
+	if (r < 0 && !*exit_code)
+		*exit_code = failure_exit(&e, r);
+	sd_bus_error_free(&e);
+	return r;
+}
+
+/* An "ao" property into @paths (strdup'd). Return: the count, or -1. */
+static int get_paths(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		     char **paths, int *exit_code)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	const char *p;
+	int n = 0, r;
+
+	r = sd_bus_get_property(bus, BUS_NAME, path, iface, prop, &e, &m, "ao");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "o");
+	while (r >= 0 && n < MAX_OBJECTS && (r = sd_bus_message_read(m, "o", &p)) > 0)
+		paths[n++] = strdup(p);
+	if (r < 0 && !*exit_code)
+		*exit_code = failure_exit(&e, r);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	return r < 0 ? -1 : n;
+}
+
+static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int *x)
+{
+	const char *i = "org.powerallocd1.Actor";
+
+	get(bus, path, i, "Name", 's', &a->name, x);
+	get(bus, path, i, "Kind", 's', &a->kind, x);
+	get(bus, path, i, "CPUs", 's', &a->cpus, x);
+	get(bus, path, i, "RequestedPower", 'u', &a->requested, x);
+	get(bus, path, i, "GrantedPower", 'u', &a->granted, x);
+	get(bus, path, i, "MaxPower", 'u', &a->max, x);
+	get(bus, path, i, "Load", 'u', &a->load, x);
+	get(bus, path, i, "Frequency", 'u', &a->freq, x);
+	get(bus, path, i, "CoolingState", 'u', &a->state, x);
+	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
+	get(bus, path, i, "Weight", 'd', &a->weight, x);
+}
+
+static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x)
+{
+	const char *i = "org.powerallocd1.Zone";
+	char *actors[MAX_OBJECTS];
+	int n;
+
+	get(bus, path, i, "Name", 's', &z->name, x);
+	get(bus, path, i, "Sensor", 's', &z->sensor, x);
+	get(bus, path, i, "Temperature", 'i', &z->temp, x);
+	get(bus, path, i, "SwitchOnTemperature", 'i', &z->switch_on, x);
+	get(bus, path, i, "ControlTemperature", 'i', &z->control, x);
+	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
+	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
+	get(bus, path, i, "Active", 'b', &z->active, x);
+	n = get_paths(bus, path, i, "Actors", actors, x);
+	for (int k = 0; k < n; k++) {
+		read_actor(bus, actors[k], &z->actors[z->n_actors++], x);
+		free(actors[k]);
+	}
+}
+
+static void free_zones(struct zone_view *zones, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < zones[i].n_actors; k++) {
+			free(zones[i].actors[k].name);
+			free(zones[i].actors[k].kind);
+			free(zones[i].actors[k].cpus);
+		}
+		free(zones[i].name);
+		free(zones[i].sensor);
+	}
+	free(zones);
+}
+
+struct snapshot {
+	char *version, *state;
+	size_t n_zones;
+	struct zone_view *zones;
+};
+
+/* Everything the daemon shows. Return: EXIT_OK or an exit code (reported). */
+static int read_snapshot(sd_bus *bus, struct snapshot *s)
+{
+	const char *m = "org.powerallocd1.Manager";
+	char *paths[MAX_OBJECTS];
+	int x = 0, n;
+
+	memset(s, 0, sizeof(*s));
+	if (get(bus, BUS_PATH, m, "Version", 's', &s->version, &x) < 0)
+		return x;
+	get(bus, BUS_PATH, m, "State", 's', &s->state, &x);
+	n = get_paths(bus, BUS_PATH, m, "Zones", paths, &x);
+	s->zones = calloc(n > 0 ? (size_t)n : 1, sizeof(*s->zones));
+	for (int i = 0; s->zones && i < n; i++) {
+		read_zone(bus, paths[i], &s->zones[s->n_zones++], &x);
+		free(paths[i]);
+	}
+	return s->zones ? x : EXIT_ERROR;
+}
+
+static void free_snapshot(struct snapshot *s)
+{
+	free(s->version);
+	free(s->state);
+	free_zones(s->zones, s->n_zones);
+}
+
+static void print_table(const struct snapshot *s)
+{
+	printf("powerallocd %s: %s\n", s->version, s->state);
+	if (!s->n_zones)
+		printf("no controllable zone\n");
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const struct zone_view *z = &s->zones[i];
+
+		printf("\nZONE %-12s %-14s %6.1f °C  switch-on %.1f °C  control %.1f °C  "
+		       "budget %u mW of %u mW sustainable  %s\n", z->name, z->sensor, z->temp / 1000.0,
+		       z->switch_on / 1000.0, z->control / 1000.0, z->budget, z->sustainable,
+		       z->active ? "active" : "idle");
+		printf("  %-22s %-11s %-8s %6s %9s %9s %9s %9s %7s\n", "ACTOR", "KIND", "CPUS",
+		       "LOAD", "FREQ", "REQUEST", "GRANTED", "MAX", "STATE");
+		for (size_t k = 0; k < z->n_actors; k++) {
+			const struct actor_view *a = &z->actors[k];
+
+			printf("  %-22s %-11s %-8s %5u%% %5u MHz %6u mW %6u mW %6u mW %3u/%-3u\n",
+			       a->name, a->kind, *a->cpus ? a->cpus : "-", a->load, a->freq / 1000,
+			       a->requested, a->granted, a->max, a->state, a->max_state);
+		}
+	}
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_actor(const struct actor_view *a)
+{
+	printf("{\"name\":");
+	json_string(a->name);
+	printf(",\"kind\":");
+	json_string(a->kind);
+	printf(",\"cpus\":");
+	json_string(a->cpus);
+	printf(",\"load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
+	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f}",
+	       a->load, a->freq, a->requested, a->granted, a->max, a->state, a->max_state,
+	       a->weight);
+}
+
+static void print_json(const struct snapshot *s)
+{
+	printf("{\"version\":");
+	json_string(s->version);
+	printf(",\"state\":");
+	json_string(s->state);
+	printf(",\"zones\":[");
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const struct zone_view *z = &s->zones[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		json_string(z->name);
+		printf(",\"sensor\":");
+		json_string(z->sensor);
+		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
+		       "\"sustainable_power_mw\":%u,\"budget_mw\":%u,\"active\":%s,\"actors\":[",
+		       z->temp, z->switch_on, z->control, z->sustainable, z->budget,
+		       z->active ? "true" : "false");
+		for (size_t k = 0; k < z->n_actors; k++) {
+			if (k)
+				putchar(',');
+			json_actor(&z->actors[k]);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static int status(sd_bus *bus, bool json)
+{
+	struct snapshot s;
+	int x = read_snapshot(bus, &s);
+
+	if (x == EXIT_OK) {
+		if (json)
+			print_json(&s);
+		else
+			print_table(&s);
+	}
+	free_snapshot(&s);
+	return x;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int monitor(sd_bus *bus)
+{
+	int x = EXIT_OK;
+
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	while (!interrupted && x == EXIT_OK) {
+		/* Home and clear, like watch(1). */
+		printf("\033[H\033[2J");
+		x = status(bus, false);
+		fflush(stdout);
+		sleep(1);
+	}
+	return x;
+}
+
+static int reload(sd_bus *bus)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager", "Reload",
+				   &e, NULL, "");
+	int x = r < 0 ? failure_exit(&e, r) : EXIT_OK;
+
+	if (r >= 0)
+		printf("configuration reloaded\n");
+	sd_bus_error_free(&e);
+	return x;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: powerallocctl [--bus system|session] [status [--json] | monitor | reload]\n"
+		"  status       zones and actors: temperatures, budgets, loads, frequencies,\n"
+		"               requested/granted/maximum power, cooling states (the default)\n"
+		"  --json       the same as one JSON object\n"
+		"  monitor      refresh the status every second until Ctrl-C\n"
+		"  reload       make powerallocd re-read its configuration (root only)\n"
+		"See powerallocctl(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "bus", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *command = "status", *which = "system";
+	bool json = false;
+	sd_bus *bus = NULL;
+	int c, r, x;
+
+	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'b': which = optarg; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		command = argv[optind++];
+	if (optind < argc || (strcmp(command, "status") && strcmp(command, "monitor") &&
+			      strcmp(command, "reload")) || (json && strcmp(command, "status")) ||
+	    (strcmp(which, "system") && strcmp(which, "session"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	r = strcmp(which, "session") == 0 ? sd_bus_open_user(&bus) : sd_bus_open_system(&bus);
+	if (r < 0) {
+		fprintf(stderr, "cannot connect to the %s bus: %s\n", which, strerror(-r));
+		return EXIT_NOT_RUNNING;
+	}
+	if (strcmp(command, "reload") == 0)
+		x = reload(bus);
+	else if (strcmp(command, "monitor") == 0)
+		x = monitor(bus);
+	else
+		x = status(bus, json);
+	sd_bus_flush_close_unref(bus);
+	return x;
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The D-Bus interface and powerallocctl, on a private bus with the system
+bus's policy plus conf/org.powerallocd1.conf: what root and an unprivileged
+user (nobody, through setpriv) may do, status --json against the tree,
+introspection, objects following a reload, PropertiesChanged.
+
+usage: test_bus.py (POWERALLOCD and POWERALLOCCTL name the binaries)
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_daemon import CDEV, HOT_CONFIG, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+
+POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/daemon/powerallocctl")
+POLICY = os.path.join(HERE, "..", "conf", "org.powerallocd1.conf")
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+# A bus where anyone may call anything on org.powerallocd1: only the
+# daemon's own uid check stands between nobody and Reload.
+PERMISSIVE = """<policy context="default">
+    <allow send_destination="org.powerallocd1"/>
+  </policy>
+  <include>@POLICY@</include>"""
+
+
+class PrivateBus:
+    def __init__(self, permissive=False):
+        self.dir = tempfile.mkdtemp(prefix="powerallocd-bus.")
+        os.chmod(self.dir, 0o755)
+        with open(os.path.join(HERE, "dbus-system.conf.in")) as f:
+            conf = f.read()
+        if permissive:
+            conf = conf.replace("<include>@POLICY@</include>", PERMISSIVE)
+        socket_path = os.path.join(self.dir, "socket")
+        conf = conf.replace("@SOCKET@", socket_path).replace("@POLICY@", os.path.abspath(POLICY))
+        with open(os.path.join(self.dir, "bus.conf"), "w") as f:
+            f.write(conf)
+        self.log = open(os.path.join(self.dir, "dbus-daemon.log"), "w")
+        self.proc = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file",
+                                      os.path.join(self.dir, "bus.conf")], stderr=self.log)
+        self.address = "unix:path=" + socket_path
+        assert wait_for(lambda: os.path.exists(socket_path))
+        os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+
+    def close(self):
+        del os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
+        self.proc.terminate()
+        self.proc.wait()
+        self.log.close()
+        subprocess.run(["rm", "-rf", self.dir])
+
+
+def ctl(*args, user=None):
+    return subprocess.run((user or []) + [POWERALLOCCTL] + list(args), capture_output=True,
+                          text=True, timeout=30)
+
+
+class Bus(unittest.TestCase):
+    permissive = False
+
+    def setUp(self):
+        self.bus = PrivateBus(self.permissive)
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.daemon = Daemon(self.tree, HOT_CONFIG, bus="system")
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        self.assertTrue(wait_for(lambda: "serving org.powerallocd1" in self.daemon.logtext()),
+                        self.daemon.logtext())
+
+    def tearDown(self):
+        self.daemon.close()
+        self.tree.close()
+        self.bus.close()
+
+    def status(self, user=None):
+        out = ctl("status", "--json", user=user)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return json.loads(out.stdout)
+
+
+class Access(Bus):
+    def test_status_json_matches_the_tree(self):
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0))
+        time.sleep(0.2)
+        s = self.status()
+        self.assertEqual(s["state"], "controlling")
+        zone = s["zones"][0]
+        self.assertEqual(zone["name"], "cpu")
+        self.assertEqual(zone["sensor"], "thermal_zone0")
+        self.assertEqual(zone["temperature_mc"], int(self.tree.read(ZONE0 + "temp")))
+        self.assertEqual(zone["control_mc"], 75000)
+        self.assertTrue(zone["active"])
+        names = [a["name"] for a in zone["actors"]]
+        self.assertEqual(names, ["cpufreq-cpu0", "cpufreq-cpu4"])
+        # Within a period: the states the tree holds now.
+        for k, actor in enumerate(zone["actors"]):
+            self.assertEqual(actor["cooling_state"], int(self.tree.read(CDEV % k)))
+        self.assertEqual(zone["actors"][1]["cpus"], "4-5")
+        self.assertEqual(zone["actors"][1]["max_cooling_state"], 7)
+
+    def test_table(self):
+        out = ctl("status")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("ZONE cpu", out.stdout)
+        self.assertIn("cpufreq-cpu4", out.stdout)
+
+    def test_unprivileged_reads_but_cannot_reload(self):
+        s = self.status(user=NOBODY)
+        self.assertEqual(s["zones"][0]["name"], "cpu")
+        out = ctl("reload", user=NOBODY)
+        self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
+        self.assertIn("permission denied", out.stderr)
+        out = ctl("reload")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()))
+
+    def test_introspection(self):
+        env = dict(os.environ)
+        out = subprocess.run(NOBODY + ["busctl", "--system", "introspect", "org.powerallocd1",
+                                       "/org/powerallocd1/zone/0"], capture_output=True,
+                             text=True, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        for member in ("org.powerallocd1.Zone", ".Temperature", ".PowerBudget", ".Actors"):
+            self.assertIn(member, out.stdout)
+        out = subprocess.run(["busctl", "--system", "introspect", "org.powerallocd1",
+                              "/org/powerallocd1"], capture_output=True, text=True)
+        self.assertIn(".Reload", out.stdout)
+        out = subprocess.run(["busctl", "--system", "tree", "org.powerallocd1"],
+                             capture_output=True, text=True)
+        for path in ("/org/powerallocd1/zone/0", "/org/powerallocd1/actor/1"):
+            self.assertIn(path, out.stdout)
+
+    def test_objects_follow_a_reload(self):
+        with open(self.daemon.config, "w") as f:
+            f.write(HOT_CONFIG.replace(', { type = "cpufreq"; cpus = "4-5"; }', ""))
+        self.assertEqual(ctl("reload").returncode, 0)
+        out = subprocess.run(["busctl", "--system", "tree", "org.powerallocd1"],
+                             capture_output=True, text=True)
+        self.assertIn("/org/powerallocd1/actor/0", out.stdout)
+        self.assertNotIn("/org/powerallocd1/actor/1", out.stdout)
+        self.assertEqual(len(self.status()["zones"][0]["actors"]), 1)
+
+    def test_active_change_is_signalled(self):
+        monitor = subprocess.Popen(["dbus-monitor", "--system",
+                                    "type='signal',interface='org.freedesktop.DBus.Properties'"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            time.sleep(0.3)
+            self.tree.write(ZONE0 + "temp", "50000\n")
+            self.assertTrue(wait_for(lambda: self.status()["state"] == "idle"))
+            time.sleep(0.3)
+        finally:
+            monitor.terminate()
+        seen = monitor.communicate()[0]
+        self.assertIn('string "Active"', seen)
+        self.assertIn('string "State"', seen)
+
+
+class DaemonChecksUid(Bus):
+    permissive = True
+
+    def test_reload_refused_by_the_daemon_itself(self):
+        out = ctl("reload", user=NOBODY)
+        self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
+        self.assertIn("Reload is for root only", out.stderr)
+
+
+class Usage(unittest.TestCase):
+    def test_help_and_man_page(self):
+        out = ctl("--help")
+        self.assertEqual(out.returncode, 0)
+        with open(os.path.join(HERE, "..", "man", "powerallocctl.1.scd")) as f:
+            man = f.read()
+        for word in ("status", "monitor", "reload", "--json", "--bus"):
+            self.assertIn(word, out.stdout)
+            self.assertIn("*%s*" % word, man)
+        self.assertEqual(ctl("frobnicate").returncode, 2)
+        self.assertEqual(ctl("reload", "--json").returncode, 2)
+
+
+class NotRunning(unittest.TestCase):
+    def test_clear_message(self):
+        bus = PrivateBus()
+        try:
+            out = ctl("status")
+            self.assertEqual(out.returncode, 3)
+            self.assertIn("powerallocd is not running", out.stderr)
+        finally:
+            bus.close()
+        out = ctl("status")  # no bus at all
+        self.assertEqual(out.returncode, 3)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
