@@ -174,6 +174,55 @@ class DaemonChecksUid(Bus):
         self.assertIn("Reload is for root only", out.stderr)
 
 
+POWERALLOCD_SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
+
+
+class Simulator(unittest.TestCase):
+    """The daemon run by the simulator, queried over the bus while it runs."""
+
+    def test_status_matches_the_simulated_soc(self):
+        bus = PrivateBus()
+        sim = subprocess.Popen([POWERALLOCD_SIM, "--duration", "20", "--speed", "1"],
+                               stdout=subprocess.PIPE, text=True)
+        try:
+            tree = None
+            for line in sim.stdout:
+                if line.startswith("tree: "):
+                    tree = line.split()[1]
+                if line.strip().startswith("12 s"):
+                    break   # hot and throttling by now
+            self.assertIsNotNone(tree)
+            temp = os.path.join(tree, "sys/devices/virtual/thermal/thermal_zone0/temp")
+            cdev = os.path.join(tree, "sys/devices/virtual/thermal/cooling_device%d/cur_state")
+            matched = False
+            for _ in range(10):
+                s = json.loads(ctl("status", "--json").stdout)
+                zone = s["zones"][0]
+                with open(temp) as f:
+                    now = int(f.read())
+                states = []
+                for k in range(3):
+                    with open(cdev % k) as f:
+                        states.append(int(f.read()))
+                got = [a["cooling_state"] for a in zone["actors"]]
+                # The daemon's temperature is its last period's: within 0.5 °C of
+                # the simulated die; its states are the tree's.
+                if abs(zone["temperature_mc"] - now) <= 500 and got == states:
+                    matched = True
+                    break
+                time.sleep(0.03)
+            self.assertTrue(matched, (zone, now, states))
+            self.assertTrue(zone["active"])
+            self.assertEqual([a["name"] for a in zone["actors"]],
+                             ["cpufreq-cpu0", "cpufreq-cpu4", "devfreq-ff9a0000.gpu"])
+        finally:
+            sim.send_signal(signal.SIGINT)
+            rest = sim.communicate(timeout=20)[0]
+            bus.close()
+        self.assertEqual(sim.returncode, 0, rest)
+        self.assertIn("limits and policy restored: yes", rest)
+
+
 class Usage(unittest.TestCase):
     def test_help_and_man_page(self):
         out = ctl("--help")

@@ -193,6 +193,22 @@ class CheckConfig(unittest.TestCase):
         self.assertIn("power model: device-tree", out.stdout)
         self.assertEqual(before, {p: self.tree.read(p) for p in before})
 
+    def test_shipped_example(self):
+        """conf/powerallocd.conf as installed, and with its zones uncommented."""
+        example = os.path.join(HERE, "..", "conf", "powerallocd.conf")
+        out = run(self.tree, "--check-config", "-c", example)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("no zones configured (automatic), 1 zone controllable", out.stdout)
+        with open(example) as f:
+            text = f.read()
+        head, zones = text.split("\n# zones = (", 1)
+        zones = re.sub(r"(?m)^# ?", "", "# zones = (" + zones)
+        out = run(self.tree, "--check-config", "-c", self.conf(head + "\n" + zones))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("zone cpu: thermal_zone0", out.stdout)
+        self.assertIn("zone gpu: thermal_zone1", out.stdout)
+        self.assertIn("actor devfreq-ff9a0000.gpu (devfreq)", out.stdout)
+
     def test_invalid_config(self):
         out = run(self.tree, "--check-config", "-c", self.conf("zones = ( { name = 1; } );\n"))
         self.assertEqual(out.returncode, 3)

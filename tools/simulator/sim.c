@@ -95,6 +95,15 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	return 0;
 }
 
+/* Ctrl-C or SIGTERM: stop the daemon, report, clean up, as at the end. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
 static void record(struct series *s, const struct plant *pl, double control_c)
 {
 	if (pl->die_c > s->max_die_c)
@@ -129,7 +138,7 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 	int steps_per_second = (int)lround(1.0 / dt_s);
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	for (int step = 1; pl->t_s < o->duration_s - dt_s / 2; step++) {
+	for (int step = 1; pl->t_s < o->duration_s - dt_s / 2 && !interrupted; step++) {
 		sim_read_states(sim, pl);
 		plant_step(pl, dt_s);
 		sim_write_outputs(sim, pl, dt_s);
@@ -175,13 +184,18 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o) < 0)
 		return 2;
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
 	if (sim_setup(&sim, o.description, o.controller, o.speed, o.powerallocd) < 0)
 		return 1;
 	plant_init(&pl, sim.board, &sim.thermal, o.workload, o.duration_s);
-	if (!o.quiet)
+	if (!o.quiet) {
 		printf("simulating %s (%s), workload %s, %s controller, control %.1f °C\n",
 		       sim.board->name, o.description, workload_name(o.workload), o.controller,
 		       sim.control_c);
+		printf("tree: %s (the daemon's log, trace and state file are there too)\n", sim.dir);
+		fflush(stdout);
+	}
 	sim_write_outputs(&sim, &pl, 0);
 	if (sim_start_daemon(&sim) < 0) {
 		sim_cleanup(&sim);
