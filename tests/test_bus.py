@@ -113,6 +113,15 @@ class Access(Bus):
         self.assertIn("ZONE cpu", out.stdout)
         self.assertIn("cpufreq-cpu4", out.stdout)
 
+    def test_monitor_refreshes_until_interrupted(self):
+        mon = subprocess.Popen([POWERALLOCCTL, "monitor"], stdout=subprocess.PIPE, text=True)
+        time.sleep(2.5)
+        mon.send_signal(signal.SIGINT)
+        out = mon.communicate(timeout=10)[0]
+        self.assertEqual(mon.returncode, 0)
+        self.assertGreaterEqual(out.count("ZONE cpu"), 2)
+        self.assertIn("\033[H\033[2J", out)
+
     def test_unprivileged_reads_but_cannot_reload(self):
         s = self.status(user=NOBODY)
         self.assertEqual(s["zones"][0]["name"], "cpu")
