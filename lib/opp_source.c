@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_props.h"
 #include "log.h"
 #include "parse.h"
 #include "sysfs.h"
@@ -233,28 +234,26 @@ static int add_dt_opp(const char *name, void *userdata)
 	char path[SYSFS_PATH_MAX];
 	/* Several clocks or supplies add cells; the first is the one we want. */
 	unsigned char hz[64], uv[64];
+	ssize_t hz_len, uv_len;
 	char status[16];
-	struct opp o = { 0 };
+	struct opp o;
 
 	if (sysfs_pathf(path, "%s/%s/opp-hz", t->table, name) < 0 || !sysfs_exists(path))
 		return 0;
-	if (sysfs_read_bin(path, hz, sizeof(hz)) < 8) {
-		pa_log(PA_LOG_WARNING, "%s: not a 64-bit frequency; OPP ignored", path);
-		return 0;
-	}
+	hz_len = sysfs_read_bin(path, hz, sizeof(hz));
 	if (sysfs_pathf(path, "%s/%s/status", t->table, name) == 0 &&
 	    sysfs_read_str(path, status, sizeof(status)) >= 0 && strcmp(status, "okay") != 0 &&
 	    strcmp(status, "ok") != 0)
 		return 0;
-	if (sysfs_pathf(path, "%s/%s/opp-microvolt", t->table, name) < 0 ||
-	    sysfs_read_bin(path, uv, sizeof(uv)) < 4) {
-		pa_log(PA_LOG_WARNING, "%s: missing or short; OPP ignored", path);
+	sysfs_pathf(path, "%s/%s/opp-microvolt", t->table, name);
+	uv_len = sysfs_read_bin(path, uv, sizeof(uv));
+	if (dt_decode_opp(hz, hz_len > 0 ? (size_t)hz_len : 0, uv, uv_len > 0 ? (size_t)uv_len : 0,
+			  &o) < 0) {
+		pa_log(PA_LOG_WARNING, "%s/%s: no usable opp-hz and opp-microvolt; OPP ignored",
+		       t->table, name);
 		return 0;
 	}
-	o.freq_khz = (uint32_t)(parse_dt_u64(hz) / 1000 > UINT32_MAX ? 0 : parse_dt_u64(hz) / 1000);
-	o.voltage_uv = parse_be32(uv);
-	if (o.freq_khz && o.voltage_uv)
-		set_add(t->dev, t->set, &o);
+	set_add(t->dev, t->set, &o);
 	return 0;
 }
 
@@ -262,19 +261,17 @@ static int add_dt_opp(const char *name, void *userdata)
 static void add_dt_legacy(const struct opp_device *dev, const char *node, struct opp_set *set)
 {
 	unsigned char cells[8 * OPP_SET_MAX];
+	struct opp opps[OPP_SET_MAX];
 	char path[SYSFS_PATH_MAX];
-	ssize_t n;
+	ssize_t len;
+	size_t n;
 
 	if (sysfs_pathf(path, "%s/operating-points", node) < 0 ||
-	    (n = sysfs_read_bin(path, cells, sizeof(cells))) <= 0)
+	    (len = sysfs_read_bin(path, cells, sizeof(cells))) <= 0)
 		return;
-	for (ssize_t i = 0; i + 8 <= n; i += 8) {
-		struct opp o = { .freq_khz = parse_be32(cells + i),
-				 .voltage_uv = parse_be32(cells + i + 4) };
-
-		if (o.freq_khz && o.voltage_uv)
-			set_add(dev, set, &o);
-	}
+	n = dt_decode_operating_points(cells, (size_t)len, opps, OPP_SET_MAX);
+	for (size_t i = 0; i < n; i++)
+		set_add(dev, set, &opps[i]);
 }
 
 static enum opp_source from_device_tree(const struct opp_device *dev, struct power_table *table)
