@@ -14,7 +14,8 @@ int trace_open(struct trace *t, const char *path)
 	if (!t->file)
 		return -errno;
 	fputs("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
-	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state\n", t->file);
+	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc\n",
+	      t->file);
 	fflush(t->file);
 	return 0;
 }
@@ -28,11 +29,12 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 
-		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu\n",
+		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
+			"%d,%d\n",
 			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
 			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, a->req_mw,
-			a->granted_mw, a->max_mw, a->state);
+			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc);
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

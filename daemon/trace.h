@@ -4,7 +4,7 @@
  * --trace FILE / trace_file: one CSV row per zone and actor per period, for
  * tuning and plots (tools/plot-trace).  Columns:
  *   time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,
- *   actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state
+ *   actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc
  */
 #include <stdint.h>
 #include <stdio.h>

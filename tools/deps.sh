@@ -5,7 +5,7 @@
 POWERALLOCD_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev python3
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev
-	libcmocka-dev umockdev libumockdev-dev scdoc valgrind systemd dbus-daemon dbus-bin
+	libcmocka-dev umockdev libumockdev-dev scdoc valgrind systemd dbus-daemon dbus-bin gnuplot-nox
 )
 
 ensure_packages() {
