@@ -134,7 +134,8 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 {
 	const struct zone *z = &d->engine.zones[i];
 
-	if (z->active && !d->was_active[i])
+	/* Without a temperature the zone runs blind (logged by the library). */
+	if (z->active && !d->was_active[i] && !z->sensor_failed)
 		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, switch-on %.1f°C crossed; controlling",
 			     z->name, z->temp_mc / 1000.0, z->switch_on_mc / 1000.0);
 	else if (!z->active && d->was_active[i])

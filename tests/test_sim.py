@@ -14,9 +14,10 @@ import unittest
 SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
 
 
-def simulate(workload, controller="default", duration=60):
+def simulate(workload, controller="default", duration=60, fault=None):
     out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", str(duration),
-                          "--workload", workload, "--controller", controller],
+                          "--workload", workload, "--controller", controller] +
+                         (["--fault", fault] if fault else []),
                          capture_output=True, text=True, timeout=120)
     summary = {}
     for key, pattern in (("max", r"maximum temperature\s+([\d.]+)"),
@@ -57,6 +58,37 @@ class ClosedLoop(unittest.TestCase):
 
     def test_kernel_controller(self):
         self.check(simulate("steady", controller="kernel"), 1.5)
+
+
+class FaultInjection(unittest.TestCase):
+    """Halfway through a steady run: the die never passes control + 5 °C and,
+    once the daemon stops (or after SIGKILL, --restore), every cooling state
+    and zone policy is back to what it was."""
+
+    def check(self, fault):
+        s = simulate("steady", duration=40, fault=fault)
+        self.assertEqual(s["returncode"], 0, s["output"])
+        self.assertTrue(s["restored"], s["output"])
+        self.assertLess(s["overshoot"], 5.0, s["output"])
+        return s
+
+    def test_sensor_eio(self):
+        self.check("sensor-eio")
+
+    def test_spike(self):
+        self.check("spike")
+
+    def test_cooling_device_vanishes(self):
+        self.check("cdev-vanish")
+
+    def test_cpu_offline(self):
+        self.check("cpu-offline")
+
+    def test_reload_garbage(self):
+        self.check("reload-garbage")
+
+    def test_sigkill_then_restore(self):
+        self.check("sigkill")
 
 
 if __name__ == "__main__":

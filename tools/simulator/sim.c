@@ -28,6 +28,7 @@ struct sim_options {
 	double speed;
 	const char *controller;
 	const char *powerallocd;
+	enum sim_fault fault;
 	int quiet;
 };
 
@@ -50,6 +51,10 @@ static void usage(FILE *out)
 		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
 		"  -c, --controller NAME   default or kernel (default default)\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
+		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
+		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
+		"                          cpu-offline (CPU 5 for 5 s), reload-garbage,\n"
+		"                          sigkill (then powerallocd --restore; the run ends)\n"
 		"  -q, --quiet             only the summary\n"
 		"  -h, --help\n");
 }
@@ -64,12 +69,13 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		{ "controller", required_argument, NULL, 'c' },
 		{ "powerallocd", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "fault", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:p:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:p:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->description = optarg; break;
 		case 'w':
@@ -83,6 +89,12 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		case 'c': o->controller = optarg; break;
 		case 'p': o->powerallocd = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'f':
+			if (sim_fault_parse(optarg, &o->fault) < 0) {
+				fprintf(stderr, "unknown fault \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -139,6 +151,9 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int step = 1; pl->t_s < o->duration_s - dt_s / 2 && !interrupted; step++) {
+		sim_apply_fault(sim, pl->t_s);
+		if (sim->killed)
+			break;	/* nothing controls the plant any more */
 		sim_read_states(sim, pl);
 		plant_step(pl, dt_s);
 		sim_write_outputs(sim, pl, dt_s);
@@ -151,7 +166,7 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 			next.tv_sec++;
 		}
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-		if (sim_daemon_exited(sim))
+		if (!sim->killed && sim_daemon_exited(sim))
 			break;
 	}
 }
@@ -159,8 +174,9 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 static void print_summary(const struct sim *sim, const struct plant *pl, const struct series *s,
 			  const struct sim_options *o, int restored)
 {
-	printf("\nsummary: %s workload, %s controller, %.0f s simulated at %.0fx\n",
-	       workload_name(o->workload), o->controller, pl->t_s, o->speed);
+	printf("\nsummary: %s workload, %s controller, %.0f s simulated at %.0fx%s%s\n",
+	       workload_name(o->workload), o->controller, pl->t_s, o->speed,
+	       o->fault ? ", fault " : "", o->fault ? sim_fault_name(o->fault) : "");
 	printf("  control temperature        %6.2f °C\n", sim->control_c);
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
 	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
@@ -188,6 +204,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_interrupt);
 	if (sim_setup(&sim, o.description, o.controller, o.speed, o.powerallocd) < 0)
 		return 1;
+	sim.fault = o.fault;
+	sim.fault_at_s = o.duration_s / 2;
 	plant_init(&pl, sim.board, &sim.thermal, o.workload, o.duration_s);
 	if (!o.quiet) {
 		printf("simulating %s (%s), workload %s, %s controller, control %.1f °C\n",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -229,6 +230,8 @@ static void write_proc_stat(struct sim *sim, const struct plant *pl, double dt_s
 		for (unsigned int i = 0; i < d->n_cpus; i++, cpu++) {
 			sim->busy_ticks[cpu] += pl->dom[k].busy * dt_s * USER_HZ;
 			sim->idle_ticks[cpu] += (1 - pl->dom[k].busy) * dt_s * USER_HZ;
+			if (sim->cpu5_offline && d->cpus[i] == 5)
+				continue;	/* an offline CPU has no line */
 			len += (size_t)snprintf(text + len, sizeof(text) - len,
 						"cpu%u %.0f 0 0 %.0f 0 0 0 0 0 0\n", d->cpus[i],
 						sim->busy_ticks[cpu], sim->idle_ticks[cpu]);
@@ -242,7 +245,7 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
 {
 	char text[64];
 
-	snprintf(text, sizeof(text), "%ld\n", lround(pl->die_c * 1000));
+	snprintf(text, sizeof(text), "%ld\n", sim->spike_now ? 150000L : lround(pl->die_c * 1000));
 	for (size_t z = 0; z < sim->n_sensors; z++)
 		put_fd(sim->sensor_fd[z], text);
 	write_proc_stat(sim, pl, dt_s);
@@ -323,6 +326,14 @@ int sim_start_daemon(struct sim *sim)
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
 		setenv("UMOCKDEV_DIR", sim->dir, 1);
+		if (sim->fault == FAULT_SENSOR_EIO || sim->fault == FAULT_CDEV_VANISH) {
+			char faults[600];
+
+			snprintf(faults, sizeof(faults), "%s/faults", sim->dir);
+			mkdir(faults, 0755);
+			setenv("POWERALLOCD_FAULT_DIR", faults, 1);
+			setenv("LD_PRELOAD", SIM_FAULT_SHIM, 1);
+		}
 		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
 		       "--state-file", state, "--trace", trace, "--log-target", "stderr",
 		       (char *)NULL);
@@ -344,6 +355,26 @@ bool sim_daemon_exited(struct sim *sim)
 	return sim->daemon_done;
 }
 
+/* Every zone of the tree back on the kernel's governor (the fixture's). */
+static bool policies_restored(const struct sim *sim)
+{
+	for (size_t z = 0; z < sim->n_sensors; z++) {
+		char path[600], buf[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/sys/devices/virtual/thermal/thermal_zone%zu/policy",
+			 sim->dir, z);
+		f = fopen(path, "r");
+		if (!f || !fgets(buf, sizeof(buf), f) || strncmp(buf, "step_wise", 9) != 0) {
+			if (f)
+				fclose(f);
+			return false;
+		}
+		fclose(f);
+	}
+	return true;
+}
+
 int sim_stop_daemon(struct sim *sim)
 {
 	bool restored = true;
@@ -361,6 +392,10 @@ int sim_stop_daemon(struct sim *sim)
 		if (pread(sim->state_fd[k], buf, sizeof(buf) - 1, 0) <= 0 || strtoul(buf, NULL, 10))
 			restored = false;
 	}
+	if (!policies_restored(sim))
+		restored = false;
+	if (sim->killed)
+		return restored && WIFEXITED(sim->restore_status) && WEXITSTATUS(sim->restore_status) == 0;
 	return restored && WIFEXITED(sim->daemon_status) && WEXITSTATUS(sim->daemon_status) == 0;
 }
 
@@ -375,5 +410,122 @@ void sim_cleanup(struct sim *sim)
 	if (sim->dir[0] && strstr(sim->dir, "powerallocd-sim.") && !getenv("SIM_KEEP_TREE")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sim->dir);
 		(void)!system(cmd);
+	}
+}
+
+static const char *const fault_names[] = { "none", "sensor-eio", "spike", "cdev-vanish",
+					   "cpu-offline", "reload-garbage", "sigkill" };
+
+int sim_fault_parse(const char *name, enum sim_fault *f)
+{
+	for (int i = 0; i < 7; i++) {
+		if (strcmp(name, fault_names[i]) == 0) {
+			*f = (enum sim_fault)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *sim_fault_name(enum sim_fault f)
+{
+	return (unsigned int)f < 7 ? fault_names[f] : "?";
+}
+
+/*
+ * The shim's rule file @name holds @suffix, or is removed when @suffix is
+ * NULL; written only when that changes (the shim reads it at every access).
+ */
+static void shim_rule(struct sim *sim, const char *name, const char *suffix)
+{
+	char path[600], tmp[610];
+	FILE *f;
+
+	if ((suffix != NULL) == sim->rule_on)
+		return;
+	sim->rule_on = suffix != NULL;
+	snprintf(path, sizeof(path), "%s/faults/%s", sim->dir, name);
+	if (!suffix) {
+		unlink(path);
+		return;
+	}
+	/* Whole, or not at all: written aside, then renamed in place. */
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "w");
+	if (f) {
+		fprintf(f, "%s\n", suffix);
+		fclose(f);
+		rename(tmp, path);
+	}
+}
+
+static void reload_garbage(struct sim *sim)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/powerallocd.conf", sim->dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("zones = ( garbage\n", f);
+		fclose(f);
+	}
+	kill(sim->daemon, SIGHUP);
+}
+
+/* SIGKILL, then what the unit's ExecStopPost does: powerallocd --restore. */
+static void kill_and_restore(struct sim *sim)
+{
+	char state[600];
+	pid_t pid;
+
+	kill(sim->daemon, SIGKILL);
+	waitpid(sim->daemon, &sim->daemon_status, 0);
+	sim->daemon_done = true;
+	snprintf(state, sizeof(state), "%s/state", sim->dir);
+	pid = fork();
+	if (pid == 0) {
+		setenv("UMOCKDEV_DIR", sim->dir, 1);
+		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "--restore",
+		       "--state-file", state, "--log-target", "stderr", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &sim->restore_status, 0);
+	sim->killed = true;
+}
+
+void sim_apply_fault(struct sim *sim, double t_s)
+{
+	double since = t_s - sim->fault_at_s;
+
+	sim->spike_now = false;
+	if (sim->fault == FAULT_NONE || since < 0)
+		return;
+	switch (sim->fault) {
+	case FAULT_SENSOR_EIO:
+		shim_rule(sim, "eio-read", since < 2.0 ? "thermal_zone0/temp" : NULL);
+		break;
+	case FAULT_SPIKE:
+		/* Held for one control period, so the daemon reads it once. */
+		sim->spike_now = since < 0.1;
+		break;
+	case FAULT_CDEV_VANISH:
+		shim_rule(sim, "enodev-write", since < 5.0 ? "cooling_device1/cur_state" : NULL);
+		break;
+	case FAULT_CPU_OFFLINE:
+		sim->cpu5_offline = since < 5.0;
+		break;
+	case FAULT_RELOAD_GARBAGE:
+		if (!sim->reloaded)
+			reload_garbage(sim);
+		sim->reloaded = true;
+		break;
+	case FAULT_SIGKILL:
+		if (!sim->killed)
+			kill_and_restore(sim);
+		break;
+	default:
+		break;
 	}
 }

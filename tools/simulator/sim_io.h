@@ -15,6 +15,17 @@
 #define SIM_MAX_CPUS 64
 #define SIM_MAX_SENSORS 4
 
+/* Faults the simulator can inject halfway through a run (tools/sim --fault). */
+enum sim_fault {
+	FAULT_NONE,
+	FAULT_SENSOR_EIO,	/* the sensor fails with EIO for 2 s */
+	FAULT_SPIKE,		/* one 150 °C reading */
+	FAULT_CDEV_VANISH,	/* a cooling device fails with ENODEV for 5 s, then is back */
+	FAULT_CPU_OFFLINE,	/* CPU 5 offline for 5 s, then online */
+	FAULT_RELOAD_GARBAGE,	/* a garbage config and SIGHUP */
+	FAULT_SIGKILL,		/* SIGKILL, then powerallocd --restore; the run ends */
+};
+
 struct sim {
 	const struct board *board;
 	struct thermal_params thermal;
@@ -40,7 +51,24 @@ struct sim {
 	long budget_mw;
 	char trace_tail[256];
 	const char *powerallocd;
+	enum sim_fault fault;
+	double fault_at_s;
+	bool spike_now;		/* write 150 °C this step */
+	bool cpu5_offline;
+	bool killed;		/* the daemon was SIGKILLed and --restore run */
+	bool reloaded;		/* the garbage reload was sent */
+	bool rule_on;		/* the shim's fault rule is in place */
+	int restore_status;
 };
+
+/** sim_fault_parse() - "sensor-eio", "spike", ... Return: 0 or -1. */
+int sim_fault_parse(const char *name, enum sim_fault *f);
+
+/** sim_fault_name() - the name of @f. */
+const char *sim_fault_name(enum sim_fault f);
+
+/** sim_apply_fault() - start, hold or end the run's fault at simulated time @t_s. */
+void sim_apply_fault(struct sim *sim, double t_s);
 
 /** sim_setup() - read the description, build the tree, write the daemon's config. */
 int sim_setup(struct sim *sim, const char *description, const char *controller, double speed,

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Test-only LD_PRELOAD shim: faults a regular file cannot produce.  While
+ * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
+ * whose path ends with it fails with EIO; likewise
+ * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
+ * that went away).  The simulator creates and removes those files.  Never
+ * installed.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The suffix in @rule_file, "" when there is none (no fault). */
+static void rule(const char *rule_file, char *suffix, size_t size)
+{
+	const char *dir = getenv("POWERALLOCD_FAULT_DIR");
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	suffix[0] = '\0';
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, rule_file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, suffix, size - 1);
+	close(fd);
+	suffix[n > 0 ? n : 0] = '\0';
+	suffix[strcspn(suffix, "\n")] = '\0';
+}
+
+static int faulted(int fd, const char *rule_file)
+{
+	char suffix[256], link[64], path[512];
+	ssize_t n;
+	size_t len;
+
+	rule(rule_file, suffix, sizeof(suffix));
+	if (!suffix[0])
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	len = strlen(suffix);
+	return (size_t)n >= len && strcmp(path + n - len, suffix) == 0;
+}
+
+ssize_t pread(int fd, void *buf, size_t count, off_t offset)
+{
+	static ssize_t (*next)(int, void *, size_t, off_t);
+
+	if (!next)
+		next = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
+	if (faulted(fd, "eio-read")) {
+		errno = EIO;
+		return -1;
+	}
+	return next(fd, buf, count, offset);
+}
+
+ssize_t pread64(int fd, void *buf, size_t count, off_t offset)
+{
+	return pread(fd, buf, count, offset);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
+{
+	static ssize_t (*next)(int, const void *, size_t, off_t);
+
+	if (!next)
+		next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	if (faulted(fd, "enodev-write")) {
+		errno = ENODEV;
+		return -1;
+	}
+	return next(fd, buf, count, offset);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset)
+{
+	return pwrite(fd, buf, count, offset);
+}
