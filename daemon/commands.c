@@ -37,7 +37,8 @@ struct pa_config *daemon_load_config(const struct options *opts)
 static void print_gains(const struct pid_params *p)
 {
 	printf("    controller %s, period %u ms, k_po %.1f k_pu %.1f k_i %.1f mW/°C, k_d %.3f, "
-	       "integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" : "default",
+	       "integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" :
+	       p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
 	       p->period_ms, p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
 	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc);
 }

@@ -71,14 +71,26 @@ int freq_actor_open_state(struct freq_actor *f, int cdev_id)
 	return 0;
 }
 
-int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
+unsigned long freq_actor_state_for_power(const struct actor *a, uint32_t granted_mw)
 {
-	struct freq_actor *f = (struct freq_actor *)a;
+	const struct freq_actor *f = (const struct freq_actor *)a;
 	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
 
+	return actor_state_of_freq(f->freq_khz, f->n_freqs, khz);
+}
+
+int freq_actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
+{
+	struct freq_actor *f = (struct freq_actor *)a;
+
 	a->granted_mw = granted_mw;
-	a->state = actor_state_of_freq(f->freq_khz, f->n_freqs, khz);
+	a->state = state > f->cs.max_state ? f->cs.max_state : state;
 	return cooling_state_set(&f->cs, a->state);
+}
+
+int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
+{
+	return freq_actor_set_state(a, freq_actor_state_for_power(a, granted_mw), granted_mw);
 }
 
 int freq_actor_restore(struct actor *a)

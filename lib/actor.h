@@ -42,6 +42,11 @@ typedef int (*saved_value_fn)(void *userdata, const char *path, const char *valu
  *	(actor->load_pct, actor->req_mw) and its maximum (actor->max_mw).
  * @set_power: limit the device to @granted_mw; the state is written only
  *	when it changes.
+ * @state_for_power: the cooling state @set_power would choose for @granted_mw
+ *	(nothing written).
+ * @set_state: put the device in cooling state @state (0 = no limit, up to
+ *	max_state), written only when it changes; @granted_mw is recorded.
+ *	The step_wise controller drives actors this way.
  * @restore: put back what the actor found when it was created.
  * @save: report each file @restore writes and its value to @fn.
  * @destroy: close files and free the actor.
@@ -50,6 +55,8 @@ typedef int (*saved_value_fn)(void *userdata, const char *path, const char *valu
 struct actor_ops {
 	int (*sample)(struct actor *a, const struct cycle_sample *s);
 	int (*set_power)(struct actor *a, uint32_t granted_mw);
+	unsigned long (*state_for_power)(const struct actor *a, uint32_t granted_mw);
+	int (*set_state)(struct actor *a, unsigned long state, uint32_t granted_mw);
 	int (*restore)(struct actor *a);
 	int (*save)(const struct actor *a, saved_value_fn fn, void *userdata);
 	void (*destroy)(struct actor *a);
@@ -101,6 +108,16 @@ static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
 static inline int actor_set_power(struct actor *a, uint32_t granted_mw)
 {
 	return a->ops->set_power(a, granted_mw);
+}
+
+static inline unsigned long actor_state_for_power(const struct actor *a, uint32_t granted_mw)
+{
+	return a->ops->state_for_power(a, granted_mw);
+}
+
+static inline int actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
+{
+	return a->ops->set_state(a, state, granted_mw);
 }
 
 static inline int actor_restore(struct actor *a)

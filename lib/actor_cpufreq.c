@@ -63,6 +63,8 @@ static void cpufreq_destroy(struct actor *a)
 static const struct actor_ops cpufreq_ops = {
 	.sample = cpufreq_sample,
 	.set_power = freq_actor_set_power,
+	.state_for_power = freq_actor_state_for_power,
+	.set_state = freq_actor_set_state,
 	.restore = freq_actor_restore,
 	.save = freq_actor_save,
 	.destroy = cpufreq_destroy,

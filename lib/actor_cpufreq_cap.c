@@ -84,14 +84,22 @@ static int write_cap(struct cap_policy *p, uint32_t khz)
 	return r;
 }
 
-static int cap_set_power(struct actor *a, uint32_t granted_mw)
+static unsigned long cap_state_for_power(const struct actor *a, uint32_t granted_mw)
+{
+	const struct cap_actor *c = (const struct cap_actor *)a;
+	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
+
+	return actor_state_of_freq(c->step_khz, c->n_steps, khz);
+}
+
+static int cap_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
 {
 	struct cap_actor *c = to_cap(a);
-	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
+	uint32_t khz;
 	int first_error = 0;
 
 	a->granted_mw = granted_mw;
-	a->state = actor_state_of_freq(c->step_khz, c->n_steps, khz);
+	a->state = state >= c->n_steps ? c->n_steps - 1 : state;
 	khz = c->step_khz[c->n_steps - 1 - a->state];
 	for (size_t i = 0; i < c->n_policies; i++) {
 		/* The top step lifts the cap entirely, to the original limit. */
@@ -102,6 +110,11 @@ static int cap_set_power(struct actor *a, uint32_t granted_mw)
 			first_error = r;
 	}
 	return first_error;
+}
+
+static int cap_set_power(struct actor *a, uint32_t granted_mw)
+{
+	return cap_set_state(a, cap_state_for_power(a, granted_mw), granted_mw);
 }
 
 static int cap_restore(struct actor *a)
@@ -149,6 +162,8 @@ static void cap_destroy(struct actor *a)
 static const struct actor_ops cap_ops = {
 	.sample = cap_sample,
 	.set_power = cap_set_power,
+	.state_for_power = cap_state_for_power,
+	.set_state = cap_set_state,
 	.restore = cap_restore,
 	.save = cap_save,
 	.destroy = cap_destroy,

@@ -90,6 +90,8 @@ static void devfreq_destroy(struct actor *a)
 static const struct actor_ops devfreq_ops = {
 	.sample = devfreq_sample,
 	.set_power = freq_actor_set_power,
+	.state_for_power = freq_actor_state_for_power,
+	.set_state = freq_actor_set_state,
 	.restore = freq_actor_restore,
 	.save = freq_actor_save,
 	.destroy = devfreq_destroy,

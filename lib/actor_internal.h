@@ -39,6 +39,12 @@ struct freq_actor {
  */
 int freq_actor_set_power(struct actor *a, uint32_t granted_mw);
 
+/** freq_actor_state_for_power() - the state of the highest frequency that fits @granted_mw. */
+unsigned long freq_actor_state_for_power(const struct actor *a, uint32_t granted_mw);
+
+/** freq_actor_set_state() - write cooling state @state. */
+int freq_actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw);
+
 /** freq_actor_restore() - the cooling state found at start. */
 int freq_actor_restore(struct actor *a);
 

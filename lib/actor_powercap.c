@@ -20,6 +20,8 @@
 #include "log.h"
 
 #define POWERCAP_CLASS_DIR "/sys/class/powercap"
+/* For the step_wise controller: state k limits to max - k/10 of (max - min). */
+#define POWERCAP_STEPS 10
 
 struct powercap_actor {
 	struct actor base;
@@ -96,6 +98,31 @@ static int powercap_set_power(struct actor *a, uint32_t granted_mw)
 	return r;
 }
 
+static uint64_t limit_of_state(const struct powercap_actor *p, unsigned long state)
+{
+	return p->max_power_uw - (p->max_power_uw - p->min_power_uw) * state / POWERCAP_STEPS;
+}
+
+static unsigned long powercap_state_for_power(const struct actor *a, uint32_t granted_mw)
+{
+	const struct powercap_actor *p = (const struct powercap_actor *)a;
+	unsigned long state = 0;
+
+	while (state < POWERCAP_STEPS && limit_of_state(p, state) > (uint64_t)granted_mw * 1000)
+		state++;
+	return state;
+}
+
+static int powercap_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
+{
+	struct powercap_actor *p = to_powercap(a);
+
+	a->state = state > POWERCAP_STEPS ? POWERCAP_STEPS : state;
+	powercap_set_power(a, (uint32_t)(limit_of_state(p, a->state) / 1000));
+	a->granted_mw = granted_mw;
+	return p->limit.failing ? -EIO : 0;
+}
+
 static int powercap_restore(struct actor *a)
 {
 	struct powercap_actor *p = to_powercap(a);
@@ -129,6 +156,8 @@ static void powercap_destroy(struct actor *a)
 static const struct actor_ops powercap_ops = {
 	.sample = powercap_sample,
 	.set_power = powercap_set_power,
+	.state_for_power = powercap_state_for_power,
+	.set_state = powercap_set_state,
 	.restore = powercap_restore,
 	.save = powercap_save,
 	.destroy = powercap_destroy,
@@ -189,6 +218,7 @@ struct actor *actor_powercap_new(const struct actor_config *cfg)
 	}
 	p->base.max_mw = (uint32_t)(p->max_power_uw / 1000);
 	p->base.min_mw = (uint32_t)(p->min_power_uw / 1000);
+	p->base.max_state = POWERCAP_STEPS;
 	pa_log(PA_LOG_INFO, "%s: powercap zone, limit %" PRIu64 " uW, range %" PRIu64 "-%" PRIu64
 	       " uW", p->base.name, p->original_limit_uw, p->min_power_uw, p->max_power_uw);
 	return &p->base;

@@ -21,7 +21,7 @@
 
 static const char *const log_level_names[] = { "err", "warning", "notice", "info", "debug", NULL };
 const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
-static const char *const controller_names[] = { "default", "kernel", NULL };
+static const char *const controller_names[] = { "default", "kernel", "step_wise", NULL };
 
 const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "zones", NULL };
 const char *const cfg_zone_keys[] = {
@@ -119,7 +119,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	int r;
 
 	pid_default_fixes(f);
-	if (z->controller == PID_MODE_KERNEL) {
+	if (z->controller != PID_MODE_DEFAULT) {
 		for (const char *const *k = default_mode_keys; *k; k++)
 			if (cfg_has(g, *k))
 				return cfg_fail(ctx, config_setting_get_member(g, *k), prefix, *k,

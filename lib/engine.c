@@ -25,6 +25,25 @@ int engine_sample_load(struct engine *e)
 	return 0;
 }
 
+/* The deepest state the step_wise zones that hold @a ask of it (0: none). */
+static unsigned long step_floor(const struct engine *e, const struct actor *a, bool *held)
+{
+	unsigned long floor = 0;
+
+	*held = false;
+	for (size_t z = 0; z < e->n_zones; z++) {
+		if (e->zones[z].pid.mode != PID_MODE_STEP_WISE)
+			continue;
+		for (size_t i = 0; i < e->zones[z].n_actors; i++)
+			if (e->zones[z].actors[i] == a) {
+				*held = true;
+				if (e->zones[z].step_state[i] > floor)
+					floor = e->zones[z].step_state[i];
+			}
+	}
+	return floor;
+}
+
 /* The smallest grant the zones that hold @a give it this period. */
 static uint32_t restrictive_grant(const struct engine *e, const struct actor *a)
 {
@@ -60,7 +79,19 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		/* Else the zone holds its last grants for a few periods. */
 	}
 	for (size_t i = 0; i < e->n_actors; i++) {
-		r = actor_set_power(e->actors[i], restrictive_grant(e, e->actors[i]));
+		struct actor *a = e->actors[i];
+		uint32_t grant = restrictive_grant(e, a);
+		bool stepped;
+		unsigned long floor = step_floor(e, a, &stepped);
+
+		if (stepped) {
+			/* The deeper of the power zones' state and the step_wise zones'. */
+			unsigned long state = actor_state_for_power(a, grant);
+
+			r = actor_set_state(a, state > floor ? state : floor, grant);
+		} else {
+			r = actor_set_power(a, grant);
+		}
 		if (r < 0 && !first_error)
 			first_error = r;
 	}

@@ -266,7 +266,8 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	pa_log(PA_LOG_INFO, "zone %s: thermal_zone%d (%s), switch-on %d m°C, control %d m°C, "
 	       "sustainable power %u mW (%s), %zu actors, %s controller", z->name, tz->id, tz->type,
 	       z->switch_on_mc, z->control_mc, z->pid.sustainable_power_mw, sp_names[z->sp_source],
-	       z->n_actors, z->pid.mode == PID_MODE_KERNEL ? "kernel" : "default");
+	       z->n_actors, z->pid.mode == PID_MODE_KERNEL ? "kernel" :
+	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
 	return 0;
 }
 

@@ -8,10 +8,14 @@
  * enum pid_mode - which control law a zone runs.
  * @PID_MODE_DEFAULT: the kernel's law with its known faults fixed (struct pid_fixes).
  * @PID_MODE_KERNEL:  drivers/thermal/gov_power_allocator.c (v6.13+) to the mW.
+ * @PID_MODE_STEP_WISE: not a PID and no power budget: the kernel's step_wise
+ *	governor, one cooling state more per period while above the control
+ *	temperature and rising, one less while below it and falling (zone.c).
  */
 enum pid_mode {
 	PID_MODE_DEFAULT = 0,
 	PID_MODE_KERNEL = 1,
+	PID_MODE_STEP_WISE = 2,
 };
 
 /**

@@ -94,11 +94,41 @@ void zone_cycle_blind(struct zone *z)
 	divide(z, d);
 }
 
+/*
+ * The kernel's step_wise: above the control temperature and rising, one
+ * state more; below it and falling, one state less; otherwise hold.  The
+ * grants are left at the actors' maxima: the states are the decision.
+ */
+static void zone_cycle_step_wise(struct zone *z)
+{
+	int32_t trend = z->temp_mc - z->prev_temp_mc;
+	bool throttle = z->temp_mc >= z->control_mc;
+
+	z->active = throttle;
+	z->budget_mw = 0;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		unsigned long *s = &z->step_state[i];
+
+		if (throttle && trend > 0 && *s < z->actors[i]->max_state)
+			(*s)++;
+		else if (!throttle && trend < 0 && *s > 0)
+			(*s)--;
+		z->active |= *s > 0;
+		z->grant_mw[i] = z->actors[i]->max_mw;
+		z->budget_mw += z->actors[i]->max_mw;
+	}
+	z->prev_temp_mc = z->temp_mc;
+}
+
 void zone_cycle(struct zone *z)
 {
 	struct divvy_actor d[ZONE_MAX_ACTORS];
 	uint32_t max_mw, min_mw;
 
+	if (z->pid.mode == PID_MODE_STEP_WISE) {
+		zone_cycle_step_wise(z);
+		return;
+	}
 	gather(z, d, &max_mw, &min_mw);
 	z->active = z->temp_mc >= z->switch_on_mc;
 	if (!z->active) {

@@ -42,6 +42,8 @@ enum sustainable_power_source {
  * @temp_mc, @active, @budget_mw, @pid_out.
  * @sensor_failed: the last read failed (logged once until it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
+ * @step_state: step_wise: the state the zone asks of each actor.
+ * @prev_temp_mc: step_wise: the previous period's temperature (the trend).
  */
 struct zone {
 	char name[64];
@@ -62,6 +64,8 @@ struct zone {
 	struct pid_output pid_out;
 	bool sensor_failed;
 	unsigned int failed_reads;
+	unsigned long step_state[ZONE_MAX_ACTORS];
+	int32_t prev_temp_mc;
 };
 
 /**

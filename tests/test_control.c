@@ -258,6 +258,55 @@ static void test_cpu_hotplug(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * step_wise: one state more per period above control while rising, hold when
+ * steady, one less below control while falling; never past max_state.
+ */
+static void test_step_wise(void **unused)
+{
+	static const struct {
+		int32_t temp;
+		long state;
+	} steps[] = {
+		{ 76000, 1 }, { 77000, 2 }, { 78000, 3 }, { 78000, 3 }, { 77500, 3 },
+		{ 74000, 2 }, { 73000, 1 }, { 72000, 0 }, { 71000, 0 },
+	};
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"step_wise\";\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	struct engine e;
+	char temp[16];
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.zones[0].pid.mode, PID_MODE_STEP_WISE);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "74000\n");
+	engine_cycle(&e, 0, NULL);
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		snprintf(temp, sizeof(temp), "%d\n", steps[k].temp);
+		tree_put("/sys/class/thermal/thermal_zone0/temp", temp);
+		tree_busy_cpus(6, 2000 + 100 * (unsigned int)k);
+		assert_int_equal(engine_cycle(&e, 100000 * (k + 1), NULL), 0);
+		print_message("%d m°C -> states %lld %lld\n", steps[k].temp,
+			      tree_get("/sys/class/thermal/cooling_device0/cur_state"),
+			      tree_get("/sys/class/thermal/cooling_device1/cur_state"));
+		assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), steps[k].state);
+		assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), steps[k].state);
+	}
+	/* Held above control while rising: capped at the A53s' 5 states. */
+	for (int k = 0; k < 10; k++) {
+		snprintf(temp, sizeof(temp), "%d\n", 80000 + 100 * k);
+		tree_put("/sys/class/thermal/thermal_zone0/temp", temp);
+		engine_cycle(&e, 2000000 + 100000 * (uint64_t)k, NULL);
+	}
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), 5);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 7);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),
+		cmocka_unit_test(test_step_wise),
 	};
 
 	if (tree_main_guard())

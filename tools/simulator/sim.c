@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		"  -w, --workload NAME     steady, burst, shift or ambient-step (default steady)\n"
 		"  -d, --duration SECONDS  simulated time (default 60)\n"
 		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
-		"  -c, --controller NAME   default or kernel (default default)\n"
+		"  -c, --controller NAME   default, kernel or step_wise (default default)\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -100,8 +100,10 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		}
 	}
 	if (o->duration_s < 1 || o->duration_s > 86400 || o->speed < 1 || o->speed > 10 ||
-	    (strcmp(o->controller, "default") != 0 && strcmp(o->controller, "kernel") != 0)) {
-		fprintf(stderr, "duration 1-86400 s, speed 1-10, controller default or kernel\n");
+	    (strcmp(o->controller, "default") != 0 && strcmp(o->controller, "kernel") != 0 &&
+	     strcmp(o->controller, "step_wise") != 0)) {
+		fprintf(stderr, "duration 1-86400 s, speed 1-10, controller default, kernel or "
+			"step_wise\n");
 		return -1;
 	}
 	return 0;
