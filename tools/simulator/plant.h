@@ -62,6 +62,15 @@ struct plant {
 	double work_demanded;
 };
 
+/**
+ * plant_best_work_rate() - the physical limit: the most work per second
+ * (DMIPS) any mix of OPPs (time-shared) could deliver for the demand of
+ * this step within @power_w of dynamic power.  Each domain's (power, work)
+ * points, idle included, are reduced to their upper concave hull and the
+ * power goes to the steepest segments first.
+ */
+double plant_best_work_rate(const struct plant *pl, double power_w);
+
 /** plant_init() - at ambient, every domain at state 0. */
 void plant_init(struct plant *pl, const struct board *b, const struct thermal_params *p,
 		enum workload w, double duration_s);

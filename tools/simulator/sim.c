@@ -33,6 +33,8 @@ struct sim_options {
 };
 
 struct series {
+	double settled_work;	/* DMIPS-seconds delivered in the second half */
+	double settled_limit;	/* the physical limit over the same time */
 	double max_die_c;
 	double above_s;
 	double abs_err_sum;
@@ -131,6 +133,20 @@ static void record(struct series *s, const struct plant *pl, double control_c)
 	}
 }
 
+/* Work this step, and what the thermal limit allows at control temperature. */
+static void record_work(struct series *s, const struct plant *pl, double work_before,
+			double control_c, double dt_s)
+{
+	const struct thermal_params *t = &pl->p;
+	double sustainable_w = (control_c - plant_ambient_c(pl)) /
+			       (t->die_to_case_k_per_w + t->case_to_ambient_k_per_w) - t->static_power_w;
+
+	if (pl->t_s < pl->duration_s / 2)
+		return;
+	s->settled_work += pl->work_done - work_before;
+	s->settled_limit += plant_best_work_rate(pl, sustainable_w) * dt_s;
+}
+
 static void print_second(struct sim *sim, const struct plant *pl)
 {
 	printf("%6.0f s  die %6.2f °C  case %6.2f °C  power %5.0f mW  budget %5ld mW",
@@ -156,10 +172,13 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 		sim_apply_fault(sim, pl->t_s);
 		if (sim->killed)
 			break;	/* nothing controls the plant any more */
+		double work_before = pl->work_done;
+
 		sim_read_states(sim, pl);
 		plant_step(pl, dt_s);
 		sim_write_outputs(sim, pl, dt_s);
 		record(s, pl, sim->control_c);
+		record_work(s, pl, work_before, sim->control_c, dt_s);
 		if (!o->quiet && step % steps_per_second == 0)
 			print_second(sim, pl);
 		next.tv_nsec += step_ns;
@@ -187,6 +206,8 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
 	printf("  work delivered             %6.1f %% of demanded\n",
 	       pl->work_demanded > 0 ? 100 * pl->work_done / pl->work_demanded : 100);
+	printf("  work, second half          %6.1f %% of the physical limit\n",
+	       s->settled_limit > 0 ? 100 * s->settled_work / s->settled_limit : 100);
 	printf("  daemon stopped, limits and policy restored: %s\n", restored ? "yes" : "NO");
 }
 
