@@ -6,15 +6,21 @@
 
 static const char *const workload_names[] = { "steady", "burst", "shift", "ambient-step" };
 
+int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 int workload_parse(const char *name, enum workload *w)
 {
-	for (int i = 0; i < 4; i++) {
-		if (strcmp(name, workload_names[i]) == 0) {
-			*w = (enum workload)i;
-			return 0;
-		}
-	}
-	return -1;
+	int i = name_index(workload_names, 4, name);
+
+	if (i >= 0)
+		*w = (enum workload)i;
+	return i < 0 ? -1 : 0;
 }
 
 const char *workload_name(enum workload w)

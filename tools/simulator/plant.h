@@ -81,6 +81,9 @@ void plant_step(struct plant *pl, double dt_s);
 /** plant_ambient_c() - the ambient temperature now (the workload may change it). */
 double plant_ambient_c(const struct plant *pl);
 
+/** name_index() - the index of @name in @names (@n of them), or -1. */
+int name_index(const char *const *names, int n, const char *name);
+
 /** workload_parse() - "steady", "burst", "shift", "ambient-step". Return: 0 or -1. */
 int workload_parse(const char *name, enum workload *w);
 

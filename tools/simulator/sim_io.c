@@ -418,13 +418,11 @@ static const char *const fault_names[] = { "none", "sensor-eio", "spike", "cdev-
 
 int sim_fault_parse(const char *name, enum sim_fault *f)
 {
-	for (int i = 0; i < 7; i++) {
-		if (strcmp(name, fault_names[i]) == 0) {
-			*f = (enum sim_fault)i;
-			return 0;
-		}
-	}
-	return -1;
+	int i = name_index(fault_names, 7, name);
+
+	if (i >= 0)
+		*f = (enum sim_fault)i;
+	return i < 0 ? -1 : 0;
 }
 
 const char *sim_fault_name(enum sim_fault f)
