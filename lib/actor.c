@@ -38,6 +38,7 @@ void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind ki
 	a->weight_q10 = cfg ? cfg->weight_q10 : DIVVY_WEIGHT_ONE;
 	a->n_cpus = 1;
 	a->cdev_id = -1;
+	a->capacity = 1024;
 }
 
 void actor_update_power(struct actor *a, unsigned int n_cpus)

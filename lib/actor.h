@@ -71,6 +71,8 @@ struct actor_ops {
  * @weight_q10: weight in the budget division, Q10.
  * @table: power of one CPU (or the device) per frequency.
  * @source: where @table came from.
+ * @capacity: throughput of one of its CPUs at the top OPP (cpu_capacity,
+ *	1024 for the biggest; 1024 for devices and where the kernel has none).
  * @cpus: the CPUs it limits (empty for devices).
  * @n_cpus: CPUs the power table's entries are multiplied by (1 for devices).
  * The rest is this cycle's view, for traces and D-Bus:
@@ -88,6 +90,7 @@ struct actor {
 	uint32_t weight_q10;
 	struct power_table table;
 	enum opp_source source;
+	uint32_t capacity;
 	struct cpumask cpus;
 	unsigned int n_cpus;
 	unsigned int load_pct;

@@ -105,6 +105,8 @@ struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *p
 	c->cur_freq.fd = -1;
 	snprintf(c->f.base.name, sizeof(c->f.base.name), "cpufreq-cpu%u", policy->cpu);
 	c->f.base.cpus = policy->related;
+	if (policy->capacity)
+		c->f.base.capacity = policy->capacity;
 	c->f.n_freqs = policy->n_freqs;
 	memcpy(c->f.freq_khz, policy->freq_khz, sizeof(c->f.freq_khz));
 	c->f.base.freq_khz = policy->max_khz;

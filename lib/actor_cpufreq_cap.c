@@ -227,6 +227,8 @@ struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *pol
 		c->policy[i].cur_freq.fd = c->policy[i].max_freq.fd = -1;
 	c->n_policies = n_policies;
 	c->base.cpus = cfg->cpus;
+	if (policies[0]->capacity)
+		c->base.capacity = policies[0]->capacity;
 	cpumask_format_list(&cfg->cpus, cpus, sizeof(cpus));
 	snprintf(c->base.name, sizeof(c->base.name), "cpufreq-cap-%s", cpus);
 	snprintf(name, sizeof(name), "cpu%u", policies[0]->cpu);

@@ -22,13 +22,14 @@
 static const char *const log_level_names[] = { "err", "warning", "notice", "info", "debug", NULL };
 const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
 static const char *const controller_names[] = { "default", "kernel", "step_wise", NULL };
+static const char *const division_names[] = { "request", "efficiency", NULL };
 
 const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "zones", NULL };
 const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "actors", NULL
+	"clamp_sustainable_power", "division", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
@@ -149,7 +150,7 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 		      struct zone_config *z)
 {
 	const char *name, *sensor;
-	int controller = PID_MODE_DEFAULT;
+	int controller = PID_MODE_DEFAULT, division = 0;
 	int r;
 
 	z->line = config_setting_source_line(g);
@@ -171,6 +172,9 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	if ((r = cfg_get_enum(ctx, g, prefix, "controller", controller_names, &controller)) < 0)
 		return r;
 	z->controller = (enum pid_mode)controller;
+	if ((r = cfg_get_enum(ctx, g, prefix, "division", division_names, &division)) < 0)
+		return r;
+	z->efficiency_division = division == 1;
 	if ((r = parse_gains(ctx, g, prefix, z)) < 0 || (r = parse_fixes(ctx, g, prefix, z)) < 0)
 		return r;
 	return cfg_parse_actors(ctx, g, prefix, z);

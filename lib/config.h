@@ -78,6 +78,8 @@ struct actor_config {
  * @controller: control law.
  * @gains: gain overrides, valid for the bits set in @gains_set.
  * @fixes: the default mode's fixes (documented defaults unless set).
+ * @efficiency_division: divide the budget by efficiency (lib/efficiency.h)
+ *	rather than in proportion to the requests.
  * @actors, @n_actors: the zone's actors (at least one).
  * @line: line of the zone in the file.
  */
@@ -94,6 +96,7 @@ struct zone_config {
 	struct pid_gains gains;
 	unsigned int gains_set;
 	struct pid_fixes fixes;
+	bool efficiency_division;
 	struct actor_config *actors;
 	size_t n_actors;
 	unsigned int line;

@@ -207,6 +207,7 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	struct pid_params *pp = &z->pid;
 
 	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
+	z->efficiency_division = zc && zc->efficiency_division;
 	pp->period_ms = zc ? zc->period_ms : 100;
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;

@@ -2,10 +2,12 @@
 #include "zone.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "divvy.h"
+#include "efficiency.h"
 #include "log.h"
 
 /* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
@@ -68,11 +70,38 @@ static void gather(const struct zone *z, struct divvy_actor *d, uint32_t *max_mw
 	}
 }
 
+/*
+ * The demand of @a: the work its load asks for, as a fraction of the actor
+ * flat out at its top OPP (loads are percent of the current frequency).
+ */
+static double demand_of(const struct actor *a)
+{
+	const struct power_table *t = &a->table;
+	double top = t->n ? t->entry[t->n - 1].freq_khz : 0;
+
+	if (!top || !a->n_cpus)
+		return 0;
+	return fmin(1.0, a->load_pct / (100.0 * a->n_cpus) * a->freq_khz / top);
+}
+
 static void divide(struct zone *z, struct divvy_actor *d)
 {
-	divvy(d, z->n_actors, z->budget_mw);
-	for (size_t i = 0; i < z->n_actors; i++)
-		z->grant_mw[i] = d[i].granted_mw;
+	struct eff_actor e[ZONE_MAX_ACTORS];
+
+	if (!z->efficiency_division) {
+		divvy(d, z->n_actors, z->budget_mw);
+		for (size_t i = 0; i < z->n_actors; i++)
+			z->grant_mw[i] = d[i].granted_mw;
+		return;
+	}
+	for (size_t i = 0; i < z->n_actors; i++) {
+		const struct actor *a = z->actors[i];
+
+		e[i] = (struct eff_actor){ .table = &a->table, .n_cpus = a->n_cpus ? a->n_cpus : 1,
+					   .demand = demand_of(a), .capacity = a->capacity,
+					   .weight_q10 = a->weight_q10, .max_mw = a->max_mw };
+	}
+	efficiency_divide(e, z->n_actors, z->budget_mw, z->grant_mw);
 }
 
 void zone_cycle_blind(struct zone *z)

@@ -34,6 +34,7 @@ enum sustainable_power_source {
  * @sensor: thermal_zoneN/temp, open for the zone's life.
  * @switch_on_mc, @control_mc: m°C.
  * @pid: controller definition; @pid_state: its memory.
+ * @efficiency_division: divide by efficiency, not by request.
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over.
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
@@ -53,6 +54,7 @@ struct zone {
 	int32_t control_mc;
 	struct pid_params pid;
 	struct pid_state pid_state;
+	bool efficiency_division;
 	enum sustainable_power_source sp_source;
 	char original_policy[64];
 	size_t n_actors;

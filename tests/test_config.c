@@ -41,6 +41,7 @@ static const char design_example[] =
 	"    );\n"
 	"  },\n"
 	"  { name = \"gpu\"; sensor = \"thermal_zone1\"; controller = \"kernel\";\n"
+	"    division = \"efficiency\";\n"
 	"    actors = ( { type = \"devfreq\"; device = \"gpu1\"; } ); }\n"
 	");\n";
 
@@ -94,8 +95,10 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->actors[4].opps[1].static_power_mw, 20);
 	assert_null(z->actors[4].opps[0].voltage_uv ? "voltage" : NULL);
 
+	assert_false(z->efficiency_division);
 	z = &c->zones[1];
 	assert_int_equal(z->controller, PID_MODE_KERNEL);
+	assert_true(z->efficiency_division);
 	assert_false(z->has_switch_on_temp);
 	assert_int_equal(z->sustainable_power_mw, 0);
 	assert_int_equal(z->period_ms, 100);
@@ -269,7 +272,9 @@ static void test_default_mode_keys_with_kernel(void **unused)
 	expect_error(ZONE_HEAD "controller = \"kernel\";\nintegral_bleed = 0.1;\n" ONE_ACTOR "} );", 3,
 		     "zones[0].integral_bleed", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
-		     "not one of: default, kernel");
+		     "not one of: default, kernel, step_wise");
+	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",
+		     "not one of: request, efficiency");
 }
 
 static void test_opp_tables(void **unused)

@@ -27,6 +27,7 @@ struct sim_options {
 	double duration_s;
 	double speed;
 	const char *controller;
+	const char *division;
 	const char *powerallocd;
 	enum sim_fault fault;
 	int quiet;
@@ -52,6 +53,7 @@ static void usage(FILE *out)
 		"  -d, --duration SECONDS  simulated time (default 60)\n"
 		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
 		"  -c, --controller NAME   default, kernel or step_wise (default default)\n"
+		"  -D, --division NAME     request or efficiency (default request)\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -69,6 +71,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "speed", required_argument, NULL, 'x' },
 		{ "controller", required_argument, NULL, 'c' },
+		{ "division", required_argument, NULL, 'D' },
 		{ "powerallocd", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fault", required_argument, NULL, 'f' },
@@ -77,7 +80,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:p:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:p:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->description = optarg; break;
 		case 'w':
@@ -89,6 +92,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		case 'd': o->duration_s = atof(optarg); break;
 		case 'x': o->speed = atof(optarg); break;
 		case 'c': o->controller = optarg; break;
+		case 'D': o->division = optarg; break;
 		case 'p': o->powerallocd = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'f':
@@ -103,7 +107,8 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	}
 	if (o->duration_s < 1 || o->duration_s > 86400 || o->speed < 1 || o->speed > 10 ||
 	    (strcmp(o->controller, "default") != 0 && strcmp(o->controller, "kernel") != 0 &&
-	     strcmp(o->controller, "step_wise") != 0)) {
+	     strcmp(o->controller, "step_wise") != 0) ||
+	    (strcmp(o->division, "request") != 0 && strcmp(o->division, "efficiency") != 0)) {
 		fprintf(stderr, "duration 1-86400 s, speed 1-10, controller default, kernel or "
 			"step_wise\n");
 		return -1;
@@ -195,8 +200,8 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 static void print_summary(const struct sim *sim, const struct plant *pl, const struct series *s,
 			  const struct sim_options *o, int restored)
 {
-	printf("\nsummary: %s workload, %s controller, %.0f s simulated at %.0fx%s%s\n",
-	       workload_name(o->workload), o->controller, pl->t_s, o->speed,
+	printf("\nsummary: %s workload, %s controller, %s division, %.0f s simulated at %.0fx%s%s\n",
+	       workload_name(o->workload), o->controller, o->division, pl->t_s, o->speed,
 	       o->fault ? ", fault " : "", o->fault ? sim_fault_name(o->fault) : "");
 	printf("  control temperature        %6.2f °C\n", sim->control_c);
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
@@ -214,7 +219,7 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 int main(int argc, char **argv)
 {
 	struct sim_options o = { .description = SIM_DEFAULT_DESCRIPTION, .duration_s = 60,
-				 .speed = 1, .controller = "default",
+				 .speed = 1, .controller = "default", .division = "request",
 				 .powerallocd = SIM_DEFAULT_POWERALLOCD };
 	struct series s = { 0 };
 	struct plant pl;
@@ -225,7 +230,7 @@ int main(int argc, char **argv)
 		return 2;
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
-	if (sim_setup(&sim, o.description, o.controller, o.speed, o.powerallocd) < 0)
+	if (sim_setup(&sim, o.description, o.controller, o.division, o.speed, o.powerallocd) < 0)
 		return 1;
 	sim.fault = o.fault;
 	sim.fault_at_s = o.duration_s / 2;

@@ -71,8 +71,8 @@ const char *sim_fault_name(enum sim_fault f);
 void sim_apply_fault(struct sim *sim, double t_s);
 
 /** sim_setup() - read the description, build the tree, write the daemon's config. */
-int sim_setup(struct sim *sim, const char *description, const char *controller, double speed,
-	      const char *powerallocd);
+int sim_setup(struct sim *sim, const char *description, const char *controller,
+	      const char *division, double speed, const char *powerallocd);
 
 /** sim_write_outputs() - temperature, /proc/stat (@dt_s of time), frequencies, GPU load. */
 void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s);

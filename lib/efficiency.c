@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "efficiency.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "divvy.h"
+
+struct segment {
+	double power_mw;
+	double value;
+};
+
+/* Power (mW) and weighted throughput of @a at OPP @k, for its demand. */
+static void option(const struct eff_actor *a, size_t k, double *power_mw, double *value)
+{
+	const struct power_entry *e = &a->table->entry[k];
+	double top = a->table->entry[a->table->n - 1].freq_khz;
+	double busy = fmin(1.0, a->demand * top / e->freq_khz);
+
+	/* mW as the kernel compares them, so that the top OPP fits max_mw. */
+	*power_mw = (double)e->power_mw * a->n_cpus * busy;
+	*value = busy * e->freq_khz / top * a->capacity * a->n_cpus * a->weight_q10 / 1024.0;
+}
+
+/* The upper concave hull from idle, as segments of falling slope. */
+static size_t segments(const struct eff_actor *a, struct segment *seg)
+{
+	double px = 0, vx = 0;
+	size_t n = 0;
+
+	while (n < POWER_TABLE_MAX_OPPS) {
+		double best = 0, bp = 0, bv = 0;
+
+		for (size_t k = 0; k < a->table->n; k++) {
+			double p, v;
+
+			option(a, k, &p, &v);
+			if (p > px && v > vx && p <= a->max_mw && (v - vx) / (p - px) > best) {
+				best = (v - vx) / (p - px);
+				bp = p;
+				bv = v;
+			}
+		}
+		if (best <= 0)
+			break;
+		seg[n++] = (struct segment){ bp - px, bv - vx };
+		px = bp;
+		vx = bv;
+	}
+	return n;
+}
+
+static double slope(const struct segment *s)
+{
+	return s->value / s->power_mw;
+}
+
+/* Whatever is left goes to headroom, in proportion to it. */
+static void spread(const struct eff_actor *actors, size_t n, double left, double *grant)
+{
+	double headroom = 0;
+
+	for (size_t i = 0; i < n; i++)
+		headroom += actors[i].max_mw - grant[i];
+	for (size_t i = 0; i < n && headroom > 0; i++)
+		grant[i] += fmin(left, headroom) * (actors[i].max_mw - grant[i]) / headroom;
+}
+
+/*
+ * Whole mW adding up to the floor of the total: each grant rounded down, the
+ * mW left over going to the largest fractions (so no power is lost to
+ * rounding, and none is added).
+ */
+static void round_grants(const struct eff_actor *actors, size_t n, const double *grant,
+			 uint32_t *grants_mw)
+{
+	double total = 0;
+	uint32_t sum = 0;
+	long spare;
+
+	for (size_t i = 0; i < n; i++) {
+		double g = fmin(floor(grant[i]), actors[i].max_mw);
+
+		grants_mw[i] = (uint32_t)g;
+		sum += grants_mw[i];
+		total += grant[i];
+	}
+	for (spare = (long)floor(total + 1e-9) - (long)sum; spare > 0; spare--) {
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (grants_mw[i] < actors[i].max_mw && grant[i] > grants_mw[i] &&
+			    (best == n || grant[i] - grants_mw[i] > grant[best] - grants_mw[best]))
+				best = i;
+		if (best == n)
+			break;
+		grants_mw[best]++;
+	}
+}
+
+void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
+		       uint32_t *grants_mw)
+{
+	static struct segment seg[DIVVY_MAX_ACTORS][POWER_TABLE_MAX_OPPS];
+	size_t count[DIVVY_MAX_ACTORS], next[DIVVY_MAX_ACTORS] = { 0 };
+	double grant[DIVVY_MAX_ACTORS] = { 0 }, left = budget_mw, demand = 0;
+
+	if (n > DIVVY_MAX_ACTORS)
+		n = DIVVY_MAX_ACTORS;
+	for (size_t i = 0; i < n; i++) {
+		count[i] = actors[i].table && actors[i].table->n ? segments(&actors[i], seg[i]) : 0;
+		demand += actors[i].demand;
+	}
+	if (demand <= 0) {
+		for (size_t i = 0; i < n; i++)
+			grants_mw[i] = actors[i].max_mw;
+		return;
+	}
+	for (;;) {
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (next[i] < count[i] &&
+			    (best == n || slope(&seg[i][next[i]]) > slope(&seg[best][next[best]])))
+				best = i;
+		if (best == n || left <= 0)
+			break;
+		if (seg[best][next[best]].power_mw > left) {
+			grant[best] += left;
+			left = 0;
+			break;
+		}
+		grant[best] += seg[best][next[best]].power_mw;
+		left -= seg[best][next[best]++].power_mw;
+	}
+	spread(actors, n, left, grant);
+	round_grants(actors, n, grant, grants_mw);
+}
