@@ -54,28 +54,30 @@ static void actors(struct eff_actor *a, double d0, double d1, double d2)
 	a[2] = (struct eff_actor){ &gpu, 1, d2, 1024, 1024, 2555 };
 }
 
-/* Throughput an actor gets from @mw if it could time-share OPPs (the hull). */
+/* Power and throughput of @a at OPP @k for its demand; k = -1 is idle. */
+static void point(const struct eff_actor *a, int k, double *p, double *v)
+{
+	double top = a->table->entry[a->table->n - 1].freq_khz, b;
+
+	*p = *v = 0;
+	if (k < 0)
+		return;
+	b = fmin(1, a->demand * top / a->table->entry[k].freq_khz);
+	*p = (double)a->table->entry[k].power_mw * a->n_cpus * b;
+	*v = b * a->table->entry[k].freq_khz / top * a->capacity * a->n_cpus;
+}
+
+/* Throughput an actor gets from @mw if it could time-share two OPPs (or idle). */
 static double value_at(const struct eff_actor *a, double mw)
 {
-	double best = 0, top = a->table->entry[a->table->n - 1].freq_khz;
+	double best = 0;
 
-	/* Best mix of two options on either side of mw (idle included). */
 	for (int i = -1; i < (int)a->table->n; i++) {
 		for (int j = -1; j < (int)a->table->n; j++) {
-			double pi = 0, vi = 0, pj = 0, vj = 0;
+			double pi, vi, pj, vj;
 
-			if (i >= 0) {
-				double b = fmin(1, a->demand * top / a->table->entry[i].freq_khz);
-
-				pi = (double)a->table->entry[i].power_mw * a->n_cpus * b;
-				vi = b * a->table->entry[i].freq_khz / top * a->capacity * a->n_cpus;
-			}
-			if (j >= 0) {
-				double b = fmin(1, a->demand * top / a->table->entry[j].freq_khz);
-
-				pj = (double)a->table->entry[j].power_mw * a->n_cpus * b;
-				vj = b * a->table->entry[j].freq_khz / top * a->capacity * a->n_cpus;
-			}
+			point(a, i, &pi, &vi);
+			point(a, j, &pj, &vj);
 			if (pi <= mw && mw <= pj && pj > pi)
 				best = fmax(best, vi + (vj - vi) * (mw - pi) / (pj - pi));
 			if (pj <= mw)
