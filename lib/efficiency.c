@@ -99,41 +99,69 @@ static void round_grants(const struct eff_actor *actors, size_t n, const double 
 	}
 }
 
-void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
-		       uint32_t *grants_mw)
+/*
+ * The greedy over every actor's hull: @grant[i] gets the power of the
+ * segments bought for actor i, steepest first, within @budget_mw.
+ * Returns the weighted throughput bought; *left_mw is what was not spent.
+ */
+static double fill(const struct eff_actor *actors, size_t n, double budget_mw, double *grant,
+		   double *left_mw)
 {
 	static struct segment seg[DIVVY_MAX_ACTORS][POWER_TABLE_MAX_OPPS];
 	size_t count[DIVVY_MAX_ACTORS], next[DIVVY_MAX_ACTORS] = { 0 };
-	double grant[DIVVY_MAX_ACTORS] = { 0 }, left = budget_mw, demand = 0;
+	double left = budget_mw, value = 0;
 
-	if (n > DIVVY_MAX_ACTORS)
-		n = DIVVY_MAX_ACTORS;
 	for (size_t i = 0; i < n; i++) {
 		count[i] = actors[i].table && actors[i].table->n ? segments(&actors[i], seg[i]) : 0;
-		demand += actors[i].demand;
+		grant[i] = 0;
 	}
-	if (demand <= 0) {
-		for (size_t i = 0; i < n; i++)
-			grants_mw[i] = actors[i].max_mw;
-		return;
-	}
-	for (;;) {
+	while (left > 0) {
 		size_t best = n;
+		const struct segment *s;
 
 		for (size_t i = 0; i < n; i++)
 			if (next[i] < count[i] &&
 			    (best == n || slope(&seg[i][next[i]]) > slope(&seg[best][next[best]])))
 				best = i;
-		if (best == n || left <= 0)
+		if (best == n)
 			break;
-		if (seg[best][next[best]].power_mw > left) {
+		s = &seg[best][next[best]++];
+		if (s->power_mw > left) {
 			grant[best] += left;
+			value += s->value * left / s->power_mw;
 			left = 0;
 			break;
 		}
-		grant[best] += seg[best][next[best]].power_mw;
-		left -= seg[best][next[best]++].power_mw;
+		grant[best] += s->power_mw;
+		value += s->value;
+		left -= s->power_mw;
 	}
+	*left_mw = left;
+	return value;
+}
+
+double efficiency_best_throughput(const struct eff_actor *actors, size_t n, double budget_mw)
+{
+	double grant[DIVVY_MAX_ACTORS], left;
+
+	return fill(actors, n > DIVVY_MAX_ACTORS ? DIVVY_MAX_ACTORS : n, budget_mw, grant, &left);
+}
+
+void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
+		       uint32_t *grants_mw)
+{
+	double grant[DIVVY_MAX_ACTORS], left, demand = 0;
+
+	if (n > DIVVY_MAX_ACTORS)
+		n = DIVVY_MAX_ACTORS;
+	for (size_t i = 0; i < n; i++)
+		demand += actors[i].demand;
+	if (demand <= 0) {
+		for (size_t i = 0; i < n; i++)
+			grants_mw[i] = actors[i].max_mw;
+		return;
+	}
+	fill(actors, n, budget_mw, grant, &left);
 	spread(actors, n, left, grant);
 	round_grants(actors, n, grant, grants_mw);
 }

@@ -45,3 +45,10 @@ struct eff_actor {
  */
 void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
 		       uint32_t *grants_mw);
+
+/**
+ * efficiency_best_throughput() - the most weighted throughput any mix of the
+ * actors' OPPs (time-shared) delivers within @budget_mw: the value of the
+ * greedy efficiency_divide() starts from.  The simulator's physical limit.
+ */
+double efficiency_best_throughput(const struct eff_actor *actors, size_t n, double budget_mw);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "efficiency.h"
+
 static const char *const workload_names[] = { "steady", "burst", "shift", "ambient-step" };
 
 int name_index(const char *const *names, int n, const char *name)
@@ -37,6 +39,16 @@ void plant_init(struct plant *pl, const struct board *b, const struct thermal_pa
 	pl->workload = w;
 	pl->duration_s = duration_s;
 	pl->die_c = pl->case_c = p->initial_c;
+	for (size_t k = 0; k < b->n_domains; k++) {
+		struct opp opps[BOARD_MAX_OPPS] = { { 0 } };
+
+		for (size_t i = 0; i < b->domains[k].n_opps; i++) {
+			opps[i].freq_khz = b->domains[k].opps[i].freq_khz;
+			opps[i].voltage_uv = b->domains[k].opps[i].voltage_uv;
+		}
+		power_table_build(opps, b->domains[k].n_opps, b->domains[k].dynamic_power_coefficient,
+				  &pl->table[k]);
+	}
 }
 
 double plant_ambient_c(const struct plant *pl)
@@ -124,75 +136,21 @@ void plant_step(struct plant *pl, double dt_s)
 	pl->t_s += dt_s;
 }
 
-struct segment {
-	double power_w;
-	double work;
-	double slope;
-};
-
-/*
- * The upper concave hull of a domain's (power, work) options as segments
- * from idle, steepest first.  Returns their number.
- */
-static size_t domain_segments(const struct plant *pl, size_t k, struct segment *seg)
-{
-	const struct board_domain *d = &pl->board->domains[k];
-	double top = d->opps[d->n_opps - 1].freq_khz, n = d->n_cpus ? d->n_cpus : 1;
-	double weight = d->capacity_dmips_mhz ? d->capacity_dmips_mhz : 1000;
-	double px = 0, wx = 0;
-	size_t n_seg = 0;
-
-	for (;;) {
-		double best = 0, bp = 0, bw = 0;
-
-		/* From the current hull point, the option with the steepest gain. */
-		for (size_t i = 0; i < d->n_opps; i++) {
-			double busy = fmin(1.0, pl->dom[k].demand * top / d->opps[i].freq_khz);
-			double p = d->opps[i].power_uw / 1e6 * n * busy;
-			double w = busy * d->opps[i].freq_khz / 1000 * n * weight;
-
-			if (p > px && w > wx && (w - wx) / (p - px) > best) {
-				best = (w - wx) / (p - px);
-				bp = p;
-				bw = w;
-			}
-		}
-		if (best <= 0)
-			return n_seg;
-		seg[n_seg++] = (struct segment){ bp - px, bw - wx, best };
-		px = bp;
-		wx = bw;
-	}
-}
-
 double plant_best_work_rate(const struct plant *pl, double power_w)
 {
-	struct segment seg[PLANT_MAX_DOMAINS * BOARD_MAX_OPPS];
-	size_t n = 0, next[PLANT_MAX_DOMAINS] = { 0 }, count[PLANT_MAX_DOMAINS];
-	struct segment per[PLANT_MAX_DOMAINS][BOARD_MAX_OPPS];
-	double work = 0;
+	struct eff_actor e[PLANT_MAX_DOMAINS];
 
-	for (size_t k = 0; k < pl->board->n_domains; k++)
-		count[k] = domain_segments(pl, k, per[k]);
-	/* Merge: always the steepest next segment of any domain. */
-	while (power_w > 0) {
-		size_t best = PLANT_MAX_DOMAINS;
+	/* Throughput in DMIPS: capacity at the top OPP = DMIPS/MHz x top MHz. */
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		const struct board_domain *d = &pl->board->domains[k];
+		const struct power_table *t = &pl->table[k];
+		unsigned int n = d->n_cpus ? d->n_cpus : 1;
 
-		for (size_t k = 0; k < pl->board->n_domains; k++)
-			if (next[k] < count[k] &&
-			    (best == PLANT_MAX_DOMAINS || per[k][next[k]].slope > per[best][next[best]].slope))
-				best = k;
-		if (best == PLANT_MAX_DOMAINS)
-			break;
-		seg[n] = per[best][next[best]++];
-		if (seg[n].power_w <= power_w) {
-			work += seg[n].work;
-			power_w -= seg[n].power_w;
-		} else {
-			work += seg[n].work * power_w / seg[n].power_w;
-			power_w = 0;
-		}
-		n++;
+		e[k] = (struct eff_actor){ .table = t, .n_cpus = n, .demand = pl->dom[k].demand,
+					   .capacity = (d->capacity_dmips_mhz ? d->capacity_dmips_mhz
+							: 1000) * (t->entry[t->n - 1].freq_khz / 1000),
+					   .weight_q10 = 1024,
+					   .max_mw = t->entry[t->n - 1].power_mw * n };
 	}
-	return work;
+	return efficiency_best_throughput(e, pl->board->n_domains, power_w * 1000);
 }

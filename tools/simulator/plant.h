@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "power_table.h"
 
 #define PLANT_MAX_DOMAINS BOARD_MAX_DOMAINS
 
@@ -49,6 +50,7 @@ struct domain_state {
 
 struct plant {
 	const struct board *board;
+	struct power_table table[PLANT_MAX_DOMAINS];	/* the board's, for the limit */
 	struct thermal_params p;
 	enum workload workload;
 	double duration_s;
@@ -67,7 +69,8 @@ struct plant {
  * (DMIPS) any mix of OPPs (time-shared) could deliver for the demand of
  * this step within @power_w of dynamic power.  Each domain's (power, work)
  * points, idle included, are reduced to their upper concave hull and the
- * power goes to the steepest segments first.
+ * power goes to the steepest segments first (lib/efficiency.c, the same
+ * computation efficiency-aware division starts from).
  */
 double plant_best_work_rate(const struct plant *pl, double power_w);
 
