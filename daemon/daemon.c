@@ -25,6 +25,8 @@
 
 #define NEVER UINT64_MAX
 #define USEC_PER_MSEC UINT64_C(1000)
+/* Slowest polling of a zone whose step_wise fallback has a fan on. */
+#define FALLBACK_POLL_MS 1000
 /* Events come in bursts (a module loads several devices): rescan once. */
 #define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
 /* While configured devices are missing, look for them again this often. */
@@ -80,14 +82,22 @@ static bool zone_limited(const struct zone *z)
 	return false;
 }
 
-/* Fast polling while active or still limiting; idle_poll_ms otherwise (0: never). */
+/*
+ * Fast polling while active or still limiting; idle_poll_ms otherwise (0:
+ * never), except that a fan the step_wise fallback has turned on is looked
+ * at least every FALLBACK_POLL_MS, so it steps down once the zone cools.
+ */
 static uint64_t zone_next_due(const struct daemon *d, const struct zone *z, uint64_t now)
 {
+	uint64_t idle_ms = d->config->idle_poll_ms;
+
 	if (z->active || zone_limited(z) || z->sensor_failed)
 		return now + z->pid.period_ms * USEC_PER_MSEC;
-	if (d->config->idle_poll_ms == 0)
+	if (zone_fallback_engaged(z) && (idle_ms == 0 || idle_ms > FALLBACK_POLL_MS))
+		idle_ms = FALLBACK_POLL_MS;
+	if (idle_ms == 0)
 		return NEVER;
-	return now + d->config->idle_poll_ms * USEC_PER_MSEC;
+	return now + idle_ms * USEC_PER_MSEC;
 }
 
 /* The Manager's State on D-Bus. */

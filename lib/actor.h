@@ -177,6 +177,13 @@ struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *pol
 struct actor *actor_powercap_new(const struct actor_config *cfg);
 
 /**
+ * actor_cooling_device_new() - cooling_device@cdev_id of type @type (no
+ * power model: a fan, ...) for the step_wise fallback, driven by state only.
+ * Return: the actor, or NULL (logged) when its files cannot be opened.
+ */
+struct actor *actor_cooling_device_new(int cdev_id, const char *type);
+
+/**
  * actor_state_of_freq() - the cooling state that caps a device at @khz:
  * the index, counted from the top of @freq_khz (ascending), of the highest
  * entry <= @khz; the deepest state when every entry is above @khz.

@@ -29,7 +29,7 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "division", "actors", NULL
+	"clamp_sustainable_power", "division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
@@ -38,7 +38,9 @@ static const char *const default_mode_keys[] = {
 
 const char *actor_kind_name(enum actor_kind kind)
 {
-	return (unsigned int)kind < 4 ? actor_kind_names[kind] : "?";
+	if (kind == ACTOR_COOLING_DEVICE)
+		return "cooling_device";
+	return (unsigned int)kind < ACTOR_COOLING_DEVICE ? actor_kind_names[kind] : "?";
 }
 
 const char *log_level_name(enum log_level level)
@@ -150,7 +152,7 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 		      struct zone_config *z)
 {
 	const char *name, *sensor;
-	int controller = PID_MODE_DEFAULT, division = 0;
+	int controller = PID_MODE_DEFAULT, division = 1;	/* efficiency */
 	int r;
 
 	z->line = config_setting_source_line(g);
@@ -175,6 +177,9 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	if ((r = cfg_get_enum(ctx, g, prefix, "division", division_names, &division)) < 0)
 		return r;
 	z->efficiency_division = division == 1;
+	z->step_wise_fallback = true;
+	if ((r = cfg_get_bool(ctx, g, prefix, "step_wise_fallback", &z->step_wise_fallback)) < 0)
+		return r;
 	if ((r = parse_gains(ctx, g, prefix, z)) < 0 || (r = parse_fixes(ctx, g, prefix, z)) < 0)
 		return r;
 	return cfg_parse_actors(ctx, g, prefix, z);

@@ -28,12 +28,15 @@ enum log_level {
  * @ACTOR_CPUFREQ_CAP: a cpufreq policy's scaling_max_freq (no cooling device).
  * @ACTOR_DEVFREQ: a devfreq cooling device (devfreq-<dev>), e.g. a GPU.
  * @ACTOR_POWERCAP: a powercap/RAPL zone's constraint_0_power_limit_uw.
+ * @ACTOR_COOLING_DEVICE: a cooling device without a power model (a fan),
+ *	driven by the step_wise fallback; never named in a config.
  */
 enum actor_kind {
 	ACTOR_CPUFREQ,
 	ACTOR_CPUFREQ_CAP,
 	ACTOR_DEVFREQ,
 	ACTOR_POWERCAP,
+	ACTOR_COOLING_DEVICE,
 };
 
 /* Bits of zone_config.gains_set: which gains the config overrides. */
@@ -80,6 +83,8 @@ struct actor_config {
  * @fixes: the default mode's fixes (documented defaults unless set).
  * @efficiency_division: divide the budget by efficiency (lib/efficiency.h)
  *	rather than in proportion to the requests.
+ * @step_wise_fallback: drive the devices bound to the zone that have no
+ *	power model (fans) with step_wise (default true).
  * @actors, @n_actors: the zone's actors (at least one).
  * @line: line of the zone in the file.
  */
@@ -97,6 +102,7 @@ struct zone_config {
 	unsigned int gains_set;
 	struct pid_fixes fixes;
 	bool efficiency_division;
+	bool step_wise_fallback;
 	struct actor_config *actors;
 	size_t n_actors;
 	unsigned int line;

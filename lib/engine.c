@@ -44,6 +44,19 @@ static unsigned long step_floor(const struct engine *e, const struct actor *a, b
 	return floor;
 }
 
+/* The deepest state the zones' step_wise fallbacks ask of @a (the kernel takes the deepest too). */
+static unsigned long fallback_state(const struct engine *e, const struct actor *a)
+{
+	unsigned long state = 0;
+
+	for (size_t z = 0; z < e->n_zones; z++)
+		for (size_t i = 0; i < e->zones[z].n_fallback; i++)
+			if (e->zones[z].fallback[i].actor == a &&
+			    e->zones[z].fallback[i].state > state)
+				state = e->zones[z].fallback[i].state;
+	return state;
+}
+
 /* The smallest grant the zones that hold @a give it this period. */
 static uint32_t restrictive_grant(const struct engine *e, const struct actor *a)
 {
@@ -72,9 +85,10 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		if (zone_read_temp(zone) == 0)
+		if (zone_read_temp(zone) == 0) {
 			zone_cycle(zone);
-		else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
+			zone_step_fallback(zone);
+		} else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */
 	}
@@ -84,7 +98,9 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		bool stepped;
 		unsigned long floor = step_floor(e, a, &stepped);
 
-		if (stepped) {
+		if (a->kind == ACTOR_COOLING_DEVICE) {
+			r = actor_set_state(a, fallback_state(e, a), 0);
+		} else if (stepped) {
 			/* The deeper of the power zones' state and the step_wise zones'. */
 			unsigned long state = actor_state_for_power(a, grant);
 

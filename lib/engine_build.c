@@ -200,6 +200,65 @@ static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 	return 0;
 }
 
+/* Whether the kernel's type of cooling device @cdev is one a power actor drives. */
+static bool power_device_type(const struct build *b, const struct cooling_device_info *cdev)
+{
+	return cpufreq_policy_of_cdev(&b->cpufreq, cdev->type) ||
+	       strncmp(cdev->type, "devfreq-", 8) == 0;
+}
+
+static const struct trip_info *find_trip(const struct thermal_zone_info *tz, int index)
+{
+	for (size_t i = 0; i < tz->n_trips; i++)
+		if ((int)tz->trips[i].index == index)
+			return &tz->trips[i];
+	return NULL;
+}
+
+/* The zone's fallback entry for cooling_device@cdev_id, created on first use; NULL if none can be. */
+static struct fallback_device *fallback_for(struct build *b, struct zone *z,
+					    const struct cooling_device_info *cdev)
+{
+	struct actor *a = find_actor(b->e, cdev->id);
+
+	if (!a)
+		a = register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
+	if (!a || a->kind != ACTOR_COOLING_DEVICE)
+		return NULL;
+	for (size_t i = 0; i < z->n_fallback; i++)
+		if (z->fallback[i].actor == a)
+			return &z->fallback[i];
+	if (z->n_fallback == ZONE_MAX_FALLBACK)
+		return NULL;
+	z->fallback[z->n_fallback].actor = a;
+	return &z->fallback[z->n_fallback++];
+}
+
+/*
+ * Taking a zone over stops the kernel driving anything bound to it: every
+ * device bound to one of its active or passive trips that has no power
+ * model (a fan) is driven by the step_wise fallback instead.
+ */
+static void add_fallback_devices(struct build *b, struct zone *z,
+				 const struct thermal_zone_info *tz)
+{
+	for (size_t i = 0; i < tz->n_bindings; i++) {
+		const struct cdev_binding *bd = &tz->bindings[i];
+		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
+		const struct trip_info *trip = find_trip(tz, bd->trip);
+		struct fallback_device *f;
+
+		if (!cdev || !trip || power_device_type(b, cdev) ||
+		    (trip->type != TRIP_ACTIVE && trip->type != TRIP_PASSIVE))
+			continue;
+		f = fallback_for(b, z, cdev);
+		if (!f || fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
+			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s) on trip %d: no room "
+			       "for it; the step_wise fallback leaves it alone", z->name, cdev->id,
+			       cdev->type, bd->trip);
+	}
+}
+
 /* Controller and sustainable power, once the actors are known and sampled. */
 static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
@@ -207,7 +266,7 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	struct pid_params *pp = &z->pid;
 
 	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
-	z->efficiency_division = zc && zc->efficiency_division;
+	z->efficiency_division = zc ? zc->efficiency_division : true;
 	pp->period_ms = zc ? zc->period_ms : 100;
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;
@@ -264,10 +323,13 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
 		z->original_policy[0] = '\0';
 	}
+	if (!zc || zc->step_wise_fallback)
+		add_fallback_devices(b, z, tz);
 	pa_log(PA_LOG_INFO, "zone %s: thermal_zone%d (%s), switch-on %d m°C, control %d m°C, "
-	       "sustainable power %u mW (%s), %zu actors, %s controller", z->name, tz->id, tz->type,
-	       z->switch_on_mc, z->control_mc, z->pid.sustainable_power_mw, sp_names[z->sp_source],
-	       z->n_actors, z->pid.mode == PID_MODE_KERNEL ? "kernel" :
+	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
+	       "controller", z->name, tz->id, tz->type, z->switch_on_mc, z->control_mc,
+	       z->pid.sustainable_power_mw, sp_names[z->sp_source], z->n_actors, z->n_fallback,
+	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
 	return 0;
 }
@@ -345,9 +407,11 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 			total_weight += tz->bindings[i].weight;
 	for (size_t i = 0; i < tz->n_bindings; i++) {
 		const struct cdev_binding *bd = &tz->bindings[i];
+		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
 		struct actor *a;
 
-		if (bd->trip != trip)
+		/* A device without a power model goes to the step_wise fallback. */
+		if (bd->trip != trip || (cdev && !power_device_type(b, cdev)))
 			continue;
 		a = actor_for_cdev(b, bd->cdev_id, NULL);
 		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {

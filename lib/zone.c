@@ -84,11 +84,23 @@ static double demand_of(const struct actor *a)
 	return fmin(1.0, a->load_pct / (100.0 * a->n_cpus) * a->freq_khz / top);
 }
 
+/*
+ * Efficiency needs every actor's power per OPP; a zone with one that has
+ * none (a powercap/RAPL zone) divides by request.
+ */
+static bool tables_everywhere(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (!z->actors[i]->table.n)
+			return false;
+	return true;
+}
+
 static void divide(struct zone *z, struct divvy_actor *d)
 {
 	struct eff_actor e[ZONE_MAX_ACTORS];
 
-	if (!z->efficiency_division) {
+	if (!z->efficiency_division || !tables_everywhere(z)) {
 		divvy(d, z->n_actors, z->budget_mw);
 		for (size_t i = 0; i < z->n_actors; i++)
 			z->grant_mw[i] = d[i].granted_mw;
@@ -121,6 +133,25 @@ void zone_cycle_blind(struct zone *z)
 	z->active = true;
 	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;
 	divide(z, d);
+	/* Without a temperature there is no trend to follow: fans to full. */
+	for (size_t i = 0; i < z->n_fallback; i++)
+		z->fallback[i].state = z->fallback[i].actor->max_state;
+}
+
+void zone_step_fallback(struct zone *z)
+{
+	for (size_t i = 0; i < z->n_fallback; i++)
+		fallback_step(&z->fallback[i], z->temp_mc, z->fallback_prev_mc,
+			      z->fallback[i].actor->max_state);
+	z->fallback_prev_mc = z->temp_mc;
+}
+
+bool zone_fallback_engaged(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_fallback; i++)
+		if (z->fallback[i].state > 0)
+			return true;
+	return false;
 }
 
 /*

@@ -10,10 +10,13 @@
 #include <stdint.h>
 
 #include "actor.h"
+#include "fallback.h"
 #include "pid.h"
 #include "sysfs.h"
 
 #define ZONE_MAX_ACTORS 64
+/* Cooling devices without a power model one zone drives (fans, ...). */
+#define ZONE_MAX_FALLBACK 8
 /* Periods a zone holds its limits without a sane temperature before it
  * throttles to its sustainable power. */
 #define ZONE_FAULT_PERIODS 3
@@ -45,6 +48,9 @@ enum sustainable_power_source {
  * @failed_reads: consecutive periods without a sane temperature.
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: step_wise: the previous period's temperature (the trend).
+ * @fallback, @n_fallback: devices bound to the zone without a power model,
+ *	driven by the step_wise fallback in every period, active or not.
+ * @fallback_prev_mc: the temperature the fallback last saw (its trend).
  */
 struct zone {
 	char name[64];
@@ -68,6 +74,9 @@ struct zone {
 	unsigned int failed_reads;
 	unsigned long step_state[ZONE_MAX_ACTORS];
 	int32_t prev_temp_mc;
+	size_t n_fallback;
+	struct fallback_device fallback[ZONE_MAX_FALLBACK];
+	int32_t fallback_prev_mc;
 };
 
 /**
@@ -91,6 +100,15 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
+
+/**
+ * zone_step_fallback() - one step_wise step of the zone's fallback devices
+ * at the temperature just read (fallback->state; applying it is the engine's).
+ */
+void zone_step_fallback(struct zone *z);
+
+/** zone_fallback_engaged() - whether a fallback device is asked for a state above 0. */
+bool zone_fallback_engaged(const struct zone *z);
 
 /** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
 uint32_t zone_estimate_sustainable_power(const struct zone *z);

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BOARD_MAX_OPPS 16
+#define BOARD_MAX_OPPS 24
 #define BOARD_MAX_CPUS 8
 #define BOARD_MAX_DOMAINS 4
-#define BOARD_MAX_ZONES 4
+#define BOARD_MAX_ZONES 8
 #define BOARD_MAX_TRIPS 8
 
 /* One OPP with the power the kernel computes for it (the JSON's power_table). */

@@ -188,10 +188,39 @@ def node_name(cpu_node):
     return cpu_node.split("(")[1].rstrip(")")
 
 
-def rk3399(t, board_json, variant):
-    with open(board_json) as f:
+def add_gpu(t, gpu, variant, phandle):
+    """The GPU: a platform device with a devfreq device and its OPPs."""
+    gdev = gpu["device"]
+    gnode = "sys/firmware/devicetree/base/" + gpu["node"].split("(/")[1].rstrip(")")
+    t.write(gnode + "/compatible", "".join(c + "\0" for c in gpu["compatible"]).encode())
+    if variant != "em":
+        t.write(gnode + "/dynamic-power-coefficient", be32(gpu["dynamic_power_coefficient"]))
+    if variant == "dt":
+        t.write(gnode + "/operating-points-v2", be32(phandle))
+        add_dt_opp_table(t, "opp-table-%d" % (phandle - 0x10), phandle, gpu["opps"], False)
+    elif variant == "opp-debugfs":
+        add_opp_debugfs(t, gdev, gpu["opps"])
+    elif variant == "em":
+        add_energy_model(t, gdev, gpu["power_table"])
+    pdev = "sys/devices/platform/" + gdev
+    t.link(pdev + "/of_node", gnode)
+    ghz = [o["hz"] for o in gpu["opps"]]
+    ddir = pdev + "/devfreq/" + gdev
+    t.attrs(ddir, {"cur_freq": ghz[-1], "min_freq": ghz[0], "max_freq": ghz[-1],
+                   "available_frequencies": " ".join(map(str, ghz)), "governor": "simple_ondemand",
+                   "trans_stat": "     From  :   To\n", "polling_interval": 50})
+    t.link(ddir + "/device", pdev)
+    t.link("sys/class/devfreq/" + gdev, ddir)
+
+
+def board_tree(t, name, variant, gpu_device=None):
+    """A board from tests/boards/NAME.json: its CPU clusters (cpufreq-dt
+    policies with the OPPs from the tree, debugfs or the energy model), the
+    GPU when the board has one, a pwm-fan, and every thermal zone with the
+    cooling maps the drivers would bind."""
+    with open(os.path.join(HERE, "boards", name + ".json")) as f:
         b = json.load(f)
-    clusters, gpu = b["clusters"], b["gpu"]
+    clusters, gpu = b["clusters"], b.get("gpu")
     n_cpus = sum(len(c["cpus"]) for c in clusters)
     big_max = max(c["opps"][-1]["hz"] // 1000 * c["capacity_dmips_mhz"] for c in clusters)
     policies = []
@@ -220,39 +249,23 @@ def rk3399(t, board_json, variant):
             add_energy_model(t, "cpu%d" % c["cpus"][0], c["power_table"], c["cpus"])
     add_cpus(t, policies, n_cpus)
     add_proc_stat(t, n_cpus)
+    if gpu:
+        add_gpu(t, dict(gpu, device=gpu_device), variant, 0x10 + len(clusters))
 
-    # The Mali GPU: a platform device with a devfreq device and its OPPs.
-    gdev = "ff9a0000.gpu"
-    gnode = "sys/firmware/devicetree/base/gpu@ff9a0000"
-    t.write(gnode + "/compatible", b"rockchip,rk3399-mali\0arm,mali-t860\0")
-    if variant != "em":
-        t.write(gnode + "/dynamic-power-coefficient", be32(gpu["dynamic_power_coefficient"]))
-    if variant == "dt":
-        t.write(gnode + "/operating-points-v2", be32(0x12))
-        add_dt_opp_table(t, "opp-table-2", 0x12, gpu["opps"], False)
-    elif variant == "opp-debugfs":
-        add_opp_debugfs(t, gdev, gpu["opps"])
-    elif variant == "em":
-        add_energy_model(t, gdev, gpu["power_table"])
-    pdev = "sys/devices/platform/" + gdev
-    t.link(pdev + "/of_node", gnode)
-    ghz = [o["hz"] for o in gpu["opps"]]
-    ddir = pdev + "/devfreq/" + gdev
-    t.attrs(ddir, {"cur_freq": ghz[-1], "min_freq": ghz[0], "max_freq": ghz[-1],
-                   "available_frequencies": " ".join(map(str, ghz)), "governor": "simple_ondemand",
-                   "trans_stat": "     From  :   To\n", "polling_interval": 50})
-    t.link(ddir + "/device", pdev)
-    t.link("sys/class/devfreq/" + gdev, ddir)
-
-    # Cooling devices in the order the drivers register them.
+    # Cooling devices in the order the drivers register them: the clusters'
+    # (one per policy, on the policy CPU's node), the GPU's, the fan.
     cdev_of = {}
     for i, c in enumerate(clusters):
         cdev_of[c["policy_cpu_node"]] = i
         add_cooling_device(t, i, "cpufreq-cpu%d" % c["policy_cpu"], len(c["opps"]) - 1)
-    cdev_of["gpu"] = len(clusters)
-    add_cooling_device(t, len(clusters), "devfreq-" + gdev, len(gpu["opps"]) - 1)
-    cdev_of["fan"] = len(clusters) + 1
-    add_cooling_device(t, len(clusters) + 1, "pwm-fan", 3)
+    n = len(clusters)
+    if gpu:
+        cdev_of["gpu"] = n
+        add_cooling_device(t, n, "devfreq-" + gpu_device, len(gpu["opps"]) - 1)
+        n += 1
+    fan = b.get("fan") or {}
+    cdev_of[fan.get("label", "fan")] = n
+    add_cooling_device(t, n, "pwm-fan", len(fan.get("cooling_levels", [0, 1, 2, 3])) - 1)
 
     for zid, z in enumerate(b["thermal_zones"]):
         trips = [(tr["type"], tr["temp_mc"], tr["hyst_mc"]) for tr in z["trips"]]
@@ -337,11 +350,14 @@ def server(t, n_policies=16, per_policy=16):
                      [(p, 1, 0) for p in range(n_policies)], sustainable_power=150000)
 
 
+RK3399_GPU = "ff9a0000.gpu"     # its devfreq device name
+
 TREES = {
-    "rk3399-dt": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "dt"),
-    "rk3399-opp-debugfs": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"),
-                                           "opp-debugfs"),
-    "rk3399-em": lambda t: rk3399(t, os.path.join(HERE, "boards/rk3399-rockpro64.json"), "em"),
+    "rk3399-dt": lambda t: board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
+    "rk3399-opp-debugfs": lambda t: board_tree(t, "rk3399-rockpro64", "opp-debugfs", RK3399_GPU),
+    "rk3399-em": lambda t: board_tree(t, "rk3399-rockpro64", "em", RK3399_GPU),
+    "odroid-xu4": lambda t: board_tree(t, "odroid-xu4", "dt"),
+    "rk3588-dt": lambda t: board_tree(t, "rk3588-rock5b", "dt"),
     "x86-laptop": x86_laptop,
     "server-256": server,
 }

@@ -154,8 +154,9 @@ class Access(Bus):
         self.assertEqual(ctl("reload").returncode, 0)
         out = subprocess.run(["busctl", "--system", "tree", "org.powerallocd1"],
                              capture_output=True, text=True)
-        self.assertIn("/org/powerallocd1/actor/0", out.stdout)
-        self.assertNotIn("/org/powerallocd1/actor/1", out.stdout)
+        # Left: the little cluster and the zone's fan (step_wise fallback).
+        self.assertIn("/org/powerallocd1/actor/1", out.stdout)
+        self.assertNotIn("/org/powerallocd1/actor/2", out.stdout)
         self.assertEqual(len(self.status()["zones"][0]["actors"]), 1)
 
     def test_active_change_is_signalled(self):

@@ -41,7 +41,7 @@ static const char design_example[] =
 	"    );\n"
 	"  },\n"
 	"  { name = \"gpu\"; sensor = \"thermal_zone1\"; controller = \"kernel\";\n"
-	"    division = \"efficiency\";\n"
+	"    division = \"request\"; step_wise_fallback = false;\n"
 	"    actors = ( { type = \"devfreq\"; device = \"gpu1\"; } ); }\n"
 	");\n";
 
@@ -95,10 +95,12 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->actors[4].opps[1].static_power_mw, 20);
 	assert_null(z->actors[4].opps[0].voltage_uv ? "voltage" : NULL);
 
-	assert_false(z->efficiency_division);
+	assert_true(z->efficiency_division);	/* the default */
+	assert_true(z->step_wise_fallback);
 	z = &c->zones[1];
 	assert_int_equal(z->controller, PID_MODE_KERNEL);
-	assert_true(z->efficiency_division);
+	assert_false(z->efficiency_division);
+	assert_false(z->step_wise_fallback);
 	assert_false(z->has_switch_on_temp);
 	assert_int_equal(z->sustainable_power_mw, 0);
 	assert_int_equal(z->period_ms, 100);
@@ -174,6 +176,8 @@ static void test_wrong_type(void **unused)
 	expect_error(ZONE_HEAD "k_po = \"fast\";\n" ONE_ACTOR "} );", 2, "zones[0].k_po", "expected a number");
 	expect_error(ZONE_HEAD "wide_integral_bound = 1;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].wide_integral_bound", "expected a boolean");
+	expect_error(ZONE_HEAD "step_wise_fallback = \"yes\";\n" ONE_ACTOR "} );", 2,
+		     "zones[0].step_wise_fallback", "expected a boolean");
 	expect_error("zones = { name = \"x\"; };\n", 1, "zones", "expected a list of groups");
 	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
 	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",

@@ -79,7 +79,14 @@ static void test_auto_configuration(void **unused)
 	/* No sustainable power in the tree: the kernel's estimate, 4 x 27 + 2 x 121. */
 	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
 	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
-	assert_int_equal(e.n_actors, 2);
+	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
+	assert_int_equal(e.n_actors, 3);
+	assert_string_equal(e.actors[2]->name, "pwm-fan");
+	assert_int_equal(e.actors[2]->kind, ACTOR_COOLING_DEVICE);
+	assert_int_equal(e.zones[0].n_fallback, 1);
+	assert_int_equal(e.zones[0].fallback[0].n_trips, 2);
+	assert_int_equal(e.zones[0].fallback[0].trip_mc[0], 55000);
+	assert_int_equal(e.zones[0].fallback[0].trip_mc[1], 65000);
 	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "user_space");
 	assert_int_equal(engine_restore(&e), 0);
@@ -89,9 +96,11 @@ static void test_auto_configuration(void **unused)
 	pa_config_free(cfg);
 }
 
+/* Request division: the grants below are the kernel's split. */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"    division = \"request\";\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
@@ -120,7 +129,7 @@ static void test_cycle_above_control(void **unused)
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 2);
-	assert_int_equal(e.n_actors, 3);
+	assert_int_equal(e.n_actors, 4);	/* the fan too */
 	assert_int_equal(e.zones[0].pid.gains.k_po, 307);
 	assert_int_equal(e.zones[0].pid.gains.k_i, 61);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
@@ -203,18 +212,18 @@ static void test_devfreq_load(void **unused)
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 2);
-	assert_string_equal(e.actors[2]->name, "devfreq-ff9a0000.gpu");
+	assert_string_equal(e.actors[3]->name, "devfreq-ff9a0000.gpu");
 	tree_busy_cpus(6, 100);
 	engine_cycle(&e, 100000, NULL);
-	assert_int_equal(e.actors[2]->load_pct, 100);
-	assert_int_equal(e.actors[2]->req_mw, 2555);
+	assert_int_equal(e.actors[3]->load_pct, 100);
+	assert_int_equal(e.actors[3]->req_mw, 2555);
 	engine_free(&e);
 
 	tree_put("/sys/class/devfreq/ff9a0000.gpu/load", "37@800000000Hz\n");
 	assert_int_equal(engine_build(&e, cfg), 2);
 	engine_cycle(&e, 200000, NULL);
-	assert_int_equal(e.actors[2]->load_pct, 37);
-	assert_int_equal(e.actors[2]->req_mw, 2555 * 37 / 100);
+	assert_int_equal(e.actors[3]->load_pct, 37);
+	assert_int_equal(e.actors[3]->req_mw, 2555 * 37 / 100);
 	engine_free(&e);
 	pa_config_free(cfg);
 }

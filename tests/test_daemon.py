@@ -281,7 +281,8 @@ class Control(unittest.TestCase):
         out = run(self.tree, "--restore", "--state-file", self.daemon.state,
                   "--log-target", "stderr")
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("restored 3 of 3 files", out.stderr)
+        # both clusters, the fan and the zone's policy
+        self.assertIn("restored 4 of 4 files", out.stderr)
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertFalse(os.path.exists(self.daemon.state))

@@ -53,7 +53,7 @@ static void usage(FILE *out)
 		"  -d, --duration SECONDS  simulated time (default 60)\n"
 		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
 		"  -c, --controller NAME   default, kernel or step_wise (default default)\n"
-		"  -D, --division NAME     request or efficiency (default request)\n"
+		"  -D, --division NAME     efficiency or request (default efficiency)\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -219,7 +219,7 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 int main(int argc, char **argv)
 {
 	struct sim_options o = { .description = SIM_DEFAULT_DESCRIPTION, .duration_s = 60,
-				 .speed = 1, .controller = "default", .division = "request",
+				 .speed = 1, .controller = "default", .division = "efficiency",
 				 .powerallocd = SIM_DEFAULT_POWERALLOCD };
 	struct series s = { 0 };
 	struct plant pl;

@@ -67,6 +67,15 @@ static int lookup_string(config_t *cfg, const char *path, char *buf, size_t size
 	return 0;
 }
 
+static bool board_has_gpu(const struct board *b)
+{
+	for (size_t k = 0; k < b->n_domains; k++)
+		if (!b->domains[k].n_cpus)
+			return true;
+	return false;
+}
+
+/* The board's GPU needs its devfreq device name (gpu_device); a board without one does not. */
 static int read_description(struct sim *sim, const char *path)
 {
 	struct thermal_params *t = &sim->thermal;
@@ -79,7 +88,6 @@ static int read_description(struct sim *sim, const char *path)
 		fprintf(stderr, "%s:%d: %s\n", path, config_error_line(&cfg), config_error_text(&cfg));
 	} else if (lookup_string(&cfg, "board", board, sizeof(board)) == 0 &&
 		   lookup_string(&cfg, "tree", sim->tree_name, sizeof(sim->tree_name)) == 0 &&
-		   lookup_string(&cfg, "gpu_device", sim->gpu_device, sizeof(sim->gpu_device)) == 0 &&
 		   lookup_string(&cfg, "zone.sensor", sim->sensor, sizeof(sim->sensor)) == 0 &&
 		   lookup_double(&cfg, "ambient_c", &t->ambient_c) == 0 &&
 		   lookup_double(&cfg, "initial_c", &t->initial_c) == 0 &&
@@ -93,7 +101,10 @@ static int read_description(struct sim *sim, const char *path)
 		sim->board = board_find(board);
 		if (!sim->board)
 			fprintf(stderr, "%s: unknown board \"%s\"\n", path, board);
-		r = sim->board ? 0 : -1;
+		else if (board_has_gpu(sim->board))
+			r = lookup_string(&cfg, "gpu_device", sim->gpu_device, sizeof(sim->gpu_device));
+		else
+			r = 0;
 	}
 	config_destroy(&cfg);
 	return r;

@@ -13,7 +13,7 @@
 #include "plant.h"
 
 #define SIM_MAX_CPUS 64
-#define SIM_MAX_SENSORS 4
+#define SIM_MAX_SENSORS 8
 
 /* Faults the simulator can inject halfway through a run (tools/sim --fault). */
 enum sim_fault {
