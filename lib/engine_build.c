@@ -280,9 +280,12 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	}
 	pid_default_gains(pp->sustainable_power_mw, z->switch_on_mc, z->control_mc, &pp->gains);
 	pid_default_fixes(&pp->fixes);
+	if (zc)
+		pp->fixes = zc->fixes;
+	if (pp->mode == PID_MODE_DEFAULT && pp->fixes.tuned_gains)
+		pid_tune_gains(&pp->gains);
 	if (!zc)
 		return;
-	pp->fixes = zc->fixes;
 	if (zc->gains_set & GAIN_K_PO)
 		pp->gains.k_po = zc->gains.k_po;
 	if (zc->gains_set & GAIN_K_PU)

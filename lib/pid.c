@@ -50,6 +50,13 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 	return 0;
 }
 
+void pid_tune_gains(struct pid_gains *gains)
+{
+	gains->k_po = (int32_t)clamp64((int64_t)gains->k_po * 2, 0, INT32_MAX);
+	gains->k_pu = (int32_t)clamp64((int64_t)gains->k_pu * 3, 0, INT32_MAX);
+	gains->k_i = (int32_t)clamp64((int64_t)gains->k_i * 4, 0, INT32_MAX);
+}
+
 void pid_default_fixes(struct pid_fixes *fixes)
 {
 	fixes->wide_integral_bound = true;
@@ -57,6 +64,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 	fixes->budget_step_limit_mw = 0;
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
+	fixes->tuned_gains = true;
 }
 
 void pid_reset(struct pid_state *state)

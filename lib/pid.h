@@ -57,6 +57,8 @@ struct pid_gains {
  *	the zone switches on.)
  * @clamp_sustainable_power: clamp the sustainable power to
  *	[min_power, max_power] of the zone's actors.
+ * @tuned_gains: start from the kernel's estimated gains scaled by
+ *	pid_tune_gains() instead of the estimates themselves.
  */
 struct pid_fixes {
 	bool wide_integral_bound;
@@ -64,6 +66,7 @@ struct pid_fixes {
 	uint32_t budget_step_limit_mw;
 	uint32_t derivative_filter_ms;
 	bool clamp_sustainable_power;
+	bool tuned_gains;
 };
 
 /**
@@ -123,6 +126,17 @@ struct pid_output {
  */
 int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 		      int32_t control_mc, struct pid_gains *gains);
+
+/**
+ * pid_tune_gains() - the default mode's gains from the kernel's estimates:
+ * k_po x 2 (shed power twice as fast above control), k_pu x 3 (do not
+ * throttle far below control when there is room: the budget reaches the
+ * zone's maximum closer to control), k_i x 4 (take out a slow disturbance,
+ * such as a warmer room, sooner).  Each saturates at INT32_MAX.  The factors
+ * are the ones tools/bench-control measured best on its three boards (the
+ * README's table): less overshoot than the estimates and no less work.
+ */
+void pid_tune_gains(struct pid_gains *gains);
 
 /** pid_default_fixes() - the default mode's documented defaults (see powerallocd.conf(5)). */
 void pid_default_fixes(struct pid_fixes *fixes);

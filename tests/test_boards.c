@@ -145,7 +145,7 @@ static const char rock5b_zone[] =
 	"             { type = \"cpufreq\"; cpus = \"6-7\"; } ); } );\n";
 
 /*
- * Builds the configured three-cluster zone and runs one period at 87 °C
+ * Builds the configured three-cluster zone and runs one period at 85.5 °C
  * with every CPU busy (@busy ticks past the fixture's sample: it must grow
  * from one call to the next, or the CPUs look idle).
  */
@@ -159,7 +159,7 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 	assert_int_equal(engine_build(e, cfg), 1);
 	pa_config_free(cfg);
 	assert_int_equal(e->zones[0].n_actors, 3);
-	tree_put("/sys/class/thermal/thermal_zone0/temp", "87000\n");
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "85500\n");
 	tree_busy_cpus(8, busy);
 	assert_int_equal(engine_cycle(e, 100000, NULL), 0);
 	assert_true(e->zones[0].active);

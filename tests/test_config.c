@@ -78,6 +78,7 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->fixes.budget_step_limit_mw, 300);
 	assert_true(z->fixes.wide_integral_bound);
 	assert_int_equal(z->fixes.derivative_filter_ms, 200);
+	assert_true(z->fixes.tuned_gains);	/* the default */
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -178,6 +179,8 @@ static void test_wrong_type(void **unused)
 		     "zones[0].wide_integral_bound", "expected a boolean");
 	expect_error(ZONE_HEAD "step_wise_fallback = \"yes\";\n" ONE_ACTOR "} );", 2,
 		     "zones[0].step_wise_fallback", "expected a boolean");
+	expect_error(ZONE_HEAD "tuned_gains = 0;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].tuned_gains", "expected a boolean");
 	expect_error("zones = { name = \"x\"; };\n", 1, "zones", "expected a list of groups");
 	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
 	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",
@@ -275,6 +278,8 @@ static void test_default_mode_keys_with_kernel(void **unused)
 	(void)unused;
 	expect_error(ZONE_HEAD "controller = \"kernel\";\nintegral_bleed = 0.1;\n" ONE_ACTOR "} );", 3,
 		     "zones[0].integral_bleed", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"kernel\";\ntuned_gains = false;\n" ONE_ACTOR "} );",
+		     3, "zones[0].tuned_gains", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
 		     "not one of: default, kernel, step_wise");
 	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",

@@ -79,6 +79,11 @@ static void test_auto_configuration(void **unused)
 	/* No sustainable power in the tree: the kernel's estimate, 4 x 27 + 2 x 121. */
 	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
 	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
+	/* The default controller's tuned gains: the kernel's (350 << 10) / 5000 = 71,
+	 * (700 << 10) / 5000 = 143 and 143 / 10 = 14, times 2, 3 and 4. */
+	assert_int_equal(e.zones[0].pid.gains.k_po, 2 * 71);
+	assert_int_equal(e.zones[0].pid.gains.k_pu, 3 * 143);
+	assert_int_equal(e.zones[0].pid.gains.k_i, 4 * 14);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");
@@ -96,11 +101,11 @@ static void test_auto_configuration(void **unused)
 	pa_config_free(cfg);
 }
 
-/* Request division: the grants below are the kernel's split. */
+/* Request division and the kernel's gains: the numbers below are the kernel's. */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
-	"    division = \"request\";\n"
+	"    division = \"request\"; tuned_gains = false;\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"

@@ -28,6 +28,7 @@ struct sim_options {
 	double speed;
 	const char *controller;
 	const char *division;
+	const char *zone_keys;
 	const char *powerallocd;
 	enum sim_fault fault;
 	int quiet;
@@ -54,6 +55,8 @@ static void usage(FILE *out)
 		"  -x, --speed N           run N times faster than real time, 1 to 10 (default 1)\n"
 		"  -c, --controller NAME   default, kernel or step_wise (default default)\n"
 		"  -D, --division NAME     efficiency or request (default efficiency)\n"
+		"  -k, --zone-keys TEXT    more keys for the daemon's zone, as in\n"
+		"                          powerallocd.conf(5): \"k_po = 300; k_d = 50;\"\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -72,6 +75,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		{ "speed", required_argument, NULL, 'x' },
 		{ "controller", required_argument, NULL, 'c' },
 		{ "division", required_argument, NULL, 'D' },
+		{ "zone-keys", required_argument, NULL, 'k' },
 		{ "powerallocd", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fault", required_argument, NULL, 'f' },
@@ -80,7 +84,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:p:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:p:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->description = optarg; break;
 		case 'w':
@@ -93,6 +97,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		case 'x': o->speed = atof(optarg); break;
 		case 'c': o->controller = optarg; break;
 		case 'D': o->division = optarg; break;
+		case 'k': o->zone_keys = optarg; break;
 		case 'p': o->powerallocd = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'f':
@@ -221,6 +226,7 @@ int main(int argc, char **argv)
 	struct sim_options o = { .description = SIM_DEFAULT_DESCRIPTION, .duration_s = 60,
 				 .speed = 1, .controller = "default", .division = "efficiency",
 				 .powerallocd = SIM_DEFAULT_POWERALLOCD };
+	struct sim_settings set;
 	struct series s = { 0 };
 	struct plant pl;
 	struct sim sim;
@@ -230,7 +236,10 @@ int main(int argc, char **argv)
 		return 2;
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
-	if (sim_setup(&sim, o.description, o.controller, o.division, o.speed, o.powerallocd) < 0)
+	set = (struct sim_settings){ .controller = o.controller, .division = o.division,
+				     .zone_keys = o.zone_keys, .speed = o.speed,
+				     .powerallocd = o.powerallocd };
+	if (sim_setup(&sim, o.description, &set) < 0)
 		return 1;
 	sim.fault = o.fault;
 	sim.fault_at_s = o.duration_s / 2;

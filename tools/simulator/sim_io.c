@@ -134,9 +134,9 @@ static int build_tree(const struct sim *sim)
  * sustainable power the thermal model actually has at control temperature,
  * and the period scaled by the speed.
  */
-static int write_config(const struct sim *sim, const char *controller, const char *division,
-			double speed)
+static int write_config(const struct sim *sim, const struct sim_settings *set)
 {
+	double speed = set->speed;
 	const struct thermal_params *t = &sim->thermal;
 	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
 	double sp_w = (sim->control_c - t->ambient_c) / r_total - t->static_power_w;
@@ -149,10 +149,13 @@ static int write_config(const struct sim *sim, const char *controller, const cha
 		return -1;
 	fprintf(f, "idle_poll_ms = %d;\nzones = ( { name = \"soc\"; sensor = \"%s\";\n"
 		"  switch_on_temp = %d; control_temp = %d; sustainable_power = %d;\n"
-		"  period_ms = %d; controller = \"%s\"; division = \"%s\";\n  actors = (\n",
+		"  period_ms = %d; controller = \"%s\"; division = \"%s\";\n",
 		(int)(1000 / speed), sim->sensor, (int)(sim->switch_on_c * 1000),
-		(int)(sim->control_c * 1000), (int)(sp_w * 1000), (int)(100 / speed), controller,
-		division);
+		(int)(sim->control_c * 1000), (int)(sp_w * 1000), (int)(100 / speed), set->controller,
+		set->division);
+	if (set->zone_keys)
+		fprintf(f, "  %s\n", set->zone_keys);
+	fprintf(f, "  actors = (\n");
 	for (size_t k = 0; k < sim->board->n_domains; k++) {
 		const struct board_domain *d = &sim->board->domains[k];
 
@@ -212,19 +215,18 @@ static int open_files(struct sim *sim)
 	return sim->stat_fd < 0 || sim->n_cpus > SIM_MAX_CPUS ? -1 : 0;
 }
 
-int sim_setup(struct sim *sim, const char *description, const char *controller,
-	      const char *division, double speed, const char *powerallocd)
+int sim_setup(struct sim *sim, const char *description, const struct sim_settings *set)
 {
 	memset(sim, 0, sizeof(*sim));
 	sim->daemon = -1;
 	sim->trace_fd = -1;
 	sim->budget_mw = -1;
-	sim->powerallocd = powerallocd;
+	sim->powerallocd = set->powerallocd;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
 		return -1;
-	if (build_tree(sim) < 0 || write_config(sim, controller, division, speed) < 0 || open_files(sim) < 0) {
+	if (build_tree(sim) < 0 || write_config(sim, set) < 0 || open_files(sim) < 0) {
 		sim_cleanup(sim);
 		return -1;
 	}

@@ -70,9 +70,23 @@ const char *sim_fault_name(enum sim_fault f);
 /** sim_apply_fault() - start, hold or end the run's fault at simulated time @t_s. */
 void sim_apply_fault(struct sim *sim, double t_s);
 
+/**
+ * struct sim_settings - how the daemon is run.
+ * @controller, @division: the zone's controller and division.
+ * @zone_keys: more keys for the zone, config syntax ("k_po = 300;"), or NULL.
+ * @speed: simulated seconds per real second (the period is scaled by it).
+ * @powerallocd: the daemon's path.
+ */
+struct sim_settings {
+	const char *controller;
+	const char *division;
+	const char *zone_keys;
+	double speed;
+	const char *powerallocd;
+};
+
 /** sim_setup() - read the description, build the tree, write the daemon's config. */
-int sim_setup(struct sim *sim, const char *description, const char *controller,
-	      const char *division, double speed, const char *powerallocd);
+int sim_setup(struct sim *sim, const char *description, const struct sim_settings *set);
 
 /** sim_write_outputs() - temperature, /proc/stat (@dt_s of time), frequencies, GPU load. */
 void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s);
