@@ -23,30 +23,35 @@ static void option(const struct eff_actor *a, size_t k, double *power_mw, double
 	*value = busy * e->freq_khz / top * a->capacity * a->n_cpus * a->weight_q10 / 1024.0;
 }
 
-/* The upper concave hull from idle, as segments of falling slope. */
+/*
+ * The upper concave hull from idle, as segments of falling slope.  Each
+ * OPP's point is computed once; the hull then takes, from the last corner,
+ * the point with the steepest rise (O(OPPs^2) comparisons, no divisions
+ * repeated per step but the slope's).
+ */
 static size_t segments(const struct eff_actor *a, struct segment *seg)
 {
+	double p[POWER_TABLE_MAX_OPPS], v[POWER_TABLE_MAX_OPPS];
 	double px = 0, vx = 0;
-	size_t n = 0;
+	size_t n = 0, n_opps = a->table->n;
 
+	for (size_t k = 0; k < n_opps; k++)
+		option(a, k, &p[k], &v[k]);
 	while (n < POWER_TABLE_MAX_OPPS) {
-		double best = 0, bp = 0, bv = 0;
+		double best = 0;
+		size_t pick = n_opps;
 
-		for (size_t k = 0; k < a->table->n; k++) {
-			double p, v;
-
-			option(a, k, &p, &v);
-			if (p > px && v > vx && p <= a->max_mw && (v - vx) / (p - px) > best) {
-				best = (v - vx) / (p - px);
-				bp = p;
-				bv = v;
+		for (size_t k = 0; k < n_opps; k++)
+			if (p[k] > px && v[k] > vx && p[k] <= a->max_mw &&
+			    (v[k] - vx) / (p[k] - px) > best) {
+				best = (v[k] - vx) / (p[k] - px);
+				pick = k;
 			}
-		}
-		if (best <= 0)
+		if (pick == n_opps)
 			break;
-		seg[n++] = (struct segment){ bp - px, bv - vx };
-		px = bp;
-		vx = bv;
+		seg[n++] = (struct segment){ p[pick] - px, v[pick] - vx };
+		px = p[pick];
+		vx = v[pick];
 	}
 	return n;
 }
