@@ -403,6 +403,40 @@ class Watchdog(unittest.TestCase):
             tree.close()
 
 
+class Fan(unittest.TestCase):
+    """The RK3399 tree's pwm-fan (cooling_device3, max_state 3) on cpu-thermal's
+    active trips at 55 and 65 °C: the step_wise fallback drives it with idle
+    polling off, reading the zone every second while the fan is on."""
+
+    def test_fan_steps_with_idle_polling_off(self):
+        tree = Tree()
+        try:
+            tree.write(ZONE0 + "temp", "60000\n")
+            daemon = Daemon(tree, "idle_poll_ms = 0;\n")
+            try:
+                fan = lambda: int(tree.read(CDEV % 3))
+                self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+                # One trip of two crossed: up to ceil(3 / 2) = 2, a step per read.
+                self.assertTrue(wait_for(lambda: fan() == 1, timeout=5))
+                self.assertTrue(wait_for(lambda: fan() == 2, timeout=5))
+                time.sleep(1.5)
+                self.assertEqual(fan(), 2)
+                tree.write(ZONE0 + "temp", "40000\n")
+                self.assertTrue(wait_for(lambda: fan() == 0, timeout=8))
+                # Fan off and idle polling off: only a netlink trip event (none
+                # comes in a fake tree) would make the daemon read the zone again.
+                tree.write(ZONE0 + "temp", "66000\n")
+                time.sleep(1.5)
+                self.assertEqual(fan(), 0)
+                daemon.signal(signal.SIGTERM)
+                self.assertEqual(daemon.wait(), 0)
+                self.assertEqual(fan(), 0)
+            finally:
+                daemon.close()
+        finally:
+            tree.close()
+
+
 class NoZone(unittest.TestCase):
     def test_keeps_running_without_a_zone(self):
         tree = Tree("x86-laptop")
