@@ -34,13 +34,25 @@ struct pa_config *daemon_load_config(const struct options *opts)
 	return c;
 }
 
-static void print_gains(const struct pid_params *p)
+static void print_gains(const struct zone *z)
 {
-	printf("    controller %s, period %u ms, k_po %.1f k_pu %.1f k_i %.1f mW/°C, k_d %.3f, "
-	       "integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" :
+	const struct pid_params *p = &z->pid;
+
+	printf("    controller %s, %s division, period %u ms, k_po %.1f k_pu %.1f k_i %.1f "
+	       "mW/°C, k_d %.3f, integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" :
 	       p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
-	       p->period_ms, p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
+	       z->efficiency_division ? "efficiency" : "request", p->period_ms,
+	       p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
 	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc);
+}
+
+static void print_fallback(const struct fallback_device *f)
+{
+	printf("    step_wise fallback %s (cooling_device%d), states 0-%lu, trips", f->actor->name,
+	       f->actor->cdev_id, f->actor->max_state);
+	for (size_t k = 0; k < f->n_trips; k++)
+		printf(" %d", f->trip_mc[k]);
+	printf(" m°C\n");
 }
 
 static void print_actor(const struct actor *a)
@@ -63,9 +75,11 @@ static void print_engine(const struct engine *e)
 		printf("zone %s: thermal_zone%d, switch-on %d m°C, control %d m°C, sustainable "
 		       "power %u mW (%s)\n", z->name, z->tz_id, z->switch_on_mc, z->control_mc,
 		       z->pid.sustainable_power_mw, sp_source_names[z->sp_source]);
-		print_gains(&z->pid);
+		print_gains(z);
 		for (size_t k = 0; k < z->n_actors; k++)
 			print_actor(z->actors[k]);
+		for (size_t k = 0; k < z->n_fallback; k++)
+			print_fallback(&z->fallback[k]);
 	}
 }
 
