@@ -26,8 +26,10 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 
 	if (!t->file)
 		return;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		const struct actor *a = z->actors[i];
+	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
+		/* Power actors, then the devices on the step_wise fallback (0 mW). */
+		const struct actor *a = i < z->n_actors ? z->actors[i]
+							: z->fallback[i - z->n_actors].actor;
 
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
 			"%d,%d\n",

@@ -435,6 +435,10 @@ class Fan(unittest.TestCase):
                 daemon.signal(signal.SIGTERM)
                 self.assertEqual(daemon.wait(), 0)
                 self.assertEqual(fan(), 0)
+                # The trace has a row for the fan too, with the state it was put in.
+                with open(daemon.trace) as f:
+                    fan_rows = [r for r in f.read().splitlines() if ",pwm-fan," in r]
+                self.assertTrue(any(r.split(",")[16] == "2" for r in fan_rows), fan_rows[:3])
             finally:
                 daemon.close()
         finally:
