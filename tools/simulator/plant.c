@@ -120,6 +120,16 @@ static void step_domain(struct plant *pl, size_t k, double dt_s)
 	pl->work_done += s->busy * s->freq_khz / 1000 * n * weight * dt_s;
 }
 
+/* Case to ambient, K/W: the fan's for its state when there is one. */
+static double case_resistance(const struct plant *pl)
+{
+	size_t n = pl->p.n_fan_states;
+
+	if (!n)
+		return pl->p.case_to_ambient_k_per_w;
+	return pl->p.fan_case_to_ambient_k_per_w[pl->fan_state < n ? pl->fan_state : n - 1];
+}
+
 void plant_step(struct plant *pl, double dt_s)
 {
 	double die_to_case, case_to_ambient;
@@ -130,7 +140,7 @@ void plant_step(struct plant *pl, double dt_s)
 		pl->power_w += pl->dom[k].power_w;
 	}
 	die_to_case = (pl->die_c - pl->case_c) / pl->p.die_to_case_k_per_w;
-	case_to_ambient = (pl->case_c - plant_ambient_c(pl)) / pl->p.case_to_ambient_k_per_w;
+	case_to_ambient = (pl->case_c - plant_ambient_c(pl)) / case_resistance(pl);
 	pl->die_c += (pl->power_w - die_to_case) * dt_s / pl->p.die_capacity_j_per_k;
 	pl->case_c += (die_to_case - case_to_ambient) * dt_s / pl->p.case_capacity_j_per_k;
 	pl->t_s += dt_s;

@@ -22,6 +22,13 @@ enum workload {
 	WORKLOAD_AMBIENT_STEP,	/* steady, ambient +15 °C during the middle third */
 };
 
+#define PLANT_MAX_FAN_STATES 8
+
+/*
+ * The thermal model.  A fan, when modelled, replaces the case-to-ambient
+ * resistance by one per fan state (the fan's cooling state, read back from
+ * the tree like the others).
+ */
 struct thermal_params {
 	double ambient_c;
 	double initial_c;		/* die and case at the start (a device already warm) */
@@ -30,6 +37,8 @@ struct thermal_params {
 	double case_capacity_j_per_k;
 	double case_to_ambient_k_per_w;
 	double static_power_w;		/* the rest of the board, always on */
+	size_t n_fan_states;		/* 0: no fan */
+	double fan_case_to_ambient_k_per_w[PLANT_MAX_FAN_STATES];
 };
 
 /**
@@ -59,6 +68,7 @@ struct plant {
 	double case_c;
 	double power_w;
 	struct domain_state dom[PLANT_MAX_DOMAINS];
+	unsigned long fan_state;
 	/* Work, in DMIPS-seconds (capacity-weighted MHz x CPUs x s). */
 	double work_done;
 	double work_demanded;

@@ -218,6 +218,8 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	       pl->work_demanded > 0 ? 100 * pl->work_done / pl->work_demanded : 100);
 	printf("  work, second half          %6.1f %% of the physical limit\n",
 	       s->settled_limit > 0 ? 100 * s->settled_work / s->settled_limit : 100);
+	if (sim->fan_cdev >= 0)
+		printf("  fan, deepest state         %6lu\n", sim->fan_highest);
 	printf("  daemon stopped, limits and policy restored: %s\n", restored ? "yes" : "NO");
 }
 

@@ -75,6 +75,33 @@ static bool board_has_gpu(const struct board *b)
 	return false;
 }
 
+/*
+ * The optional fan: fan = { cooling_device = N; resistance_k_per_w = [ ... ]; },
+ * the case-to-ambient resistance for each fan state.  Return: 0 or -1.
+ */
+static int read_fan(struct sim *sim, config_t *cfg)
+{
+	config_setting_t *r = config_lookup(cfg, "fan.resistance_k_per_w");
+	struct thermal_params *t = &sim->thermal;
+	int cdev;
+
+	sim->fan_cdev = -1;
+	if (!config_lookup(cfg, "fan"))
+		return 0;
+	if (config_lookup_int(cfg, "fan.cooling_device", &cdev) != CONFIG_TRUE || cdev < 0 || !r ||
+	    !config_setting_is_array(r) || config_setting_length(r) < 1 ||
+	    config_setting_length(r) > PLANT_MAX_FAN_STATES) {
+		fprintf(stderr, "simulation description: fan needs cooling_device and 1 to %d "
+			"resistances\n", PLANT_MAX_FAN_STATES);
+		return -1;
+	}
+	sim->fan_cdev = cdev;
+	t->n_fan_states = (size_t)config_setting_length(r);
+	for (size_t i = 0; i < t->n_fan_states; i++)
+		t->fan_case_to_ambient_k_per_w[i] = config_setting_get_float_elem(r, (int)i);
+	return 0;
+}
+
 /* The board's GPU needs its devfreq device name (gpu_device); a board without one does not. */
 static int read_description(struct sim *sim, const char *path)
 {
@@ -105,6 +132,8 @@ static int read_description(struct sim *sim, const char *path)
 			r = lookup_string(&cfg, "gpu_device", sim->gpu_device, sizeof(sim->gpu_device));
 		else
 			r = 0;
+		if (r == 0)
+			r = read_fan(sim, &cfg);
 	}
 	config_destroy(&cfg);
 	return r;
@@ -186,6 +215,14 @@ static int open_files(struct sim *sim)
 		sim->sensor_fd[sim->n_sensors++] = open_in_tree(sim, rel, O_WRONLY);
 	}
 	sim->stat_fd = open_in_tree(sim, "proc/stat", O_WRONLY);
+	sim->fan_fd = -1;
+	if (sim->fan_cdev >= 0) {
+		snprintf(rel, sizeof(rel), "sys/devices/virtual/thermal/cooling_device%d/cur_state",
+			 sim->fan_cdev);
+		sim->fan_fd = open_in_tree(sim, rel, O_RDONLY);
+		if (sim->fan_fd < 0)
+			return -1;
+	}
 	for (size_t k = 0; k < sim->board->n_domains; k++) {
 		const struct board_domain *d = &sim->board->domains[k];
 
@@ -219,6 +256,7 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 {
 	memset(sim, 0, sizeof(*sim));
 	sim->daemon = -1;
+	sim->fan_cdev = sim->fan_fd = -1;
 	sim->trace_fd = -1;
 	sim->budget_mw = -1;
 	sim->powerallocd = set->powerallocd;
@@ -280,16 +318,26 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
 	}
 }
 
+/* A cooling state from @fd, or @fallback when it cannot be read. */
+static unsigned long read_state(int fd, unsigned long fallback)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return fallback;
+	buf[n] = '\0';
+	return strtoul(buf, NULL, 10);
+}
+
 void sim_read_states(struct sim *sim, struct plant *pl)
 {
-	for (size_t k = 0; k < pl->board->n_domains; k++) {
-		char buf[32];
-		ssize_t n = pread(sim->state_fd[k], buf, sizeof(buf) - 1, 0);
-
-		if (n > 0) {
-			buf[n] = '\0';
-			pl->dom[k].state = strtoul(buf, NULL, 10);
-		}
+	for (size_t k = 0; k < pl->board->n_domains; k++)
+		pl->dom[k].state = read_state(sim->state_fd[k], pl->dom[k].state);
+	if (sim->fan_fd >= 0) {
+		pl->fan_state = read_state(sim->fan_fd, pl->fan_state);
+		if (pl->fan_state > sim->fan_highest)
+			sim->fan_highest = pl->fan_state;
 	}
 }
 
@@ -401,12 +449,12 @@ int sim_stop_daemon(struct sim *sim)
 		waitpid(sim->daemon, &sim->daemon_status, 0);
 		sim->daemon_done = true;
 	}
-	for (size_t k = 0; k < sim->board->n_domains; k++) {
-		char buf[32] = "";
-
-		if (pread(sim->state_fd[k], buf, sizeof(buf) - 1, 0) <= 0 || strtoul(buf, NULL, 10))
+	/* The tree starts every state at 0: the fan too must be back there. */
+	for (size_t k = 0; k < sim->board->n_domains; k++)
+		if (read_state(sim->state_fd[k], 1) != 0)
 			restored = false;
-	}
+	if (sim->fan_fd >= 0 && read_state(sim->fan_fd, 1) != 0)
+		restored = false;
 	if (!policies_restored(sim))
 		restored = false;
 	if (sim->killed)
@@ -420,6 +468,8 @@ void sim_cleanup(struct sim *sim)
 
 	for (size_t z = 0; z < sim->n_sensors; z++)
 		close(sim->sensor_fd[z]);
+	if (sim->fan_fd >= 0)
+		close(sim->fan_fd);
 	if (sim->trace_fd >= 0)
 		close(sim->trace_fd);
 	if (sim->dir[0] && strstr(sim->dir, "powerallocd-sim.") && !getenv("SIM_KEEP_TREE")) {

@@ -44,6 +44,9 @@ struct sim {
 	int freq_fd[PLANT_MAX_DOMAINS];	/* scaling_cur_freq, or the GPU's cur_freq */
 	int load_fd[PLANT_MAX_DOMAINS];	/* the GPU's devfreq load, -1 for CPUs */
 	int state_fd[PLANT_MAX_DOMAINS];	/* cooling_deviceN/cur_state */
+	int fan_cdev;			/* the modelled fan's cooling device, -1: none */
+	int fan_fd;			/* its cur_state */
+	unsigned long fan_highest;	/* the deepest state it was put in */
 	pid_t daemon;
 	int daemon_status;
 	bool daemon_done;
