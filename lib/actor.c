@@ -112,6 +112,31 @@ int actor_write_u64(struct sysfs_attr *attr, uint64_t value)
 	return r;
 }
 
+int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t value)
+{
+	int r;
+
+	if (value == *written)
+		return 0;
+	r = actor_write_u64(attr, value);
+	if (r == 0)
+		*written = value;
+	return r;
+}
+
+int actor_restore_u64(struct sysfs_attr *attr, uint64_t *written, uint64_t original)
+{
+	int r = sysfs_attr_write_u64(attr, original);
+
+	if (r < 0) {
+		pa_log(PA_LOG_ERR, "%s: cannot restore %" PRIu64 ": %s", attr->path, original,
+		       strerror(-r));
+		return r;
+	}
+	*written = original;
+	return 0;
+}
+
 int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value)
 {
 	char text[24];

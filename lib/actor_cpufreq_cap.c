@@ -27,7 +27,7 @@ struct cap_policy {
 	struct sysfs_attr cur_freq;
 	struct sysfs_attr max_freq;
 	uint32_t original_max_khz;
-	uint32_t written_max_khz;
+	uint64_t written_max_khz;
 	uint32_t freq_khz;	/* last read */
 };
 
@@ -74,14 +74,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 
 static int write_cap(struct cap_policy *p, uint32_t khz)
 {
-	int r;
-
-	if (khz == p->written_max_khz)
-		return 0;
-	r = actor_write_u64(&p->max_freq, khz);
-	if (r == 0)
-		p->written_max_khz = khz;
-	return r;
+	return actor_write_changed(&p->max_freq, &p->written_max_khz, khz);
 }
 
 static unsigned long cap_state_for_power(const struct actor *a, uint32_t granted_mw)
@@ -126,8 +119,7 @@ static int cap_restore(struct actor *a)
 		struct cap_policy *p = &c->policy[i];
 		int r;
 
-		p->written_max_khz = 0;	/* write even if unchanged */
-		r = write_cap(p, p->original_max_khz);
+		r = actor_restore_u64(&p->max_freq, &p->written_max_khz, p->original_max_khz);
 		if (r < 0 && !first_error)
 			first_error = r;
 	}

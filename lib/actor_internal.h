@@ -57,6 +57,21 @@ int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata);
  */
 int actor_write_u64(struct sysfs_attr *attr, uint64_t value);
 
+/**
+ * actor_write_changed() - write @value to @attr with actor_write_u64()
+ * unless it is *@written (the value last written, or found there); on
+ * success *@written becomes @value.  The control path writes only changes.
+ * Return: 0 or negative errno.
+ */
+int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t value);
+
+/**
+ * actor_restore_u64() - write @original back to @attr whatever was written
+ * last (the device may have moved since), logging a failure with the file;
+ * on success *@written becomes @original.  Return: 0 or negative errno.
+ */
+int actor_restore_u64(struct sysfs_attr *attr, uint64_t *written, uint64_t original);
+
 /** actor_save_u64() - report @path with @value in decimal. */
 int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value);
 

@@ -83,19 +83,13 @@ static int powercap_set_power(struct actor *a, uint32_t granted_mw)
 {
 	struct powercap_actor *p = to_powercap(a);
 	uint64_t uw = (uint64_t)granted_mw * 1000;
-	int r;
 
 	a->granted_mw = granted_mw;
 	if (uw > p->max_power_uw)
 		uw = p->max_power_uw;
 	if (uw < p->min_power_uw)
 		uw = p->min_power_uw;
-	if (uw == p->written_limit_uw)
-		return 0;
-	r = actor_write_u64(&p->limit, uw);
-	if (r == 0)
-		p->written_limit_uw = uw;
-	return r;
+	return actor_write_changed(&p->limit, &p->written_limit_uw, uw);
 }
 
 static uint64_t limit_of_state(const struct powercap_actor *p, unsigned long state)
@@ -126,15 +120,8 @@ static int powercap_set_state(struct actor *a, unsigned long state, uint32_t gra
 static int powercap_restore(struct actor *a)
 {
 	struct powercap_actor *p = to_powercap(a);
-	int r = sysfs_attr_write_u64(&p->limit, p->original_limit_uw);
 
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot restore %" PRIu64 ": %s", p->limit.path,
-		       p->original_limit_uw, strerror(-r));
-		return r;
-	}
-	p->written_limit_uw = p->original_limit_uw;
-	return 0;
+	return actor_restore_u64(&p->limit, &p->written_limit_uw, p->original_limit_uw);
 }
 
 static int powercap_save(const struct actor *a, saved_value_fn fn, void *userdata)

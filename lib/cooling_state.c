@@ -42,31 +42,14 @@ fail:
 
 int cooling_state_set(struct cooling_state *cs, unsigned long state)
 {
-	int r;
-
 	if (state > cs->max_state)
 		state = cs->max_state;
-	if (state == cs->written)
-		return 0;
-	r = actor_write_u64(&cs->write, state);
-	if (r == 0)
-		cs->written = state;
-	return r;
+	return actor_write_changed(&cs->write, &cs->written, state);
 }
 
 int cooling_state_restore(struct cooling_state *cs)
 {
-	int r;
-
-	/* Written unconditionally: the device may have moved since. */
-	r = sysfs_attr_write_u64(&cs->write, cs->original);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot restore %lu: %s", cs->write.path, cs->original,
-		       strerror(-r));
-		return r;
-	}
-	cs->written = cs->original;
-	return 0;
+	return actor_restore_u64(&cs->write, &cs->written, cs->original);
 }
 
 void cooling_state_close(struct cooling_state *cs)

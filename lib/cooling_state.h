@@ -22,7 +22,7 @@ struct cooling_state {
 	struct sysfs_attr write;
 	unsigned long max_state;
 	unsigned long original;
-	unsigned long written;
+	uint64_t written;
 };
 
 /**

@@ -25,36 +25,33 @@ int engine_sample_load(struct engine *e)
 	return 0;
 }
 
-/* The deepest state the step_wise zones that hold @a ask of it (0: none). */
+/*
+ * The deepest state the zones that drive @a by state ask of it: step_wise
+ * zones, and the step_wise fallback of the zones @a is bound to (the kernel
+ * also takes the deepest).  *@held: whether any zone drives it that way.
+ */
 static unsigned long step_floor(const struct engine *e, const struct actor *a, bool *held)
 {
 	unsigned long floor = 0;
 
 	*held = false;
 	for (size_t z = 0; z < e->n_zones; z++) {
-		if (e->zones[z].pid.mode != PID_MODE_STEP_WISE)
-			continue;
-		for (size_t i = 0; i < e->zones[z].n_actors; i++)
-			if (e->zones[z].actors[i] == a) {
+		const struct zone *zone = &e->zones[z];
+
+		for (size_t i = 0; i < zone->n_actors && zone->pid.mode == PID_MODE_STEP_WISE; i++)
+			if (zone->actors[i] == a) {
 				*held = true;
-				if (e->zones[z].step_state[i] > floor)
-					floor = e->zones[z].step_state[i];
+				if (zone->step_state[i] > floor)
+					floor = zone->step_state[i];
+			}
+		for (size_t i = 0; i < zone->n_fallback; i++)
+			if (zone->fallback[i].actor == a) {
+				*held = true;
+				if (zone->fallback[i].state > floor)
+					floor = zone->fallback[i].state;
 			}
 	}
 	return floor;
-}
-
-/* The deepest state the zones' step_wise fallbacks ask of @a (the kernel takes the deepest too). */
-static unsigned long fallback_state(const struct engine *e, const struct actor *a)
-{
-	unsigned long state = 0;
-
-	for (size_t z = 0; z < e->n_zones; z++)
-		for (size_t i = 0; i < e->zones[z].n_fallback; i++)
-			if (e->zones[z].fallback[i].actor == a &&
-			    e->zones[z].fallback[i].state > state)
-				state = e->zones[z].fallback[i].state;
-	return state;
 }
 
 /* The smallest grant the zones that hold @a give it this period. */
@@ -85,10 +82,9 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		if (zone_read_temp(zone) == 0) {
+		if (zone_read_temp(zone) == 0)
 			zone_cycle(zone);
-			zone_step_fallback(zone);
-		} else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
+		else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */
 	}
@@ -98,10 +94,8 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		bool stepped;
 		unsigned long floor = step_floor(e, a, &stepped);
 
-		if (a->kind == ACTOR_COOLING_DEVICE) {
-			r = actor_set_state(a, fallback_state(e, a), 0);
-		} else if (stepped) {
-			/* The deeper of the power zones' state and the step_wise zones'. */
+		if (stepped) {
+			/* The deeper of the power zones' state and the step_wise ones'. */
 			unsigned long state = actor_state_for_power(a, grant);
 
 			r = actor_set_state(a, state > floor ? state : floor, grant);

@@ -84,6 +84,13 @@ static struct actor *register_actor(struct engine *e, struct actor *a)
 	return a;
 }
 
+/* Whether the kernel's type of cooling device @cdev is one a power actor drives. */
+static bool power_device_type(const struct build *b, const struct cooling_device_info *cdev)
+{
+	return cpufreq_policy_of_cdev(&b->cpufreq, cdev->type) ||
+	       strncmp(cdev->type, "devfreq-", 8) == 0;
+}
+
 /*
  * The actor for cooling_device@cdev_id, created the first time a zone asks
  * for it.  NULL (logged) for a device that is not a power actor.
@@ -96,13 +103,13 @@ static struct actor *actor_for_cdev(struct build *b, int cdev_id, const struct a
 
 	if (a || !cdev)
 		return a;
-	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
-	if (policy)
-		a = actor_cpufreq_new(cdev_id, policy, cfg);
-	else if (strncmp(cdev->type, "devfreq-", 8) == 0)
-		a = actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
-	else
+	if (!power_device_type(b, cdev)) {
 		pa_log(PA_LOG_INFO, "cooling_device%d (%s): not a power actor", cdev_id, cdev->type);
+		return NULL;
+	}
+	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
+	a = policy ? actor_cpufreq_new(cdev_id, policy, cfg)
+		   : actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
 	return register_actor(b->e, a);
 }
 
@@ -198,13 +205,6 @@ static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 	z->actors[z->n_actors++] = a;
 	a->weight_q10 = weight_q10 > DIVVY_MAX_WEIGHT ? DIVVY_MAX_WEIGHT : weight_q10;
 	return 0;
-}
-
-/* Whether the kernel's type of cooling device @cdev is one a power actor drives. */
-static bool power_device_type(const struct build *b, const struct cooling_device_info *cdev)
-{
-	return cpufreq_policy_of_cdev(&b->cpufreq, cdev->type) ||
-	       strncmp(cdev->type, "devfreq-", 8) == 0;
 }
 
 static const struct trip_info *find_trip(const struct thermal_zone_info *tz, int index)

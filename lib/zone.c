@@ -138,14 +138,6 @@ void zone_cycle_blind(struct zone *z)
 		z->fallback[i].state = z->fallback[i].actor->max_state;
 }
 
-void zone_step_fallback(struct zone *z)
-{
-	for (size_t i = 0; i < z->n_fallback; i++)
-		fallback_step(&z->fallback[i], z->temp_mc, z->fallback_prev_mc,
-			      z->fallback[i].actor->max_state);
-	z->fallback_prev_mc = z->temp_mc;
-}
-
 bool zone_fallback_engaged(const struct zone *z)
 {
 	for (size_t i = 0; i < z->n_fallback; i++)
@@ -177,18 +169,14 @@ static void zone_cycle_step_wise(struct zone *z)
 		z->grant_mw[i] = z->actors[i]->max_mw;
 		z->budget_mw += z->actors[i]->max_mw;
 	}
-	z->prev_temp_mc = z->temp_mc;
 }
 
-void zone_cycle(struct zone *z)
+/* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
+static void zone_cycle_power(struct zone *z)
 {
 	struct divvy_actor d[ZONE_MAX_ACTORS];
 	uint32_t max_mw, min_mw;
 
-	if (z->pid.mode == PID_MODE_STEP_WISE) {
-		zone_cycle_step_wise(z);
-		return;
-	}
 	gather(z, d, &max_mw, &min_mw);
 	z->active = z->temp_mc >= z->switch_on_mc;
 	if (!z->active) {
@@ -202,6 +190,19 @@ void zone_cycle(struct zone *z)
 	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
 				&z->pid_out);
 	divide(z, d);
+}
+
+void zone_cycle(struct zone *z)
+{
+	if (z->pid.mode == PID_MODE_STEP_WISE)
+		zone_cycle_step_wise(z);
+	else
+		zone_cycle_power(z);
+	/* The fallback devices step in every period, whatever the controller. */
+	for (size_t i = 0; i < z->n_fallback; i++)
+		fallback_step(&z->fallback[i], z->temp_mc, z->prev_temp_mc,
+			      z->fallback[i].actor->max_state);
+	z->prev_temp_mc = z->temp_mc;
 }
 
 uint32_t zone_estimate_sustainable_power(const struct zone *z)

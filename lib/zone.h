@@ -47,10 +47,10 @@ enum sustainable_power_source {
  * @sensor_failed: the last read failed (logged once until it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
  * @step_state: step_wise: the state the zone asks of each actor.
- * @prev_temp_mc: step_wise: the previous period's temperature (the trend).
+ * @prev_temp_mc: the previous period's temperature (the trend step_wise and
+ *	the fallback follow).
  * @fallback, @n_fallback: devices bound to the zone without a power model,
  *	driven by the step_wise fallback in every period, active or not.
- * @fallback_prev_mc: the temperature the fallback last saw (its trend).
  */
 struct zone {
 	char name[64];
@@ -76,7 +76,6 @@ struct zone {
 	int32_t prev_temp_mc;
 	size_t n_fallback;
 	struct fallback_device fallback[ZONE_MAX_FALLBACK];
-	int32_t fallback_prev_mc;
 };
 
 /**
@@ -89,8 +88,11 @@ int zone_read_temp(struct zone *z);
 /**
  * zone_cycle() - one control period for @z, after its actors were sampled
  * and zone_read_temp() succeeded: below switch-on, reset the controller and
- * grant every actor its maximum; otherwise compute the budget and divide it.
- * The grants are left in z->grant_mw.
+ * grant every actor its maximum; otherwise compute the budget and divide it
+ * (step_wise: step the states).  Then one step_wise step of the fallback
+ * devices.  The grants are left in z->grant_mw, the states the zone asks
+ * for in z->step_state and z->fallback[].state; applying them is the
+ * engine's.
  */
 void zone_cycle(struct zone *z);
 
@@ -100,12 +102,6 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
-
-/**
- * zone_step_fallback() - one step_wise step of the zone's fallback devices
- * at the temperature just read (fallback->state; applying it is the engine's).
- */
-void zone_step_fallback(struct zone *z);
 
 /** zone_fallback_engaged() - whether a fallback device is asked for a state above 0. */
 bool zone_fallback_engaged(const struct zone *z);

@@ -71,14 +71,17 @@ static void test_xu4_auto_configuration(void **unused)
 	pa_config_free(cfg);
 }
 
-/* Every CPU zone of the XU4 tree at @temp_mc, then one period (busy CPUs). */
-static long xu4_fan_after(struct engine *e, const char *temp, uint64_t now_us)
+/*
+ * The XU4 tree's cpu0-thermal at @temp0, its other CPU zones at @temp, then
+ * one period (busy CPUs); the fan's state after it.
+ */
+static long xu4_fan_after(struct engine *e, const char *temp0, const char *temp, uint64_t now_us)
 {
 	for (int z = 0; z < 4; z++) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/sys/class/thermal/thermal_zone%d/temp", z);
-		tree_put(path, temp);
+		tree_put(path, z ? temp : temp0);
 	}
 	tree_busy_cpus(8, (unsigned int)(now_us / 1000));
 	assert_int_equal(engine_cycle(e, now_us, NULL), 0);
@@ -102,23 +105,14 @@ static void test_xu4_fan(void **unused)
 	pa_config_free(cfg);
 	assert_int_equal(e.zones[0].n_fallback, 1);
 	assert_int_equal(e.zones[0].fallback[0].n_trips, 3);
-	assert_int_equal(xu4_fan_after(&e, "45000\n", 100000), 0);
-	assert_int_equal(xu4_fan_after(&e, "52000\n", 200000), 1);
-	assert_int_equal(xu4_fan_after(&e, "53000\n", 300000), 1);
-	assert_int_equal(xu4_fan_after(&e, "80000\n", 400000), 2);
-	assert_int_equal(xu4_fan_after(&e, "81000\n", 500000), 3);
+	assert_int_equal(xu4_fan_after(&e, "45000\n", "45000\n", 100000), 0);
+	assert_int_equal(xu4_fan_after(&e, "52000\n", "52000\n", 200000), 1);
+	assert_int_equal(xu4_fan_after(&e, "53000\n", "53000\n", 300000), 1);
+	assert_int_equal(xu4_fan_after(&e, "80000\n", "80000\n", 400000), 2);
+	assert_int_equal(xu4_fan_after(&e, "81000\n", "81000\n", 500000), 3);
 	/* One hot zone is enough: the others' lower asks do not win. */
-	tree_put("/sys/class/thermal/thermal_zone0/temp", "82000\n");
-	for (int z = 1; z < 4; z++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/sys/class/thermal/thermal_zone%d/temp", z);
-		tree_put(path, "40000\n");
-	}
-	tree_busy_cpus(8, 600);
-	assert_int_equal(engine_cycle(&e, 600000, NULL), 0);
-	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 3);
-	assert_int_equal(xu4_fan_after(&e, "40000\n", 700000), 2);
+	assert_int_equal(xu4_fan_after(&e, "82000\n", "40000\n", 600000), 3);
+	assert_int_equal(xu4_fan_after(&e, "40000\n", "40000\n", 700000), 2);
 	assert_int_equal(engine_restore(&e), 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
 	engine_free(&e);
@@ -131,7 +125,7 @@ static void test_xu4_fan(void **unused)
 	pa_config_free(cfg);
 	assert_int_equal(e.zones[0].n_fallback, 0);
 	assert_int_equal(e.n_actors, 2);
-	assert_int_equal(xu4_fan_after(&e, "80000\n", 800000), 0);
+	assert_int_equal(xu4_fan_after(&e, "80000\n", "80000\n", 800000), 0);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 }
