@@ -412,8 +412,18 @@ int sim_start_daemon(struct sim *sim)
 bool sim_daemon_exited(struct sim *sim)
 {
 	if (!sim->daemon_done && waitpid(sim->daemon, &sim->daemon_status, WNOHANG) == sim->daemon) {
+		char path[600], line[512];
+		FILE *log;
+
 		sim->daemon_done = true;
-		fprintf(stderr, "powerallocd exited early; see %s/powerallocd.log\n", sim->dir);
+		/* The tree, the log with it, goes at the end: show the log now. */
+		fprintf(stderr, "powerallocd exited early:\n");
+		snprintf(path, sizeof(path), "%s/powerallocd.log", sim->dir);
+		log = fopen(path, "re");
+		while (log && fgets(line, sizeof(line), log))
+			fprintf(stderr, "  %s", line);
+		if (log)
+			fclose(log);
 	}
 	return sim->daemon_done;
 }
