@@ -133,8 +133,8 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
  * throttle far below control when there is room: the budget reaches the
  * zone's maximum closer to control), k_i x 4 (take out a slow disturbance,
  * such as a warmer room, sooner).  Each saturates at INT32_MAX.  The factors
- * are the ones tools/bench-control measured best on its three boards (the
- * README's table): less overshoot than the estimates and no less work.
+ * were chosen with tools/bench-gains on three boards (the README's table):
+ * less overshoot than the estimates and no less work.
  */
 void pid_tune_gains(struct pid_gains *gains);
 
