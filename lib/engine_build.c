@@ -14,10 +14,16 @@
 #include "log.h"
 #include "thermal.h"
 
+/*
+ * @unusable_fallback: cooling devices without a power model whose state
+ * could not be opened (logged once), not tried again for other bindings.
+ */
 struct build {
 	struct engine *e;
 	struct thermal_inventory thermal;
 	struct cpufreq_inventory cpufreq;
+	size_t n_unusable_fallback;
+	int unusable_fallback[THERMAL_MAX_BINDINGS];
 };
 
 /* /proc/stat buffer: a line per possible CPU, plus the aggregate line. */
@@ -221,15 +227,24 @@ static struct fallback_device *fallback_for(struct build *b, struct zone *z,
 {
 	struct actor *a = find_actor(b->e, cdev->id);
 
+	for (size_t i = 0; i < b->n_unusable_fallback; i++)
+		if (b->unusable_fallback[i] == cdev->id)
+			return NULL;
 	if (!a)
 		a = register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
+	if (!a && b->n_unusable_fallback < THERMAL_MAX_BINDINGS)
+		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
 	if (!a || a->kind != ACTOR_COOLING_DEVICE)
-		return NULL;
+		return NULL;	/* its cur_state could not be opened (logged with the file) */
 	for (size_t i = 0; i < z->n_fallback; i++)
 		if (z->fallback[i].actor == a)
 			return &z->fallback[i];
-	if (z->n_fallback == ZONE_MAX_FALLBACK)
+	if (z->n_fallback == ZONE_MAX_FALLBACK) {
+		pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d devices on the "
+		       "step_wise fallback; this one is left alone", z->name, cdev->id, cdev->type,
+		       ZONE_MAX_FALLBACK);
 		return NULL;
+	}
 	z->fallback[z->n_fallback].actor = a;
 	return &z->fallback[z->n_fallback++];
 }
@@ -252,10 +267,10 @@ static void add_fallback_devices(struct build *b, struct zone *z,
 		    (trip->type != TRIP_ACTIVE && trip->type != TRIP_PASSIVE))
 			continue;
 		f = fallback_for(b, z, cdev);
-		if (!f || fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
-			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s) on trip %d: no room "
-			       "for it; the step_wise fallback leaves it alone", z->name, cdev->id,
-			       cdev->type, bd->trip);
+		if (f && fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
+			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d trips; "
+			       "the step_wise fallback ignores trip %d", z->name, cdev->id,
+			       cdev->type, FALLBACK_MAX_TRIPS, bd->trip);
 	}
 }
 

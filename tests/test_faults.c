@@ -190,6 +190,26 @@ static void test_missing_trip_file(void **unused)
 	tree_put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
 }
 
+/*
+ * The fan's cur_state holds garbage: one message naming it, however many
+ * trips bind the fan; the zone is controlled without its fallback.
+ */
+static void test_fan_state_unreadable(void **unused)
+{
+	const char *file = "/sys/class/thermal/cooling_device3/cur_state";
+	struct engine e;
+
+	(void)unused;
+	tree_put(file, "abc\n");
+	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(e.zones[0].n_fallback, 0);
+	assert_int_equal(e.n_actors, 2);
+	assert_int_equal(naming(file), 1);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	tree_put(file, "0\n");
+}
+
 /* A cdevK link to a cooling device that is gone: the binding is left out. */
 static void test_dangling_cdev_link(void **unused)
 {
@@ -337,6 +357,7 @@ int main(void)
 		cmocka_unit_test_setup(test_state_above_max, reset_log),
 		cmocka_unit_test_setup(test_garbage_temperature, reset_log),
 		cmocka_unit_test_setup(test_missing_trip_file, reset_log),
+		cmocka_unit_test_setup(test_fan_state_unreadable, reset_log),
 		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),
 		cmocka_unit_test_setup(test_opp_without_voltage, reset_log),
 		cmocka_unit_test_setup(test_em_power_zero, reset_log),
