@@ -118,17 +118,27 @@ static const sd_bus_vtable manager_vtable[] = {
 /* The engine the zone and actor objects show (one bus per process). */
 static const struct engine *shown;
 
-static int append_zone_actors(sd_bus_message *reply, const struct zone *z)
+/* The object path of @a (its index among the engine's actors). */
+static int append_actor_path(sd_bus_message *reply, const struct actor *a)
 {
 	char path[64];
+
+	for (size_t i = 0; i < shown->n_actors; i++)
+		if (shown->actors[i] == a) {
+			snprintf(path, sizeof(path), ACTOR_PREFIX "/%zu", i);
+			return sd_bus_message_append(reply, "o", path);
+		}
+	return 0;
+}
+
+/* Actors: the zone's power actors; FallbackDevices: those on its step_wise fallback. */
+static int append_zone_actors(sd_bus_message *reply, const struct zone *z, bool fallback)
+{
+	size_t n = fallback ? z->n_fallback : z->n_actors;
 	int r = sd_bus_message_open_container(reply, 'a', "o");
 
-	for (size_t k = 0; r >= 0 && k < z->n_actors; k++)
-		for (size_t i = 0; r >= 0 && i < shown->n_actors; i++)
-			if (shown->actors[i] == z->actors[k]) {
-				snprintf(path, sizeof(path), ACTOR_PREFIX "/%zu", i);
-				r = sd_bus_message_append(reply, "o", path);
-			}
+	for (size_t k = 0; r >= 0 && k < n; k++)
+		r = append_actor_path(reply, fallback ? z->fallback[k].actor : z->actors[k]);
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -156,7 +166,7 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "u", z->budget_mw);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
-	return append_zone_actors(reply, z);
+	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
 }
 
 static int actor_property(sd_bus *bus, const char *path, const char *iface, const char *prop,
@@ -206,6 +216,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("PowerBudget", "u", zone_property),
 	SLOW("Active", "b", zone_property),
 	SLOW("Actors", "ao", zone_property),
+	SLOW("FallbackDevices", "ao", zone_property),
 	SD_BUS_VTABLE_END,
 };
 

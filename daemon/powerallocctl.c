@@ -39,6 +39,8 @@ struct zone_view {
 	int active;
 	size_t n_actors;
 	struct actor_view actors[MAX_OBJECTS];
+	size_t n_fallback;			/* devices on the step_wise fallback */
+	struct actor_view fallback[MAX_OBJECTS];
 };
 
 static int failure_exit(const sd_bus_error *e, int r)
@@ -112,11 +114,23 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
 }
 
+/* The actors listed in the zone's @prop ("Actors", "FallbackDevices") into @views. */
+static size_t read_zone_actors(sd_bus *bus, const char *path, const char *prop,
+			       struct actor_view *views, int *x)
+{
+	char *actors[MAX_OBJECTS];
+	int n = get_paths(bus, path, "org.powerallocd1.Zone", prop, actors, x);
+
+	for (int k = 0; k < n; k++) {
+		read_actor(bus, actors[k], &views[k], x);
+		free(actors[k]);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
 static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x)
 {
 	const char *i = "org.powerallocd1.Zone";
-	char *actors[MAX_OBJECTS];
-	int n;
 
 	get(bus, path, i, "Name", 's', &z->name, x);
 	get(bus, path, i, "Sensor", 's', &z->sensor, x);
@@ -126,21 +140,24 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
 	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
 	get(bus, path, i, "Active", 'b', &z->active, x);
-	n = get_paths(bus, path, i, "Actors", actors, x);
-	for (int k = 0; k < n; k++) {
-		read_actor(bus, actors[k], &z->actors[z->n_actors++], x);
-		free(actors[k]);
+	z->n_actors = read_zone_actors(bus, path, "Actors", z->actors, x);
+	z->n_fallback = read_zone_actors(bus, path, "FallbackDevices", z->fallback, x);
+}
+
+static void free_actor_views(struct actor_view *views, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(views[k].name);
+		free(views[k].kind);
+		free(views[k].cpus);
 	}
 }
 
 static void free_zones(struct zone_view *zones, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < zones[i].n_actors; k++) {
-			free(zones[i].actors[k].name);
-			free(zones[i].actors[k].kind);
-			free(zones[i].actors[k].cpus);
-		}
+		free_actor_views(zones[i].actors, zones[i].n_actors);
+		free_actor_views(zones[i].fallback, zones[i].n_fallback);
 		free(zones[i].name);
 		free(zones[i].sensor);
 	}
@@ -194,8 +211,10 @@ static void print_table(const struct snapshot *s)
 		       z->active ? "active" : "idle");
 		printf("  %-22s %-11s %-8s %6s %9s %9s %9s %9s %7s\n", "ACTOR", "KIND", "CPUS",
 		       "LOAD", "FREQ", "REQUEST", "GRANTED", "MAX", "STATE");
-		for (size_t k = 0; k < z->n_actors; k++) {
-			const struct actor_view *a = &z->actors[k];
+		/* The step_wise fallback's devices follow, with their kind cooling_device. */
+		for (size_t k = 0; k < z->n_actors + z->n_fallback; k++) {
+			const struct actor_view *a = k < z->n_actors ? &z->actors[k]
+								     : &z->fallback[k - z->n_actors];
 
 			printf("  %-22s %-11s %-8s %5u%% %5u MHz %6u mW %6u mW %6u mW %3u/%-3u\n",
 			       a->name, a->kind, *a->cpus ? a->cpus : "-", a->load, a->freq / 1000,
@@ -255,6 +274,12 @@ static void print_json(const struct snapshot *s)
 			if (k)
 				putchar(',');
 			json_actor(&z->actors[k]);
+		}
+		printf("],\"fallback_devices\":[");
+		for (size_t k = 0; k < z->n_fallback; k++) {
+			if (k)
+				putchar(',');
+			json_actor(&z->fallback[k]);
 		}
 		printf("]}");
 	}

@@ -106,12 +106,20 @@ class Access(Bus):
             self.assertEqual(actor["cooling_state"], int(self.tree.read(CDEV % k)))
         self.assertEqual(zone["actors"][1]["cpus"], "4-5")
         self.assertEqual(zone["actors"][1]["max_cooling_state"], 7)
+        # The board's fan (cooling_device3, on the 55 and 65 °C active trips)
+        # is on the zone's step_wise fallback, at the state the tree holds.
+        fans = zone["fallback_devices"]
+        self.assertEqual([f["name"] for f in fans], ["pwm-fan"])
+        self.assertEqual(fans[0]["kind"], "cooling_device")
+        self.assertEqual(fans[0]["max_cooling_state"], 3)
+        self.assertEqual(fans[0]["cooling_state"], int(self.tree.read(CDEV % 3)))
 
     def test_table(self):
         out = ctl("status")
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("ZONE cpu", out.stdout)
         self.assertIn("cpufreq-cpu4", out.stdout)
+        self.assertRegex(out.stdout, r"pwm-fan +cooling_device")
 
     def test_monitor_refreshes_until_interrupted(self):
         mon = subprocess.Popen([POWERALLOCCTL, "monitor"], stdout=subprocess.PIPE, text=True)
