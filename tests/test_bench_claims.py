@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tools/bench-claims judges each claim of a bench-control table by its numbers."""
+import os
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "..", "tools", "bench-claims")
+HEADER = ("board          workload      controller/division  overshoot above (s) |err| °C"
+          "  work % of limit %  spread\n")
+
+
+def row(board, workload, run, overshoot, work):
+    return "%-14s %-13s %-20s %9.2f %9.1f %8.2f %7.1f %10.1f %7.1f\n" % (
+        board, workload, run, overshoot, 1.0 if overshoot else 0.0, 0.5, work, 90.0, 0.0)
+
+
+def judge(table):
+    """Runs the tool on @table; returns (exit status, {(claim, cell): verdict}, stdout)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(table)
+    try:
+        out = subprocess.run([TOOL, f.name], capture_output=True, text=True, timeout=60)
+    finally:
+        os.unlink(f.name)
+    verdicts = {}
+    for line in out.stdout.splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[0] in ("holds", "tie", "fails"):
+            verdicts[(fields[1], " ".join(fields[2:5]).rstrip(":"))] = fields[0]
+    return out.returncode, verdicts, out.stdout
+
+
+class BenchClaims(unittest.TestCase):
+    def test_every_claim_holds(self):
+        table = HEADER + "".join(row("b", "steady", run, o, w) for run, o, w in (
+            ("kernel/request", 0.30, 80.0), ("default/request", 0.10, 81.0),
+            ("step_wise", 0.40, 79.0), ("kernel/efficiency", 0.00, 85.0),
+            ("default/efficiency", 0.00, 85.5)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 0, out)
+        self.assertEqual(len(v), 6, out)
+        self.assertEqual(set(v.values()), {"holds"}, out)
+        self.assertIn("default-vs-step_wise   holds 2, tie 0, fails 0", out)
+
+    def test_failures_are_named(self):
+        table = HEADER + "".join(row("b", "burst", run, o, w) for run, o, w in (
+            # default overshoots more than kernel: fails although it delivers more.
+            ("kernel/efficiency", 0.10, 90.0), ("default/efficiency", 0.20, 95.0),
+            # step_wise never throttles: the power allocator loses work to it.
+            ("step_wise", 0.00, 100.0)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(v[("default-vs-kernel", "b burst efficiency")], "fails")
+        self.assertEqual(v[("kernel-vs-step_wise", "b burst efficiency")], "fails")
+        self.assertEqual(v[("default-vs-step_wise", "b burst efficiency")], "fails")
+        # A division without rows is not judged.
+        self.assertNotIn(("default-vs-kernel", "b burst request"), v)
+
+    def test_less_work_or_more_overshoot_fails(self):
+        base = [("kernel/request", 0.00, 90.0), ("step_wise", 0.50, 95.0)]
+        for default, verdict in (((0.00, 89.9), "fails"), ((0.00, 90.0), "holds"),
+                                 ((0.01, 99.0), "fails")):
+            table = HEADER + "".join(row("b", "shift", r, o, w) for r, o, w in
+                                     base + [("default/request",) + default])
+            _, v, out = judge(table)
+            self.assertEqual(v[("default-vs-kernel", "b shift request")], verdict, out)
+
+    def test_equal_work_is_a_tie(self):
+        table = HEADER + "".join(row("b", "shift", run, 0.0, 100.0) for run in (
+            "kernel/request", "default/request", "step_wise"))
+        status, v, out = judge(table)
+        self.assertEqual(status, 0, out)
+        self.assertEqual(v[("kernel-vs-step_wise", "b shift request")], "tie")
+        self.assertEqual(v[("default-vs-kernel", "b shift request")], "holds")
+
+    def test_not_a_table(self):
+        status, _, _ = judge("summary: nothing here\n")
+        self.assertEqual(status, 2)
+        out = subprocess.run([TOOL, "/nonexistent/table"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("/nonexistent/table", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
