@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "log.h"
 #include "netlink.h"
+#include "rise.h"
 #include "saved.h"
 #include "trace.h"
 
@@ -48,6 +49,7 @@ struct daemon {
 	uint64_t *next_due_us;
 	bool *due;
 	bool *was_active;
+	struct rise_tracker *rise;
 	bool ready;
 	char status[512];
 };
@@ -68,10 +70,12 @@ static int reset_schedule(struct daemon *d)
 	free(d->next_due_us);
 	free(d->due);
 	free(d->was_active);
+	free(d->rise);
 	d->next_due_us = calloc(n, sizeof(*d->next_due_us));
 	d->due = calloc(n, sizeof(*d->due));
 	d->was_active = calloc(n, sizeof(*d->was_active));
-	return d->next_due_us && d->due && d->was_active ? 0 : -ENOMEM;
+	d->rise = calloc(n, sizeof(*d->rise));
+	return d->next_due_us && d->due && d->was_active && d->rise ? 0 : -ENOMEM;
 }
 
 static bool zone_limited(const struct zone *z)
@@ -82,22 +86,43 @@ static bool zone_limited(const struct zone *z)
 	return false;
 }
 
-/*
- * Fast polling while active or still limiting; idle_poll_ms otherwise (0:
- * never), except that a fan the step_wise fallback has turned on is looked
- * at least every FALLBACK_POLL_MS, so it steps down once the zone cools.
- */
-static uint64_t zone_next_due(const struct daemon *d, const struct zone *z, uint64_t now)
+/* The idle poll, but at most FALLBACK_POLL_MS while a fallback fan is on (0: never). */
+static uint64_t zone_idle_ms(const struct daemon *d, const struct zone *z)
 {
 	uint64_t idle_ms = d->config->idle_poll_ms;
 
-	if (z->active || zone_limited(z) || z->sensor_failed)
-		return now + z->pid.period_ms * USEC_PER_MSEC;
 	if (zone_fallback_engaged(z) && (idle_ms == 0 || idle_ms > FALLBACK_POLL_MS))
 		idle_ms = FALLBACK_POLL_MS;
-	if (idle_ms == 0)
-		return NEVER;
-	return now + idle_ms * USEC_PER_MSEC;
+	return idle_ms;
+}
+
+/*
+ * Poll at the zone's period while it is active or still limiting, and also
+ * while, rising as fast as it lately did, it could pass switch-on before
+ * its next idle poll: a load that
+ * starts while the zone is idle would otherwise go unchecked for a whole
+ * idle poll, long enough for a die to heat past control.  Else the idle
+ * poll (zone_idle_ms()).
+ */
+static bool zone_fast(const struct daemon *d, size_t i)
+{
+	const struct zone *z = &d->engine.zones[i];
+	uint64_t idle_ms = zone_idle_ms(d, z);
+
+	if (z->active || zone_limited(z) || z->sensor_failed)
+		return true;
+	return idle_ms && rise_could_reach(&d->rise[i], z->switch_on_mc, (uint32_t)idle_ms,
+					   (uint32_t)(z->control_mc - z->switch_on_mc));
+}
+
+static uint64_t zone_next_due(const struct daemon *d, size_t i, uint64_t now)
+{
+	const struct zone *z = &d->engine.zones[i];
+	uint64_t idle_ms = zone_idle_ms(d, z);
+
+	if (zone_fast(d, i))
+		return now + z->pid.period_ms * USEC_PER_MSEC;
+	return idle_ms ? now + idle_ms * USEC_PER_MSEC : NEVER;
 }
 
 /* The Manager's State on D-Bus. */
@@ -166,7 +191,7 @@ static void arm_tick(struct daemon *d)
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
 		if (d->next_due_us[i] < next)
 			next = d->next_due_us[i];
-		fast |= d->engine.zones[i].active || zone_limited(&d->engine.zones[i]);
+		fast |= zone_fast(d, i);
 	}
 	if (next == NEVER) {
 		sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
@@ -217,7 +242,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		if (!d->due[i])
 			continue;
 		report_zone(d, i, now);
-		d->next_due_us[i] = zone_next_due(d, &d->engine.zones[i], now);
+		if (!d->engine.zones[i].sensor_failed)
+			rise_track(&d->rise[i], d->engine.zones[i].temp_mc, now);
+		d->next_due_us[i] = zone_next_due(d, i, now);
 	}
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
 	update_status(d);
@@ -440,6 +467,7 @@ static void teardown(struct daemon *d)
 	free(d->next_due_us);
 	free(d->due);
 	free(d->was_active);
+	free(d->rise);
 }
 
 int daemon_run(const struct options *opts)

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+import contextlib
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,6 +137,28 @@ class Daemon:
         self.notify.close()
         self.logfile.close()
         shutil.rmtree(self.work)
+
+
+@contextlib.contextmanager
+def running(config, temp_mc=None, tree_name="rk3399-dt"):
+    """A fresh tree (its first zone at @temp_mc) and the daemon on it; both go away after."""
+    tree = Tree(tree_name)
+    try:
+        if temp_mc is not None:
+            tree.write(ZONE0 + "temp", "%d\n" % temp_mc)
+        daemon = Daemon(tree, config)
+        try:
+            yield tree, daemon
+        finally:
+            daemon.close()
+    finally:
+        tree.close()
+
+
+def stop(test, daemon):
+    """SIGTERM, and the daemon must exit 0."""
+    daemon.signal(signal.SIGTERM)
+    test.assertEqual(daemon.wait(), 0)
 
 
 def run(tree, *args):
@@ -413,54 +436,73 @@ class Fan(unittest.TestCase):
     polling off, reading the zone every second while the fan is on."""
 
     def test_fan_steps_with_idle_polling_off(self):
-        tree = Tree()
-        try:
-            tree.write(ZONE0 + "temp", "60000\n")
-            daemon = Daemon(tree, "idle_poll_ms = 0;\n")
-            try:
-                fan = lambda: int(tree.read(CDEV % 3))
-                self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
-                # One trip of two crossed: up to ceil(3 / 2) = 2, a step per read.
-                self.assertTrue(wait_for(lambda: fan() == 1, timeout=5))
-                self.assertTrue(wait_for(lambda: fan() == 2, timeout=5))
-                time.sleep(1.5)
-                self.assertEqual(fan(), 2)
-                tree.write(ZONE0 + "temp", "40000\n")
-                self.assertTrue(wait_for(lambda: fan() == 0, timeout=8))
-                # Fan off and idle polling off: only a netlink trip event (none
-                # comes in a fake tree) would make the daemon read the zone again.
-                tree.write(ZONE0 + "temp", "66000\n")
-                time.sleep(1.5)
-                self.assertEqual(fan(), 0)
-                daemon.signal(signal.SIGTERM)
-                self.assertEqual(daemon.wait(), 0)
-                self.assertEqual(fan(), 0)
-                # The trace has a row for the fan too, with the state it was put in.
-                with open(daemon.trace) as f:
-                    fan_rows = [r for r in f.read().splitlines() if ",pwm-fan," in r]
-                self.assertTrue(any(r.split(",")[16] == "2" for r in fan_rows), fan_rows[:3])
-            finally:
-                daemon.close()
-        finally:
-            tree.close()
+        with running("idle_poll_ms = 0;\n", 60000) as (tree, daemon):
+            fan = lambda: int(tree.read(CDEV % 3))
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+            # One trip of two crossed: up to ceil(3 / 2) = 2, a step per read.
+            self.assertTrue(wait_for(lambda: fan() == 1, timeout=5))
+            self.assertTrue(wait_for(lambda: fan() == 2, timeout=5))
+            time.sleep(1.5)
+            self.assertEqual(fan(), 2)
+            tree.write(ZONE0 + "temp", "40000\n")
+            self.assertTrue(wait_for(lambda: fan() == 0, timeout=8))
+            # Fan off and idle polling off: only a netlink trip event (none
+            # comes in a fake tree) would make the daemon read the zone again.
+            tree.write(ZONE0 + "temp", "66000\n")
+            time.sleep(1.5)
+            self.assertEqual(fan(), 0)
+            stop(self, daemon)
+            self.assertEqual(fan(), 0)
+            # The trace has a row for the fan too, with the state it was put in.
+            with open(daemon.trace) as f:
+                fan_rows = [r for r in f.read().splitlines() if ",pwm-fan," in r]
+            self.assertTrue(any(r.split(",")[16] == "2" for r in fan_rows), fan_rows[:3])
+
+
+class IdlePolling(unittest.TestCase):
+    """Below switch-on a zone is read every idle_poll_ms, unless it has been
+    rising fast enough to pass switch-on before the next idle read: then at
+    its period, so that a load that starts while it is idle is caught."""
+
+    CONFIG = """
+idle_poll_ms = 1000;
+zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  switch_on_temp = 60000; control_temp = 80000;
+  actors = ( { type = "cpufreq"; cpus = "0-3"; }, { type = "cpufreq"; cpus = "4-5"; } ); } );
+"""
+
+    def reads(self, daemon):
+        """(time_ms, temp_mc, active) of every reading of the zone, from the trace."""
+        with open(daemon.trace) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        return sorted({(int(r[0]), int(r[2]), r[3]) for r in rows if r[1] == "cpu"})
+
+    def test_rising_zone_read_at_its_period(self):
+        with running(self.CONFIG, 40000) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+            time.sleep(2.2)
+            idle = self.reads(daemon)
+            # At start, then about every second (the wakeup may move by a quarter).
+            self.assertIn(len(idle), (2, 3, 4), idle)
+            gaps = [b[0] - a[0] for a, b in zip(idle, idle[1:])]
+            self.assertTrue(all(g >= 700 for g in gaps), gaps)
+            # 12 °C in about a second: 8 °C below switch-on is within one idle poll.
+            tree.write(ZONE0 + "temp", "52000\n")
+            time.sleep(2.2)
+            warm = [r for r in self.reads(daemon) if r[1] == 52000]
+            self.assertGreaterEqual(len(warm), 10, warm)
+            self.assertTrue(all(r[2] == "0" for r in warm), warm)
+            stop(self, daemon)
 
 
 class NoZone(unittest.TestCase):
     def test_keeps_running_without_a_zone(self):
-        tree = Tree("x86-laptop")
-        try:
-            daemon = Daemon(tree, "idle_poll_ms = 100;\n")
-            try:
-                self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
-                self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
-                time.sleep(0.3)
-                self.assertIsNone(daemon.proc.poll())
-                daemon.signal(signal.SIGTERM)
-                self.assertEqual(daemon.wait(), 0)
-            finally:
-                daemon.close()
-        finally:
-            tree.close()
+        with running("idle_poll_ms = 100;\n", tree_name="x86-laptop") as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+            self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
+            time.sleep(0.3)
+            self.assertIsNone(daemon.proc.poll())
+            stop(self, daemon)
 
 
 if __name__ == "__main__":
