@@ -34,7 +34,8 @@ def simulate(workload, controller="default", duration=60, fault=None, board=None
                          ("above", r"time above control\s+([\d.]+)"),
                          ("error", r"mean \|error\|, second half\s+([\d.]+)"),
                          ("work", r"work delivered\s+([\d.]+)"),
-                         ("fan", r"fan, deepest state\s+(\d+)")):
+                         ("fan", r"fan, deepest state\s+(\d+)"),
+                         ("gap", r"longest gap, active periods\s+(\d+) ms")):
         m = re.search(pattern, out.stdout)
         summary[key] = float(m.group(1)) if m else None
     summary["restored"] = "restored: yes" in out.stdout
@@ -56,6 +57,10 @@ class ClosedLoop(unittest.TestCase):
         self.assertLess(s["error"], 1.5, s["output"])
         # Full load needs throttling: without it the die would pass 100 °C.
         self.assertLess(s["work"], 95, s["output"])
+        # The daemon ran its periods (100 ms simulated): the simulator read
+        # them back from the trace, none missing for long.
+        self.assertGreaterEqual(s["gap"], 100, s["output"])
+        self.assertLess(s["gap"], 2000, s["output"])
 
     def test_burst(self):
         self.check(simulate("burst"), 2.0)

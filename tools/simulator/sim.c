@@ -160,7 +160,7 @@ static void record_work(struct series *s, const struct plant *pl, double work_be
 static void print_second(struct sim *sim, const struct plant *pl)
 {
 	printf("%6.0f s  die %6.2f °C  case %6.2f °C  power %5.0f mW  budget %5ld mW",
-	       pl->t_s, pl->die_c, pl->case_c, pl->power_w * 1000, sim_budget_mw(sim));
+	       pl->t_s, pl->die_c, pl->case_c, pl->power_w * 1000, sim->budget_mw);
 	for (size_t k = 0; k < pl->board->n_domains; k++)
 		printf("  %s %4u MHz (s%lu)", pl->board->domains[k].name,
 		       pl->dom[k].freq_khz / 1000, pl->dom[k].state);
@@ -189,8 +189,11 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 		sim_write_outputs(sim, pl, dt_s);
 		record(s, pl, sim->control_c);
 		record_work(s, pl, work_before, sim->control_c, dt_s);
-		if (!o->quiet && step % steps_per_second == 0)
-			print_second(sim, pl);
+		if (step % steps_per_second == 0) {
+			sim_read_trace(sim);
+			if (!o->quiet)
+				print_second(sim, pl);
+		}
 		next.tv_nsec += step_ns;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
@@ -220,6 +223,9 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	       s->settled_limit > 0 ? 100 * s->settled_work / s->settled_limit : 100);
 	if (sim->fan_cdev >= 0)
 		printf("  fan, deepest state         %6lu\n", sim->fan_highest);
+	/* In simulated time: a daemon that missed periods lets the plant run on. */
+	printf("  longest gap, active periods %5.0f ms (period %d ms)\n",
+	       (double)sim->trace_max_gap_ms * o->speed, SIM_PERIOD_MS);
 	printf("  daemon stopped, limits and policy restored: %s\n", restored ? "yes" : "NO");
 }
 
@@ -260,6 +266,7 @@ int main(int argc, char **argv)
 	}
 	run_loop(&sim, &pl, &o, &s);
 	restored = sim_stop_daemon(&sim);
+	sim_read_trace(&sim);
 	print_summary(&sim, &pl, &s, &o, restored);
 	sim_cleanup(&sim);
 	return restored ? 0 : 1;

@@ -180,7 +180,7 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 		"  switch_on_temp = %d; control_temp = %d; sustainable_power = %d;\n"
 		"  period_ms = %d; controller = \"%s\"; division = \"%s\";\n",
 		(int)(1000 / speed), sim->sensor, (int)(sim->switch_on_c * 1000),
-		(int)(sim->control_c * 1000), (int)(sp_w * 1000), (int)(100 / speed), set->controller,
+		(int)(sim->control_c * 1000), (int)(sp_w * 1000), (int)(SIM_PERIOD_MS / speed), set->controller,
 		set->division);
 	if (set->zone_keys)
 		fprintf(f, "  %s\n", set->zone_keys);
@@ -259,6 +259,7 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->fan_cdev = sim->fan_fd = -1;
 	sim->trace_fd = -1;
 	sim->budget_mw = -1;
+	sim->trace_last_ms = -1;
 	sim->powerallocd = set->powerallocd;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -341,10 +342,42 @@ void sim_read_states(struct sim *sim, struct plant *pl)
 	}
 }
 
-/* Reads the trace rows written since the last call; keeps the last budget. */
-long sim_budget_mw(struct sim *sim)
+/* Field @col (0-based) of a trace row, or NULL. */
+static const char *trace_field(const char *row, int col)
 {
-	char buf[4096];
+	for (int c = 0; c < col && row; c++) {
+		row = strchr(row, ',');
+		row = row ? row + 1 : NULL;
+	}
+	return row;
+}
+
+/*
+ * One complete trace row: the budget (column 10), and the gap since the
+ * previous period when both were active (columns 1 and 4), which shows a
+ * daemon that did not run on time.
+ */
+static void trace_row(struct sim *sim, const char *row)
+{
+	const char *active = trace_field(row, 3), *budget = trace_field(row, 9);
+	long time_ms = strtol(row, NULL, 10);
+	bool is_active = active && active[0] == '1';
+
+	if (row[0] < '0' || row[0] > '9' || !budget || !strchr(budget, ','))
+		return;	/* the header, or not a row */
+	sim->budget_mw = strtol(budget, NULL, 10);
+	if (time_ms == sim->trace_last_ms)
+		return;	/* another actor of the same period */
+	if (is_active && sim->trace_last_active && time_ms - sim->trace_last_ms > sim->trace_max_gap_ms)
+		sim->trace_max_gap_ms = time_ms - sim->trace_last_ms;
+	sim->trace_last_ms = time_ms;
+	sim->trace_last_active = is_active;
+}
+
+long sim_read_trace(struct sim *sim)
+{
+	char buf[4096 + sizeof(sim->trace_tail)];
+	size_t kept = strlen(sim->trace_tail);
 	ssize_t n;
 
 	if (sim->trace_fd < 0) {
@@ -355,22 +388,24 @@ long sim_budget_mw(struct sim *sim)
 		if (sim->trace_fd < 0)
 			return -1;
 	}
-	while ((n = read(sim->trace_fd, buf, sizeof(buf) - 1)) > 0) {
-		char *line, *save = NULL;
+	/* A row the daemon had not finished writing at the last read comes first. */
+	memcpy(buf, sim->trace_tail, kept);
+	while ((n = read(sim->trace_fd, buf + kept, sizeof(buf) - 1 - kept)) > 0) {
+		char *row = buf, *nl;
 
-		buf[n] = '\0';
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char *field = line;
-
-			/* Column 10 (budget_mw) of a complete row. */
-			for (int c = 0; c < 9 && field; c++) {
-				field = strchr(field, ',');
-				field = field ? field + 1 : NULL;
-			}
-			if (field && line[0] >= '0' && line[0] <= '9' && strchr(field, ','))
-				sim->budget_mw = strtol(field, NULL, 10);
+		buf[kept + (size_t)n] = '\0';
+		while ((nl = strchr(row, '\n'))) {
+			*nl = '\0';
+			trace_row(sim, row);
+			row = nl + 1;
 		}
+		kept = strlen(row);
+		if (kept >= sizeof(sim->trace_tail))
+			kept = 0;	/* no row is that long: drop it */
+		memmove(buf, row, kept);
 	}
+	memcpy(sim->trace_tail, buf, kept);
+	sim->trace_tail[kept] = '\0';
 	return sim->budget_mw;
 }
 

@@ -26,6 +26,9 @@ enum sim_fault {
 	FAULT_SIGKILL,		/* SIGKILL, then powerallocd --restore; the run ends */
 };
 
+/* The daemon's control period in simulated time, ms (divided by the speed in its config). */
+#define SIM_PERIOD_MS 100
+
 struct sim {
 	const struct board *board;
 	struct thermal_params thermal;
@@ -52,7 +55,10 @@ struct sim {
 	bool daemon_done;
 	int trace_fd;
 	long budget_mw;
-	char trace_tail[256];
+	char trace_tail[256];		/* a row not yet complete at the last read */
+	long trace_last_ms;		/* the daemon's clock, ms */
+	bool trace_last_active;
+	long trace_max_gap_ms;		/* longest gap between two active periods */
 	const char *powerallocd;
 	enum sim_fault fault;
 	double fault_at_s;
@@ -97,8 +103,13 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s);
 /** sim_read_states() - the cooling states the daemon wrote, into the plant. */
 void sim_read_states(struct sim *sim, struct plant *pl);
 
-/** sim_budget_mw() - the zone's budget in the daemon's latest trace row (-1: none yet). */
-long sim_budget_mw(struct sim *sim);
+/**
+ * sim_read_trace() - read the daemon's trace rows written since the last
+ * call: keeps the zone's latest budget and the longest gap between two
+ * consecutive active periods (trace_max_gap_ms, daemon ms).
+ * Return: the latest budget, mW (-1: no trace yet).
+ */
+long sim_read_trace(struct sim *sim);
 
 /** sim_start_daemon() - run powerallocd under umockdev-wrapper on the tree. */
 int sim_start_daemon(struct sim *sim);
