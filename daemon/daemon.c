@@ -20,7 +20,6 @@
 #include "engine.h"
 #include "log.h"
 #include "netlink.h"
-#include "rise.h"
 #include "saved.h"
 #include "trace.h"
 
@@ -49,7 +48,6 @@ struct daemon {
 	uint64_t *next_due_us;
 	bool *due;
 	bool *was_active;
-	struct rise_tracker *rise;
 	bool ready;
 	char status[512];
 };
@@ -70,12 +68,10 @@ static int reset_schedule(struct daemon *d)
 	free(d->next_due_us);
 	free(d->due);
 	free(d->was_active);
-	free(d->rise);
 	d->next_due_us = calloc(n, sizeof(*d->next_due_us));
 	d->due = calloc(n, sizeof(*d->due));
 	d->was_active = calloc(n, sizeof(*d->was_active));
-	d->rise = calloc(n, sizeof(*d->rise));
-	return d->next_due_us && d->due && d->was_active && d->rise ? 0 : -ENOMEM;
+	return d->next_due_us && d->due && d->was_active ? 0 : -ENOMEM;
 }
 
 static bool zone_limited(const struct zone *z)
@@ -111,7 +107,7 @@ static bool zone_fast(const struct daemon *d, size_t i)
 
 	if (z->active || zone_limited(z) || z->sensor_failed)
 		return true;
-	return idle_ms && rise_could_reach(&d->rise[i], z->switch_on_mc, (uint32_t)idle_ms,
+	return idle_ms && rise_could_reach(&z->rise, z->switch_on_mc, (uint32_t)idle_ms,
 					   (uint32_t)(z->control_mc - z->switch_on_mc));
 }
 
@@ -242,8 +238,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		if (!d->due[i])
 			continue;
 		report_zone(d, i, now);
-		if (!d->engine.zones[i].sensor_failed)
-			rise_track(&d->rise[i], d->engine.zones[i].temp_mc, now);
 		d->next_due_us[i] = zone_next_due(d, i, now);
 	}
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
@@ -467,7 +461,6 @@ static void teardown(struct daemon *d)
 	free(d->next_due_us);
 	free(d->due);
 	free(d->was_active);
-	free(d->rise);
 }
 
 int daemon_run(const struct options *opts)

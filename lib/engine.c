@@ -82,8 +82,10 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		if (zone_read_temp(zone) == 0)
+		if (zone_read_temp(zone) == 0) {
+			rise_track(&zone->rise, zone->temp_mc, now_us);
 			zone_cycle(zone);
+		}
 		else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */

@@ -12,6 +12,7 @@
 #include "actor.h"
 #include "fallback.h"
 #include "pid.h"
+#include "rise.h"
 #include "sysfs.h"
 
 #define ZONE_MAX_ACTORS 64
@@ -51,6 +52,9 @@ enum sustainable_power_source {
  *	the fallback follow).
  * @fallback, @n_fallback: devices bound to the zone without a power model,
  *	driven by the step_wise fallback in every period, active or not.
+ * @rise: how fast the zone has lately heated, from its readings (the
+ *	daemon polls an idle zone at its period when it could pass switch-on
+ *	before the next idle poll).
  */
 struct zone {
 	char name[64];
@@ -76,6 +80,7 @@ struct zone {
 	int32_t prev_temp_mc;
 	size_t n_fallback;
 	struct fallback_device fallback[ZONE_MAX_FALLBACK];
+	struct rise_tracker rise;
 };
 
 /**
