@@ -8,7 +8,9 @@ usage: test_sim.py (POWERALLOCD_SIM names the simulator)
 """
 import os
 import re
+import signal
 import subprocess
+import time
 import unittest
 
 SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
@@ -35,7 +37,8 @@ def simulate(workload, controller="default", duration=60, fault=None, board=None
                          ("error", r"mean \|error\|, second half\s+([\d.]+)"),
                          ("work", r"work delivered\s+([\d.]+)"),
                          ("fan", r"fan, deepest state\s+(\d+)"),
-                         ("gap", r"longest gap, active periods\s+(\d+) ms")):
+                         ("gap", r"longest gap, active periods\s+(\d+) ms"),
+                         ("lag", r"longest lag, simulator\s+(\d+) ms")):
         m = re.search(pattern, out.stdout)
         summary[key] = float(m.group(1)) if m else None
     summary["restored"] = "restored: yes" in out.stdout
@@ -61,6 +64,28 @@ class ClosedLoop(unittest.TestCase):
         # them back from the trace, none missing for long.
         self.assertGreaterEqual(s["gap"], 100, s["output"])
         self.assertLess(s["gap"], 2000, s["output"])
+
+        # Nothing held the simulator up for a whole simulated second.
+        self.assertLess(s["lag"], 1000, s["output"])
+
+    def test_lag_is_reported(self):
+        # A simulator held up (here stopped for 0.3 s, 3 s simulated at 10x)
+        # steps unpaced to catch up; the summary says for how long.
+        sim = subprocess.Popen([SIM, "--quiet", "--speed", "10", "--duration", "30",
+                                "--workload", "steady"], stdout=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1.0)
+            sim.send_signal(signal.SIGSTOP)
+            time.sleep(0.3)
+            sim.send_signal(signal.SIGCONT)
+            out = sim.communicate(timeout=60)[0]
+        finally:
+            sim.kill()
+            sim.wait()
+        m = re.search(r"longest lag, simulator\s+(\d+) ms", out)
+        self.assertIsNotNone(m, out)
+        self.assertGreaterEqual(int(m.group(1)), 2500, out)
+        self.assertIn("restored: yes", out)
 
     def test_burst(self):
         self.check(simulate("burst"), 2.0)

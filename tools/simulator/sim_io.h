@@ -59,6 +59,7 @@ struct sim {
 	long trace_last_ms;		/* the daemon's clock, ms */
 	bool trace_last_active;
 	long trace_max_gap_ms;		/* longest gap between two active periods */
+	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;
 	enum sim_fault fault;
 	double fault_at_s;
