@@ -176,6 +176,21 @@ unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cu
 	return (unsigned int)(100 * (d_total - d_idle) / d_total);
 }
 
+bool cpu_stat_elapsed(const struct cpu_stat *prev, const struct cpu_stat *cur)
+{
+	bool compared = false;
+
+	for (unsigned int c = cpumask_next(&cur->online, 0); c < CPUMASK_MAX_CPUS;
+	     c = cpumask_next(&cur->online, c + 1)) {
+		if (!cpumask_test(&prev->online, c))
+			continue;
+		if (cur->cpu[c].total != prev->cpu[c].total)
+			return true;
+		compared = true;
+	}
+	return !compared;
+}
+
 unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
 			      const struct cpumask *cpus)
 {

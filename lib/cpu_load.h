@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,14 @@ int cpu_stat_parse(const char *buf, size_t len, struct cpu_stat *stat);
  */
 unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
 			  unsigned int cpu);
+
+/**
+ * cpu_stat_elapsed() - whether time passed between two samples: false only
+ * when some CPU is online in both and none of those counted a tick (USER_HZ,
+ * 10 ms) in between.  Loads from two such samples would read 0 %, as if
+ * every CPU were idle, and a cooling device caps nothing at 0 % load.
+ */
+bool cpu_stat_elapsed(const struct cpu_stat *prev, const struct cpu_stat *cur);
 
 /** cpu_load_sum_pct() - sum of cpu_load_pct() over @cpus (percent, up to 100 per CPU). */
 unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,

@@ -10,9 +10,9 @@
 
 int engine_sample_load(struct engine *e)
 {
-	int next = !e->cur;
 	ssize_t n = sysfs_attr_read(&e->proc_stat, e->stat_buf, e->stat_buf_size);
-	int r = n < 0 ? (int)n : cpu_stat_parse(e->stat_buf, (size_t)n, e->stat[next]);
+	int r = n < 0 ? (int)n : cpu_stat_parse(e->stat_buf, (size_t)n, e->stat_next);
+	struct cpu_stat *prev = e->stat[!e->cur];
 
 	if (r < 0) {
 		if (!e->stat_failed)
@@ -21,7 +21,12 @@ int engine_sample_load(struct engine *e)
 		return r;
 	}
 	e->stat_failed = false;
-	e->cur = next;
+	/* Read within the same tick: keep the last pair, so the loads stay. */
+	if (!cpu_stat_elapsed(e->stat[e->cur], e->stat_next))
+		return 0;
+	e->stat[!e->cur] = e->stat_next;
+	e->stat_next = prev;
+	e->cur = !e->cur;
 	return 0;
 }
 
@@ -169,6 +174,7 @@ void engine_free(struct engine *e)
 	free(e->stat_buf);
 	free(e->stat[0]);
 	free(e->stat[1]);
+	free(e->stat_next);
 	memset(e, 0, sizeof(*e));
 	e->proc_stat.fd = -1;
 }

@@ -25,6 +25,8 @@
  * @proc_stat: /proc/stat, open for the engine's life.
  * @stat_buf, @stat_buf_size: where it is read to (sized for the CPUs present).
  * @stat: two samples, previous and current; @cur indexes the current one.
+ * @stat_next: where the next sample is parsed, swapped in only when time
+ *	passed since the current one (a failed or too-early read leaves the pair).
  * @stat_failed: the last read of /proc/stat failed (logged once).
  * @n_missing: configured actors that could not be found (their zones run
  *	without them), for the daemon to retry.
@@ -39,6 +41,7 @@ struct engine {
 	size_t stat_buf_size;
 	struct cpu_stat *stat[2];
 	int cur;
+	struct cpu_stat *stat_next;
 	bool stat_failed;
 	size_t n_missing;
 };
@@ -56,7 +59,9 @@ struct engine {
 int engine_build(struct engine *e, const struct pa_config *cfg);
 
 /**
- * engine_sample_load() - read /proc/stat once for all zones.
+ * engine_sample_load() - read /proc/stat once for all zones.  A sample in
+ * which no CPU counted time since the current one is dropped: the loads
+ * keep coming from the last two samples that are a tick or more apart.
  * Return: 0 or negative errno (logged once until it reads again).
  */
 int engine_sample_load(struct engine *e);

@@ -43,7 +43,8 @@ static int open_load(struct engine *e)
 	e->stat_buf = malloc(e->stat_buf_size);
 	e->stat[0] = calloc(1, sizeof(struct cpu_stat));
 	e->stat[1] = calloc(1, sizeof(struct cpu_stat));
-	if (!e->stat_buf || !e->stat[0] || !e->stat[1])
+	e->stat_next = calloc(1, sizeof(struct cpu_stat));
+	if (!e->stat_buf || !e->stat[0] || !e->stat[1] || !e->stat_next)
 		return -ENOMEM;
 	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
 	if (r < 0) {

@@ -135,6 +135,26 @@ static void test_load(void **unused)
 	assert_int_equal(cpu_load_pct(cur, cur, 0), 0);
 }
 
+/* Two reads within one tick see the same counters: no time elapsed. */
+static void test_elapsed(void **unused)
+{
+	(void)unused;
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 900\ncpu1 50 0 0 950\n", prev), 0);
+	assert_false(cpu_stat_elapsed(prev, prev));
+	/* One CPU counting a tick is enough. */
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 900\ncpu1 50 0 0 951\n", cur), 0);
+	assert_true(cpu_stat_elapsed(prev, cur));
+	/* Counters that restarted lower (offline and back) changed: time passed. */
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 900\ncpu1 1 0 0 1\n", cur), 0);
+	assert_true(cpu_stat_elapsed(prev, cur));
+	/* Nothing to compare (an empty first sample, or no CPU in both): not
+	 * held back. */
+	memset(cur, 0, sizeof(*cur));
+	assert_true(cpu_stat_elapsed(cur, prev));
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu2 100 0 0 900\n", cur), 0);
+	assert_true(cpu_stat_elapsed(prev, cur));
+}
+
 /* cpu1 went offline and came back: its counters restarted below the old ones. */
 static void test_counter_backwards(void **unused)
 {
@@ -236,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_offline_gaps),
 		cmocka_unit_test(test_many_cpus),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_elapsed),
 		cmocka_unit_test(test_counter_backwards),
 		cmocka_unit_test(test_huge_counters),
 		cmocka_unit_test(test_load_sum),

@@ -53,11 +53,15 @@ class Tree:
         fixture.TREES[name](fixture.Tree(self.dir))
         self.busy = 0
         self.stop = threading.Event()
+        self.hold = threading.Event()   # set: /proc/stat stands still
         self.thread = threading.Thread(target=self._load, daemon=True)
         self.thread.start()
 
     def _load(self):
         while not self.stop.is_set():
+            if self.hold.is_set():
+                time.sleep(0.01)
+                continue
             self.busy += 5
             lines = ["cpu  0 0 0 0 0 0 0 0 0 0"]
             lines += ["cpu%d %d 0 50 1000 0 0 0 0 0 0" % (c, 100 + self.busy) for c in range(6)]
@@ -298,6 +302,26 @@ class Control(unittest.TestCase):
         self.assertTrue(rows[0].startswith("time_ms,zone,temp_mc,active,err_mc"))
         self.assertGreater(len(rows), 6)
         self.assertIn(",cpu,80000,1,-5000,", rows[-1])
+
+    def test_proc_stat_standing_still_is_not_idle(self):
+        # Two reads of /proc/stat within one tick see the same counters: no
+        # time passed, which is not a load of 0 % (that would lift the limits).
+        self.start()
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.tree.hold.set()
+        try:
+            end = time.monotonic() + 0.8
+            while time.monotonic() < end:
+                self.assertTrue(self.throttled(), self.daemon.logtext())
+                time.sleep(0.01)
+            # The last periods, all within the hold, kept the cluster's load.
+            with open(self.daemon.trace) as f:
+                loads = [row.split(",")[11] for row in f.read().splitlines()[1:]
+                         if row.split(",")[10] == "cpufreq-cpu4"]
+            self.assertGreaterEqual(len(loads), 5, loads)
+            self.assertNotIn("0", loads[-5:], loads)
+        finally:
+            self.tree.hold.clear()
 
     def test_sigkill_then_restore(self):
         self.start()
