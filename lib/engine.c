@@ -12,7 +12,6 @@ int engine_sample_load(struct engine *e)
 {
 	ssize_t n = sysfs_attr_read(&e->proc_stat, e->stat_buf, e->stat_buf_size);
 	int r = n < 0 ? (int)n : cpu_stat_parse(e->stat_buf, (size_t)n, e->stat_next);
-	struct cpu_stat *prev = e->stat[!e->cur];
 
 	if (r < 0) {
 		if (!e->stat_failed)
@@ -22,11 +21,13 @@ int engine_sample_load(struct engine *e)
 	}
 	e->stat_failed = false;
 	/* Read within the same tick: keep the last pair, so the loads stay. */
-	if (!cpu_stat_elapsed(e->stat[e->cur], e->stat_next))
-		return 0;
-	e->stat[!e->cur] = e->stat_next;
-	e->stat_next = prev;
-	e->cur = !e->cur;
+	if (cpu_stat_elapsed(e->stat_cur, e->stat_next)) {
+		struct cpu_stat *spare = e->stat_prev;
+
+		e->stat_prev = e->stat_cur;
+		e->stat_cur = e->stat_next;
+		e->stat_next = spare;
+	}
 	return 0;
 }
 
@@ -77,8 +78,8 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	int first_error = 0, r;
 
 	engine_sample_load(e);
-	s.prev = e->stat[!e->cur];
-	s.cur = e->stat[e->cur];
+	s.prev = e->stat_prev;
+	s.cur = e->stat_cur;
 	s.now_us = now_us;
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
@@ -172,8 +173,8 @@ void engine_free(struct engine *e)
 	free(e->zones);
 	sysfs_attr_close(&e->proc_stat);
 	free(e->stat_buf);
-	free(e->stat[0]);
-	free(e->stat[1]);
+	free(e->stat_prev);
+	free(e->stat_cur);
 	free(e->stat_next);
 	memset(e, 0, sizeof(*e));
 	e->proc_stat.fd = -1;

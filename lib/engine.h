@@ -24,9 +24,9 @@
  * @actors, @n_actors: every actor once (a zone holds pointers into these).
  * @proc_stat: /proc/stat, open for the engine's life.
  * @stat_buf, @stat_buf_size: where it is read to (sized for the CPUs present).
- * @stat: two samples, previous and current; @cur indexes the current one.
- * @stat_next: where the next sample is parsed, swapped in only when time
- *	passed since the current one (a failed or too-early read leaves the pair).
+ * @stat_prev, @stat_cur: the two samples loads are computed from.
+ * @stat_next: where the next sample is parsed; it becomes @stat_cur only
+ *	when time passed since it (a failed or too-early read leaves the pair).
  * @stat_failed: the last read of /proc/stat failed (logged once).
  * @n_missing: configured actors that could not be found (their zones run
  *	without them), for the daemon to retry.
@@ -39,8 +39,8 @@ struct engine {
 	struct sysfs_attr proc_stat;
 	char *stat_buf;
 	size_t stat_buf_size;
-	struct cpu_stat *stat[2];
-	int cur;
+	struct cpu_stat *stat_prev;
+	struct cpu_stat *stat_cur;
 	struct cpu_stat *stat_next;
 	bool stat_failed;
 	size_t n_missing;

@@ -41,10 +41,10 @@ static int open_load(struct engine *e)
 			n_cpus = c + 1;
 	e->stat_buf_size = ((size_t)n_cpus + 2) * CPU_STAT_MAX_LINE;
 	e->stat_buf = malloc(e->stat_buf_size);
-	e->stat[0] = calloc(1, sizeof(struct cpu_stat));
-	e->stat[1] = calloc(1, sizeof(struct cpu_stat));
+	e->stat_prev = calloc(1, sizeof(struct cpu_stat));
+	e->stat_cur = calloc(1, sizeof(struct cpu_stat));
 	e->stat_next = calloc(1, sizeof(struct cpu_stat));
-	if (!e->stat_buf || !e->stat[0] || !e->stat[1] || !e->stat_next)
+	if (!e->stat_buf || !e->stat_prev || !e->stat_cur || !e->stat_next)
 		return -ENOMEM;
 	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
 	if (r < 0) {
@@ -54,7 +54,7 @@ static int open_load(struct engine *e)
 	/* Both samples start equal: the first period sees no load yet.  A read
 	 * that fails now (logged) leaves both empty until the next one. */
 	if (engine_sample_load(e) == 0)
-		memcpy(e->stat[!e->cur], e->stat[e->cur], sizeof(struct cpu_stat));
+		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
 	return 0;
 }
 
@@ -320,7 +320,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 {
 	static const char *const sp_names[] = { "config", "sysfs", "estimated" };
 	char path[SYSFS_PATH_MAX];
-	struct cycle_sample s = { b->e->stat[0], b->e->stat[0], 0 };
+	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
 	int r;
 
 	z->tz_id = tz->id;

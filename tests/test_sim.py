@@ -64,7 +64,6 @@ class ClosedLoop(unittest.TestCase):
         # them back from the trace, none missing for long.
         self.assertGreaterEqual(s["gap"], 100, s["output"])
         self.assertLess(s["gap"], 2000, s["output"])
-
         # Nothing held the simulator up for a whole simulated second.
         self.assertLess(s["lag"], 1000, s["output"])
 

@@ -374,7 +374,7 @@ static void trace_row(struct sim *sim, const char *row)
 	sim->trace_last_active = is_active;
 }
 
-long sim_read_trace(struct sim *sim)
+void sim_read_trace(struct sim *sim)
 {
 	char buf[4096 + sizeof(sim->trace_tail)];
 	size_t kept = strlen(sim->trace_tail);
@@ -386,7 +386,7 @@ long sim_read_trace(struct sim *sim)
 		snprintf(path, sizeof(path), "%s/trace.csv", sim->dir);
 		sim->trace_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (sim->trace_fd < 0)
-			return -1;
+			return;	/* no trace yet */
 	}
 	/* A row the daemon had not finished writing at the last read comes first. */
 	memcpy(buf, sim->trace_tail, kept);
@@ -406,7 +406,6 @@ long sim_read_trace(struct sim *sim)
 	}
 	memcpy(sim->trace_tail, buf, kept);
 	sim->trace_tail[kept] = '\0';
-	return sim->budget_mw;
 }
 
 int sim_start_daemon(struct sim *sim)

@@ -107,10 +107,10 @@ void sim_read_states(struct sim *sim, struct plant *pl);
 /**
  * sim_read_trace() - read the daemon's trace rows written since the last
  * call: keeps the zone's latest budget and the longest gap between two
- * consecutive active periods (trace_max_gap_ms, daemon ms).
- * Return: the latest budget, mW (-1: no trace yet).
+ * consecutive active periods (trace_max_gap_ms, daemon ms).  budget_mw
+ * stays -1 until the trace has a row.
  */
-long sim_read_trace(struct sim *sim);
+void sim_read_trace(struct sim *sim);
 
 /** sim_start_daemon() - run powerallocd under umockdev-wrapper on the tree. */
 int sim_start_daemon(struct sim *sim);
