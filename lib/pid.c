@@ -52,9 +52,9 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 
 void pid_tune_gains(struct pid_gains *gains)
 {
-	gains->k_po = (int32_t)clamp64((int64_t)gains->k_po * 2, 0, INT32_MAX);
-	gains->k_pu = (int32_t)clamp64((int64_t)gains->k_pu * 3, 0, INT32_MAX);
-	gains->k_i = (int32_t)clamp64((int64_t)gains->k_i * 4, 0, INT32_MAX);
+	gains->k_po = (int32_t)clamp64((int64_t)gains->k_po * 3, 0, INT32_MAX);
+	gains->k_pu = (int32_t)clamp64((int64_t)gains->k_pu * 6, 0, INT32_MAX);
+	gains->k_i = (int32_t)clamp64((int64_t)gains->k_i * 8, 0, INT32_MAX);
 }
 
 void pid_default_fixes(struct pid_fixes *fixes)

@@ -129,12 +129,13 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 
 /**
  * pid_tune_gains() - the default mode's gains from the kernel's estimates:
- * k_po x 2 (shed power twice as fast above control), k_pu x 3 (do not
- * throttle far below control when there is room: the budget reaches the
- * zone's maximum closer to control), k_i x 4 (take out a slow disturbance,
- * such as a warmer room, sooner).  Each saturates at INT32_MAX.  The factors
- * were chosen with tools/bench-gains on three boards (the README's table):
- * less overshoot than the estimates and no less work.
+ * k_po x 3 (shed power three times as fast above control), k_pu x 6 (do
+ * not throttle far below control when there is room: the budget reaches
+ * the zone's maximum closer to control), k_i x 8 (take out a slow
+ * disturbance, such as a warmer room, sooner).  Each saturates at
+ * INT32_MAX.  The factors were chosen with tools/bench-gains and checked
+ * with tools/bench-control on three boards (the README's tables): less
+ * overshoot than the estimates and no less work.
  */
 void pid_tune_gains(struct pid_gains *gains);
 

@@ -80,10 +80,10 @@ static void test_auto_configuration(void **unused)
 	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
 	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
 	/* The default controller's tuned gains: the kernel's (350 << 10) / 5000 = 71,
-	 * (700 << 10) / 5000 = 143 and 143 / 10 = 14, times 2, 3 and 4. */
-	assert_int_equal(e.zones[0].pid.gains.k_po, 2 * 71);
-	assert_int_equal(e.zones[0].pid.gains.k_pu, 3 * 143);
-	assert_int_equal(e.zones[0].pid.gains.k_i, 4 * 14);
+	 * (700 << 10) / 5000 = 143 and 143 / 10 = 14, times 3, 6 and 8. */
+	assert_int_equal(e.zones[0].pid.gains.k_po, 3 * 71);
+	assert_int_equal(e.zones[0].pid.gains.k_pu, 6 * 143);
+	assert_int_equal(e.zones[0].pid.gains.k_i, 8 * 14);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");

@@ -437,7 +437,7 @@ static void test_extreme_inputs(void **unused)
 	}
 }
 
-/* The default mode's gains: the kernel's estimates x 2, x 3, x 4, saturating. */
+/* The default mode's gains: the kernel's estimates x 3, x 6, x 8, saturating. */
 static void test_tune_gains(void **unused)
 {
 	struct pid_gains g;
@@ -445,13 +445,13 @@ static void test_tune_gains(void **unused)
 	(void)unused;
 	assert_int_equal(pid_default_gains(1500, 70000, 85000, &g), 0);
 	pid_tune_gains(&g);
-	assert_int_equal(g.k_po, 2 * ((1500 << 10) / 15000));
-	assert_int_equal(g.k_pu, 3 * ((3000 << 10) / 15000));
-	assert_int_equal(g.k_i, 4 * ((3000 << 10) / 15000 / 10));
+	assert_int_equal(g.k_po, 3 * ((1500 << 10) / 15000));
+	assert_int_equal(g.k_pu, 6 * ((3000 << 10) / 15000));
+	assert_int_equal(g.k_i, 8 * ((3000 << 10) / 15000 / 10));
 	assert_int_equal(g.k_d, 0);
 	g.k_po = g.k_pu = g.k_i = INT32_MAX / 2;
 	pid_tune_gains(&g);
-	assert_int_equal(g.k_po, INT32_MAX - 1);
+	assert_int_equal(g.k_po, INT32_MAX);
 	assert_int_equal(g.k_pu, INT32_MAX);
 	assert_int_equal(g.k_i, INT32_MAX);
 }
