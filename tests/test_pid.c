@@ -449,9 +449,10 @@ static void test_tune_gains(void **unused)
 	assert_int_equal(g.k_pu, 6 * ((3000 << 10) / 15000));
 	assert_int_equal(g.k_i, 8 * ((3000 << 10) / 15000 / 10));
 	assert_int_equal(g.k_d, 0);
-	g.k_po = g.k_pu = g.k_i = INT32_MAX / 2;
+	/* INT32_MAX / 3 x 3 still fits; x 6 and x 8 saturate. */
+	g.k_po = g.k_pu = g.k_i = INT32_MAX / 3;
 	pid_tune_gains(&g);
-	assert_int_equal(g.k_po, INT32_MAX);
+	assert_int_equal(g.k_po, INT32_MAX - 1);
 	assert_int_equal(g.k_pu, INT32_MAX);
 	assert_int_equal(g.k_i, INT32_MAX);
 }
