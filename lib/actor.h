@@ -81,6 +81,8 @@ struct actor_ops {
  * @req_mw, @max_mw, @min_mw: requested, maximum and minimum power, mW.
  * @granted_mw: the grant applied.
  * @state, @max_state: cooling state written and its maximum.
+ * @carry_mw: what its grants left unspent between OPPs, carried into the
+ *	next period when its zones dither grants (dither.h), mW.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -101,6 +103,7 @@ struct actor {
 	uint32_t granted_mw;
 	unsigned long state;
 	unsigned long max_state;
+	uint32_t carry_mw;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dither.h"
 #include "log.h"
 #include "thermal.h"
 
@@ -60,16 +61,43 @@ static unsigned long step_floor(const struct engine *e, const struct actor *a, b
 	return floor;
 }
 
-/* The smallest grant the zones that hold @a give it this period. */
-static uint32_t restrictive_grant(const struct engine *e, const struct actor *a)
+/*
+ * The smallest grant the zones that hold @a give it this period.  *@dither:
+ * whether every one of them dithers grants (a zone of the kernel's law
+ * holds the actor to power2state).
+ */
+static uint32_t restrictive_grant(const struct engine *e, const struct actor *a, bool *dither)
 {
 	uint32_t grant = UINT32_MAX;
 
-	for (size_t z = 0; z < e->n_zones; z++)
-		for (size_t i = 0; i < e->zones[z].n_actors; i++)
-			if (e->zones[z].actors[i] == a && e->zones[z].grant_mw[i] < grant)
-				grant = e->zones[z].grant_mw[i];
+	*dither = true;
+	for (size_t z = 0; z < e->n_zones; z++) {
+		const struct zone *zone = &e->zones[z];
+
+		for (size_t i = 0; i < zone->n_actors; i++) {
+			if (zone->actors[i] != a)
+				continue;
+			if (zone->pid.mode != PID_MODE_DEFAULT || !zone->pid.fixes.dither_grants)
+				*dither = false;
+			if (zone->grant_mw[i] < grant)
+				grant = zone->grant_mw[i];
+		}
+	}
 	return grant == UINT32_MAX ? a->max_mw : grant;
+}
+
+/* Apply @grant_mw to @a, through its carry when it dithers. */
+static int apply_grant(struct actor *a, uint32_t grant_mw, bool dither)
+{
+	int r;
+
+	if (!dither) {
+		a->carry_mw = 0;
+		return actor_set_power(a, grant_mw);
+	}
+	r = actor_set_power(a, dither_grant(&a->table, a->load_pct, grant_mw, &a->carry_mw));
+	a->granted_mw = grant_mw;	/* what the zones granted; the carry is the actor's */
+	return r;
 }
 
 int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
@@ -98,17 +126,18 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	}
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];
-		uint32_t grant = restrictive_grant(e, a);
-		bool stepped;
+		bool stepped, dither;
+		uint32_t grant = restrictive_grant(e, a, &dither);
 		unsigned long floor = step_floor(e, a, &stepped);
 
 		if (stepped) {
 			/* The deeper of the power zones' state and the step_wise ones'. */
 			unsigned long state = actor_state_for_power(a, grant);
 
+			a->carry_mw = 0;
 			r = actor_set_state(a, state > floor ? state : floor, grant);
 		} else {
-			r = actor_set_power(a, grant);
+			r = apply_grant(a, grant, dither);
 		}
 		if (r < 0 && !first_error)
 			first_error = r;

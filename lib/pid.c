@@ -65,6 +65,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
 	fixes->tuned_gains = true;
+	fixes->dither_grants = true;
 }
 
 void pid_reset(struct pid_state *state)

@@ -59,6 +59,10 @@ struct pid_gains {
  *	[min_power, max_power] of the zone's actors.
  * @tuned_gains: start from the kernel's estimated gains scaled by
  *	pid_tune_gains() instead of the estimates themselves.
+ * @dither_grants: carry the part of a grant an actor's OPPs leave unspent
+ *	into its next period (dither.h), so that it alternates between the
+ *	two OPPs around its grant and spends the grant on average, where the
+ *	kernel's power2state takes the lower one every period.
  */
 struct pid_fixes {
 	bool wide_integral_bound;
@@ -67,6 +71,7 @@ struct pid_fixes {
 	uint32_t derivative_filter_ms;
 	bool clamp_sustainable_power;
 	bool tuned_gains;
+	bool dither_grants;
 };
 
 /**

@@ -29,7 +29,7 @@ static const char design_example[] =
 	"    sustainable_power = 1500;\n"
 	"    period_ms = 50;\n"				/* line 10 */
 	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
-	"    integral_bleed = 0.5; budget_step_limit = 300;\n"
+	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = false;\n"
 	"    actors = (\n"
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
@@ -79,6 +79,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.wide_integral_bound);
 	assert_int_equal(z->fixes.derivative_filter_ms, 200);
 	assert_true(z->fixes.tuned_gains);	/* the default */
+	assert_false(z->fixes.dither_grants);
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -181,6 +182,8 @@ static void test_wrong_type(void **unused)
 		     "zones[0].step_wise_fallback", "expected a boolean");
 	expect_error(ZONE_HEAD "tuned_gains = 0;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].tuned_gains", "expected a boolean");
+	expect_error(ZONE_HEAD "dither_grants = \"on\";\n" ONE_ACTOR "} );", 2,
+		     "zones[0].dither_grants", "expected a boolean");
 	expect_error("zones = { name = \"x\"; };\n", 1, "zones", "expected a list of groups");
 	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
 	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",
@@ -280,6 +283,8 @@ static void test_default_mode_keys_with_kernel(void **unused)
 		     "zones[0].integral_bleed", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"kernel\";\ntuned_gains = false;\n" ONE_ACTOR "} );",
 		     3, "zones[0].tuned_gains", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"step_wise\";\ndither_grants = true;\n" ONE_ACTOR
+		     "} );", 3, "zones[0].dither_grants", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
 		     "not one of: default, kernel, step_wise");
 	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",

@@ -101,11 +101,11 @@ static void test_auto_configuration(void **unused)
 	pa_config_free(cfg);
 }
 
-/* Request division and the kernel's gains: the numbers below are the kernel's. */
+/* Request division, the kernel's gains and power2state: the numbers below are the kernel's. */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
-	"    division = \"request\"; tuned_gains = false;\n"
+	"    division = \"request\"; tuned_gains = false; dither_grants = false;\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
@@ -321,6 +321,65 @@ static void test_step_wise(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * Periods at control with both A72s busy and the A72 cluster the zone's only
+ * actor: the budget is the sustainable power, 2000 mW, between 1608 MHz
+ * (2 x 848 = 1696 mW, state 1) and 1800 MHz (2 x 1130 = 2260 mW, state 0).
+ * Returns the periods of @periods spent in state 0; fails on any state but
+ * 0 and 1, or a grant other than the budget.
+ */
+static unsigned int periods_at_top(const char *controller, unsigned int periods)
+{
+	static unsigned int busy = 10000;
+	char text[512];
+	struct pa_config *cfg;
+	struct engine e;
+	unsigned int top = 0;
+
+	snprintf(text, sizeof(text),
+		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
+		 "  sustainable_power = 2000; division = \"request\";\n"
+		 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", controller);
+	cfg = tree_config(text);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
+	for (unsigned int k = 0; k < periods; k++) {
+		long state;
+
+		/* Past what earlier tests and calls wrote: ticks only go forward. */
+		busy += 100;
+		tree_busy_cpus(6, busy);
+		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)(k + 1), NULL), 0);
+		assert_int_equal(e.zones[0].budget_mw, 2000);
+		assert_int_equal(e.actors[0]->granted_mw, 2000);
+		state = tree_get("/sys/class/thermal/cooling_device1/cur_state");
+		assert_in_range(state, 0, 1);
+		top += state == 0;
+	}
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+	return top;
+}
+
+/*
+ * The default controller dithers the grant: (2000 - 1696) / (2260 - 1696)
+ * = 54 % of the periods at 1800 MHz, so the cluster spends its 2000 mW on
+ * average; the kernel's law takes 1608 MHz every period and leaves 304 mW
+ * of every grant unspent.
+ */
+static void test_dither_grants(void **unused)
+{
+	unsigned int dithered, kernel;
+
+	(void)unused;
+	dithered = periods_at_top("default", 100);
+	kernel = periods_at_top("kernel", 100);
+	print_message("periods at 1800 MHz of 100: default %u, kernel %u\n", dithered, kernel);
+	assert_in_range(dithered, 53, 54);
+	assert_int_equal(kernel, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),
 		cmocka_unit_test(test_step_wise),
+		cmocka_unit_test(test_dither_grants),
 	};
 
 	if (tree_main_guard())
