@@ -65,7 +65,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
 	fixes->tuned_gains = true;
-	fixes->dither_grants = true;
+	fixes->dither_grants = false;	/* spends more, rides 0.02-0.15 °C over control */
 }
 
 void pid_reset(struct pid_state *state)

@@ -62,7 +62,8 @@ struct pid_gains {
  * @dither_grants: carry the part of a grant an actor's OPPs leave unspent
  *	into its next period (dither.h), so that it alternates between the
  *	two OPPs around its grant and spends the grant on average, where the
- *	kernel's power2state takes the lower one every period.
+ *	kernel's power2state takes the lower one every period.  Off by
+ *	default: the zone then sits at control, with the OPP ripple above it.
  */
 struct pid_fixes {
 	bool wide_integral_bound;

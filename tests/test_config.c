@@ -29,7 +29,7 @@ static const char design_example[] =
 	"    sustainable_power = 1500;\n"
 	"    period_ms = 50;\n"				/* line 10 */
 	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
-	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = false;\n"
+	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = true;\n"
 	"    actors = (\n"
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
@@ -79,7 +79,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.wide_integral_bound);
 	assert_int_equal(z->fixes.derivative_filter_ms, 200);
 	assert_true(z->fixes.tuned_gains);	/* the default */
-	assert_false(z->fixes.dither_grants);
+	assert_true(z->fixes.dither_grants);
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);

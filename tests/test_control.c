@@ -325,10 +325,11 @@ static void test_step_wise(void **unused)
  * Periods at control with both A72s busy and the A72 cluster the zone's only
  * actor: the budget is the sustainable power, 2000 mW, between 1608 MHz
  * (2 x 848 = 1696 mW, state 1) and 1800 MHz (2 x 1130 = 2260 mW, state 0).
- * Returns the periods of @periods spent in state 0; fails on any state but
- * 0 and 1, or a grant other than the budget.
+ * @keys: more zone keys.  Returns the periods of @periods spent in state 0;
+ * fails on any state but 0 and 1, or a grant other than the budget.
  */
-static unsigned int periods_at_top(const char *controller, unsigned int periods)
+static unsigned int periods_at_top(const char *controller, const char *keys,
+				   unsigned int periods)
 {
 	static unsigned int busy = 10000;
 	char text[512];
@@ -338,8 +339,8 @@ static unsigned int periods_at_top(const char *controller, unsigned int periods)
 
 	snprintf(text, sizeof(text),
 		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
-		 "  sustainable_power = 2000; division = \"request\";\n"
-		 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", controller);
+		 "  sustainable_power = 2000; division = \"request\"; %s\n"
+		 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", controller, keys);
 	cfg = tree_config(text);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
@@ -363,20 +364,24 @@ static unsigned int periods_at_top(const char *controller, unsigned int periods)
 }
 
 /*
- * The default controller dithers the grant: (2000 - 1696) / (2260 - 1696)
- * = 54 % of the periods at 1800 MHz, so the cluster spends its 2000 mW on
- * average; the kernel's law takes 1608 MHz every period and leaves 304 mW
- * of every grant unspent.
+ * With dither_grants the default controller dithers the grant: (2000 -
+ * 1696) / (2260 - 1696) = 54 % of the periods at 1800 MHz, so the cluster
+ * spends its 2000 mW on average.  Without it (the default), and with the
+ * kernel's law, it takes 1608 MHz every period and leaves 304 mW of every
+ * grant unspent.
  */
 static void test_dither_grants(void **unused)
 {
-	unsigned int dithered, kernel;
+	unsigned int dithered, plain, kernel;
 
 	(void)unused;
-	dithered = periods_at_top("default", 100);
-	kernel = periods_at_top("kernel", 100);
-	print_message("periods at 1800 MHz of 100: default %u, kernel %u\n", dithered, kernel);
+	dithered = periods_at_top("default", "dither_grants = true;", 100);
+	plain = periods_at_top("default", "", 100);
+	kernel = periods_at_top("kernel", "", 100);
+	print_message("periods at 1800 MHz of 100: dithered %u, default %u, kernel %u\n",
+		      dithered, plain, kernel);
 	assert_in_range(dithered, 53, 54);
+	assert_int_equal(plain, 0);
 	assert_int_equal(kernel, 0);
 }
 

@@ -102,8 +102,8 @@ class ClosedLoop(unittest.TestCase):
 class OtherBoards(unittest.TestCase):
     """The Odroid-XU4 (4+4 big.LITTLE) and the ROCK 5B (three clusters)."""
 
-    def check_steady(self, board, duration=60):
-        s = simulate("steady", board=board, duration=duration)
+    def check_steady(self, board):
+        s = simulate("steady", board=board)
         self.assertEqual(s["returncode"], 0, s["output"])
         self.assertTrue(s["restored"], s["output"])
         self.assertLess(s["overshoot"], 1.0, s["output"])
@@ -116,25 +116,23 @@ class OtherBoards(unittest.TestCase):
 
     def test_xu4_efficiency_beats_request(self):
         """On a 4+4 big.LITTLE the little cores do more work per mW: dividing
-        by efficiency delivers more than dividing by request, with less
-        overshoot (120 s: 81.0-81.1 against 79.4-79.5 %, 0.02-0.03 against
-        0.13-0.14 C measured).  The margin was 12-17 points before grants
-        were dithered: most of what the request division lost was budget
-        left unspent between OPPs."""
-        efficiency = self.check_steady("odroid-xu4", duration=120)
-        request = simulate("steady", board="odroid-xu4", division="request", duration=120)
+        by efficiency delivers clearly more than dividing by request
+        (82.8 against 70.6-79 % measured).  Much of the request division's
+        loss is budget left unspent between OPPs: with dither_grants the
+        margin was 1.5 points in 120 s runs (81.0 against 79.5 %)."""
+        efficiency = self.check_steady("odroid-xu4")
+        request = simulate("steady", board="odroid-xu4", division="request")
         self.assertTrue(request["restored"], request["output"])
-        self.assertGreater(efficiency["work"], request["work"] + 0.8, request["output"])
-        self.assertLessEqual(efficiency["overshoot"], request["overshoot"], efficiency["output"])
+        self.assertGreater(efficiency["work"], request["work"] + 2, request["output"])
 
     def test_xu4_dithering_spends_the_budget(self):
         """With the request division the XU4's clusters get grants between
         OPPs: without dither_grants each takes the lower OPP and the budget
         is partly unspent (75.9 % of the work in 60 s measured, against
         84.1 % dithered)."""
-        dithered = simulate("steady", board="odroid-xu4", division="request")
-        plain = simulate("steady", board="odroid-xu4", division="request",
-                         zone_keys="dither_grants = false;")
+        dithered = simulate("steady", board="odroid-xu4", division="request",
+                            zone_keys="dither_grants = true;")
+        plain = simulate("steady", board="odroid-xu4", division="request")
         for s in (dithered, plain):
             self.assertEqual(s["returncode"], 0, s["output"])
             self.assertTrue(s["restored"], s["output"])
