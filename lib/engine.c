@@ -63,26 +63,28 @@ static unsigned long step_floor(const struct engine *e, const struct actor *a, b
 
 /*
  * The smallest grant the zones that hold @a give it this period.  *@dither:
- * whether every one of them dithers grants (a zone of the kernel's law
- * holds the actor to power2state).
+ * whether some zone holds it and every one that does dithers grants (a zone
+ * of the kernel's law holds the actor to power2state).
  */
 static uint32_t restrictive_grant(const struct engine *e, const struct actor *a, bool *dither)
 {
 	uint32_t grant = UINT32_MAX;
+	bool held = false, all_dither = true;
 
-	*dither = true;
 	for (size_t z = 0; z < e->n_zones; z++) {
 		const struct zone *zone = &e->zones[z];
 
 		for (size_t i = 0; i < zone->n_actors; i++) {
 			if (zone->actors[i] != a)
 				continue;
+			held = true;
 			if (zone->pid.mode != PID_MODE_DEFAULT || !zone->pid.fixes.dither_grants)
-				*dither = false;
+				all_dither = false;
 			if (zone->grant_mw[i] < grant)
 				grant = zone->grant_mw[i];
 		}
 	}
+	*dither = held && all_dither;
 	return grant == UINT32_MAX ? a->max_mw : grant;
 }
 
