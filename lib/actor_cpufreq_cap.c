@@ -187,15 +187,29 @@ static int open_cap_policy(struct cap_policy *p, const struct cpufreq_policy_inf
 	return r;
 }
 
-/* Steps: the table's frequencies within the policies' hardware limits. */
+/*
+ * Steps: the table's frequencies within the policies' hardware limits.  The
+ * table keeps only those, so that its maximum and minimum powers and the
+ * OPP a grant buys are ones the CPUs can run at.
+ */
 static int choose_steps(struct cap_actor *c, const struct cpufreq_policy_info *const *policies)
 {
-	for (size_t i = 0; i < c->base.table.n; i++) {
-		uint32_t khz = c->base.table.entry[i].freq_khz;
+	struct power_table *t = &c->base.table;
+	size_t n = 0;
 
-		if (khz >= policies[0]->min_khz && khz <= policies[0]->max_khz)
+	for (size_t i = 0; i < t->n; i++) {
+		uint32_t khz = t->entry[i].freq_khz;
+
+		if (khz >= policies[0]->min_khz && khz <= policies[0]->max_khz) {
 			c->step_khz[c->n_steps++] = khz;
+			t->entry[n++] = t->entry[i];
+		}
 	}
+	if (n && n < t->n)
+		pa_log(PA_LOG_NOTICE, "%s: %zu OPPs of the power model are outside %" PRIu32 "-%"
+		       PRIu32 " kHz; left out", c->base.name, t->n - n, policies[0]->min_khz,
+		       policies[0]->max_khz);
+	t->n = n;
 	if (c->n_steps == 0) {
 		pa_log(PA_LOG_ERR, "%s: no OPP of the power model is within %" PRIu32 "-%" PRIu32
 		       " kHz", c->base.name, policies[0]->min_khz, policies[0]->max_khz);

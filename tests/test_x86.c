@@ -143,6 +143,35 @@ static void test_cap_needs_whole_policies(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * OPPs outside the policies' 0.4-4.7 GHz are left out of the power model:
+ * the maximum and minimum powers are those of 4.7 and 0.8 GHz on 8 CPUs,
+ * and the steps are the two OPPs the CPUs can run at.
+ */
+static void test_cap_table_within_limits(void **unused)
+{
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"p\"; sensor = \"x86_pkg_temp\"; switch_on_temp = 80000;\n"
+		"  control_temp = 90000; actors = ( { type = \"cpufreq_cap\"; cpus = \"0-7\";\n"
+		"  opps = ( { freq_khz = 300000; power_mw = 100; },\n"
+		"           { freq_khz = 800000; power_mw = 400; },\n"
+		"           { freq_khz = 4700000; power_mw = 5200; },\n"
+		"           { freq_khz = 5000000; power_mw = 6000; } ); } ); } );\n");
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_string_equal(e.actors[0]->name, "cpufreq-cap-0-7");
+	assert_int_equal(e.actors[0]->table.n, 2);
+	assert_int_equal(e.actors[0]->table.entry[0].freq_khz, 800000);
+	assert_int_equal(e.actors[0]->table.entry[1].freq_khz, 4700000);
+	assert_int_equal(e.actors[0]->max_state, 1);
+	assert_int_equal(e.actors[0]->max_mw, 8 * 5200);
+	assert_int_equal(e.actors[0]->min_mw, 8 * 400);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_rapl_and_cap_limit_and_restore),
 		cmocka_unit_test(test_energy_wrap),
 		cmocka_unit_test(test_cap_needs_whole_policies),
+		cmocka_unit_test(test_cap_table_within_limits),
 	};
 
 	if (tree_main_guard())
