@@ -32,9 +32,7 @@ struct cap_policy {
 };
 
 struct cap_actor {
-	struct actor base;
-	size_t n_steps;
-	uint32_t step_khz[POWER_TABLE_MAX_OPPS];	/* ascending */
+	struct actor base;	/* its table's OPPs are its steps */
 	size_t n_policies;
 	struct cap_policy policy[];
 };
@@ -79,10 +77,9 @@ static int write_cap(struct cap_policy *p, uint32_t khz)
 
 static unsigned long cap_state_for_power(const struct actor *a, uint32_t granted_mw)
 {
-	const struct cap_actor *c = (const struct cap_actor *)a;
 	uint32_t khz = power_table_power_to_freq(&a->table, granted_mw, a->load_pct);
 
-	return actor_state_of_freq(c->step_khz, c->n_steps, khz);
+	return power_table_freq_to_state(&a->table, khz);
 }
 
 static int cap_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
@@ -92,8 +89,8 @@ static int cap_set_state(struct actor *a, unsigned long state, uint32_t granted_
 	int first_error = 0;
 
 	a->granted_mw = granted_mw;
-	a->state = state >= c->n_steps ? c->n_steps - 1 : state;
-	khz = c->step_khz[c->n_steps - 1 - a->state];
+	a->state = state > a->max_state ? a->max_state : state;
+	khz = power_table_state_to_freq(&a->table, (unsigned int)a->state);
 	for (size_t i = 0; i < c->n_policies; i++) {
 		/* The top step lifts the cap entirely, to the original limit. */
 		uint32_t cap = a->state == 0 ? c->policy[i].original_max_khz : khz;
@@ -200,22 +197,20 @@ static int choose_steps(struct cap_actor *c, const struct cpufreq_policy_info *c
 	for (size_t i = 0; i < t->n; i++) {
 		uint32_t khz = t->entry[i].freq_khz;
 
-		if (khz >= policies[0]->min_khz && khz <= policies[0]->max_khz) {
-			c->step_khz[c->n_steps++] = khz;
+		if (khz >= policies[0]->min_khz && khz <= policies[0]->max_khz)
 			t->entry[n++] = t->entry[i];
-		}
 	}
 	if (n && n < t->n)
 		pa_log(PA_LOG_NOTICE, "%s: %zu OPPs of the power model are outside %" PRIu32 "-%"
 		       PRIu32 " kHz; left out", c->base.name, t->n - n, policies[0]->min_khz,
 		       policies[0]->max_khz);
 	t->n = n;
-	if (c->n_steps == 0) {
+	if (n == 0) {
 		pa_log(PA_LOG_ERR, "%s: no OPP of the power model is within %" PRIu32 "-%" PRIu32
 		       " kHz", c->base.name, policies[0]->min_khz, policies[0]->max_khz);
 		return -ERANGE;
 	}
-	c->base.max_state = c->n_steps - 1;
+	c->base.max_state = power_table_max_state(t);
 	return 0;
 }
 
