@@ -77,6 +77,8 @@ struct actor_ops {
  * @n_cpus: CPUs the power table's entries are multiplied by (1 for devices).
  * The rest is this cycle's view, for traces and D-Bus:
  * @load_pct: sum of per-CPU loads (percent each), or the device's load.
+ * @saturated: how many of its CPUs (or 1 for the device) were busy at or
+ *	above CPU_LOAD_SATURATED_PCT: their load may want more than it shows.
  * @freq_khz: current frequency.
  * @req_mw, @max_mw, @min_mw: requested, maximum and minimum power, mW.
  * @granted_mw: the grant applied.
@@ -96,6 +98,7 @@ struct actor {
 	struct cpumask cpus;
 	unsigned int n_cpus;
 	unsigned int load_pct;
+	unsigned int saturated;
 	uint32_t freq_khz;
 	uint32_t req_mw;
 	uint32_t max_mw;

@@ -49,10 +49,11 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 	uint64_t req = 0;
 
 	a->load_pct = 0;
+	a->saturated = 0;
 	a->freq_khz = 0;
 	for (size_t i = 0; i < c->n_policies; i++) {
 		struct cap_policy *p = &c->policy[i];
-		unsigned int load = cpu_load_sum_pct(s->prev, s->cur, &p->cpus);
+		unsigned int full, load = cpu_load_sum_pct(s->prev, s->cur, &p->cpus, &full);
 		uint64_t khz;
 
 		for (unsigned int cpu = cpumask_next(&p->cpus, 0); cpu < CPUMASK_MAX_CPUS;
@@ -62,6 +63,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 			p->freq_khz = (uint32_t)khz;
 		req += power_table_requested_power(&a->table, p->freq_khz, load);
 		a->load_pct += load;
+		a->saturated += full;
 		if (p->freq_khz > a->freq_khz)
 			a->freq_khz = p->freq_khz;
 	}

@@ -73,6 +73,7 @@ static int devfreq_sample(struct actor *a, const struct cycle_sample *s)
 		       : d->cur_freq.path, strerror(-r));
 	d->read_failed = r < 0;
 	a->load_pct = load;
+	a->saturated = load >= CPU_LOAD_SATURATED_PCT;
 	actor_update_power(a, 1);
 	return 0;
 }

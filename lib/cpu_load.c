@@ -192,11 +192,18 @@ bool cpu_stat_elapsed(const struct cpu_stat *prev, const struct cpu_stat *cur)
 }
 
 unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
-			      const struct cpumask *cpus)
+			      const struct cpumask *cpus, unsigned int *saturated)
 {
-	unsigned int sum = 0;
+	unsigned int sum = 0, full = 0;
 
-	for (unsigned int c = cpumask_next(cpus, 0); c < CPUMASK_MAX_CPUS; c = cpumask_next(cpus, c + 1))
-		sum += cpu_load_pct(prev, cur, c);
+	for (unsigned int c = cpumask_next(cpus, 0); c < CPUMASK_MAX_CPUS;
+	     c = cpumask_next(cpus, c + 1)) {
+		unsigned int load = cpu_load_pct(prev, cur, c);
+
+		sum += load;
+		full += load >= CPU_LOAD_SATURATED_PCT;
+	}
+	if (saturated)
+		*saturated = full;
 	return sum;
 }

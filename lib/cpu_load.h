@@ -68,6 +68,16 @@ unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cu
  */
 bool cpu_stat_elapsed(const struct cpu_stat *prev, const struct cpu_stat *cur);
 
-/** cpu_load_sum_pct() - sum of cpu_load_pct() over @cpus (percent, up to 100 per CPU). */
+/*
+ * A CPU busy this much of a period may want more than its frequency gives:
+ * its load cannot show it, so its demand is unknown, at least what it ran.
+ */
+#define CPU_LOAD_SATURATED_PCT 95
+
+/**
+ * cpu_load_sum_pct() - sum of cpu_load_pct() over @cpus (percent, up to 100
+ * per CPU); *@saturated (when not NULL) is set to how many of them were at
+ * or above CPU_LOAD_SATURATED_PCT.
+ */
 unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
-			      const struct cpumask *cpus);
+			      const struct cpumask *cpus, unsigned int *saturated);

@@ -72,16 +72,22 @@ static void gather(const struct zone *z, struct divvy_actor *d, uint32_t *max_mw
 
 /*
  * The demand of @a: the work its load asks for, as a fraction of the actor
- * flat out at its top OPP (loads are percent of the current frequency).
+ * flat out at its top OPP (loads are percent of the current frequency).  A
+ * saturated CPU (or device) is counted as asking for all of the top OPP:
+ * its 100 % at a throttled frequency hides how much more it wants, and
+ * valuing it at what it ran would keep a throttled cluster where it is.
  */
 static double demand_of(const struct actor *a)
 {
 	const struct power_table *t = &a->table;
-	double top = t->n ? t->entry[t->n - 1].freq_khz : 0;
+	double top = t->n ? t->entry[t->n - 1].freq_khz : 0, scale;
+	unsigned int saturated;
 
 	if (!top || !a->n_cpus)
 		return 0;
-	return fmin(1.0, a->load_pct / (100.0 * a->n_cpus) * a->freq_khz / top);
+	scale = fmin(1.0, a->freq_khz / top);
+	saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
+	return fmin(1.0, (a->load_pct / 100.0 * scale + saturated * (1.0 - scale)) / a->n_cpus);
 }
 
 /*

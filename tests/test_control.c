@@ -385,6 +385,73 @@ static void test_dither_grants(void **unused)
 	assert_int_equal(kernel, 0);
 }
 
+/*
+ * /proc/stat after @periods periods of 100 ticks in which CPU c was busy
+ * @busy_pct[c] % of the time (6 CPUs), continuing from what earlier calls
+ * wrote so that the counters only go forward.
+ */
+static void put_loads(const unsigned int busy_pct[6], unsigned int periods)
+{
+	static unsigned long long busy[6], idle[6];
+	FILE *f = fopen("/proc/stat", "w");
+
+	assert_non_null(f);
+	fprintf(f, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	for (unsigned int c = 0; c < 6; c++) {
+		busy[c] += busy_pct[c] * periods;
+		idle[c] += (100 - busy_pct[c]) * periods;
+		fprintf(f, "cpu%u %llu 0 0 %llu 0 0 0 0 0 0\n", c, busy[c], idle[c]);
+	}
+	fprintf(f, "intr 0\nctxt 0\n");
+	fclose(f);
+}
+
+/*
+ * Efficiency division with both A72s saturated at 1608 MHz and the A53s at
+ * 10 %, budget 2400 mW (at control).  A saturated CPU may want more than
+ * its 100 % shows, so the A72s count as asking for all of 1800 MHz: they
+ * get its 2 x 1130 mW and run there.  Valued at what they ran, they would
+ * get 1696 mW plus a share of the spare and stay at 1608 MHz.  At 90 %
+ * busy they are not saturated: their work fits 1608 MHz and they stay.
+ */
+static void test_saturated_demand(void **unused)
+{
+	static const unsigned int saturated[6] = { 10, 10, 10, 10, 100, 100 };
+	static const unsigned int partial[6] = { 10, 10, 10, 10, 90, 90 };
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 2400;\n"
+		"  division = \"efficiency\";\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
+	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1608000\n");
+	put_loads(saturated, 1);
+	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
+	put_loads(saturated, 1);
+	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
+	assert_int_equal(e.zones[0].budget_mw, 2400);
+	assert_int_equal(e.actors[1]->saturated, 2);
+	assert_int_equal(e.actors[0]->saturated, 0);
+	print_message("saturated A72s at 1608 MHz: granted %u mW\n", e.actors[1]->granted_mw);
+	assert_int_equal(e.actors[1]->granted_mw, 2260);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
+
+	put_loads(partial, 1);
+	assert_int_equal(engine_cycle(&e, 300000, NULL), 0);
+	assert_int_equal(e.actors[1]->saturated, 0);
+	print_message("A72s 90 %% busy at 1608 MHz: granted %u mW\n", e.actors[1]->granted_mw);
+	assert_true(e.actors[1]->granted_mw < 2260);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 1);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1800000\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_hotplug),
 		cmocka_unit_test(test_step_wise),
 		cmocka_unit_test(test_dither_grants),
+		cmocka_unit_test(test_saturated_demand),
 	};
 
 	if (tree_main_guard())

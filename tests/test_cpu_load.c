@@ -185,12 +185,19 @@ static void test_huge_counters(void **unused)
 static void test_load_sum(void **unused)
 {
 	struct cpumask mask;
+	unsigned int saturated;
 
 	(void)unused;
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 0 0 0 0\ncpu1 0 0 0 0\ncpu2 0 0 0 0\n", prev), 0);
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 0\ncpu1 50 0 0 50\ncpu2 100 0 0 0\n", cur), 0);
 	assert_int_equal(cpumask_parse_list("0-1,3", &mask, NULL), 0);
-	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask), 150);
+	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, NULL), 150);
+	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, &saturated), 150);
+	assert_int_equal(saturated, 1);
+	/* 95 % is saturated, 94 % is not; CPU 3 has no line and counts as idle. */
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 95 0 0 5\ncpu1 94 0 0 6\ncpu2 0 0 0 0\n", cur), 0);
+	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, &saturated), 189);
+	assert_int_equal(saturated, 1);
 }
 
 static void test_malformed(void **unused)
