@@ -221,6 +221,7 @@ static void test_devfreq_load(void **unused)
 	tree_busy_cpus(6, 100);
 	engine_cycle(&e, 100000, NULL);
 	assert_int_equal(e.actors[3]->load_pct, 100);
+	assert_int_equal(e.actors[3]->saturated, 1);
 	assert_int_equal(e.actors[3]->req_mw, 2555);
 	engine_free(&e);
 
@@ -228,6 +229,7 @@ static void test_devfreq_load(void **unused)
 	assert_int_equal(engine_build(&e, cfg), 2);
 	engine_cycle(&e, 200000, NULL);
 	assert_int_equal(e.actors[3]->load_pct, 37);
+	assert_int_equal(e.actors[3]->saturated, 0);
 	assert_int_equal(e.actors[3]->req_mw, 2555 * 37 / 100);
 	engine_free(&e);
 	pa_config_free(cfg);

@@ -73,6 +73,8 @@ static void test_rapl_and_cap_limit_and_restore(void **unused)
 	}
 	assert_int_equal(e.actors[0]->req_mw, 30000);
 	assert_int_equal(e.actors[1]->load_pct, 800);
+	/* Its 8 policies' CPUs, each busy all the period, are all saturated. */
+	assert_int_equal(e.actors[1]->saturated, 8);
 	assert_true(e.zones[0].active);
 	print_message("budget %u mW: RAPL %llu uW, cap %llu kHz\n", e.zones[0].budget_mw,
 		      tree_get(RAPL "/constraint_0_power_limit_uw"),
