@@ -15,7 +15,8 @@
  * @table: power of one CPU (or the device) per OPP.
  * @n_cpus: CPUs online (1 for a device).
  * @demand: the work the actor's load asks for, as a fraction of the actor
- *	running flat out at its top OPP (0..1).
+ *	running flat out at its top OPP (0..1); the caller counts a saturated
+ *	CPU, whose load cannot show more, as asking for all of it.
  * @capacity: throughput of one CPU at the top OPP (cpu_capacity, 1024 for
  *	the biggest CPU); a throughput unit per MHz is capacity / top MHz.
  * @weight_q10: the zone's weight for the actor (1024 = 1.0): multiplies its
