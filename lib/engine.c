@@ -88,16 +88,11 @@ static uint32_t restrictive_grant(const struct engine *e, const struct actor *a,
 	return grant == UINT32_MAX ? a->max_mw : grant;
 }
 
-/* Apply @grant_mw to @a, through its carry when it dithers. */
-static int apply_grant(struct actor *a, uint32_t grant_mw, bool dither)
+/* Apply @grant_mw to @a through its carry (dither_grant()). */
+static int apply_dithered_grant(struct actor *a, uint32_t grant_mw)
 {
-	int r;
+	int r = actor_set_power(a, dither_grant(&a->table, a->load_pct, grant_mw, &a->carry_mw));
 
-	if (!dither) {
-		a->carry_mw = 0;
-		return actor_set_power(a, grant_mw);
-	}
-	r = actor_set_power(a, dither_grant(&a->table, a->load_pct, grant_mw, &a->carry_mw));
 	a->granted_mw = grant_mw;	/* what the zones granted; the carry is the actor's */
 	return r;
 }
@@ -132,14 +127,18 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		uint32_t grant = restrictive_grant(e, a, &dither);
 		unsigned long floor = step_floor(e, a, &stepped);
 
+		/* A carry is owed only across periods that all dither. */
+		if (stepped || !dither)
+			a->carry_mw = 0;
 		if (stepped) {
 			/* The deeper of the power zones' state and the step_wise ones'. */
 			unsigned long state = actor_state_for_power(a, grant);
 
-			a->carry_mw = 0;
 			r = actor_set_state(a, state > floor ? state : floor, grant);
+		} else if (dither) {
+			r = apply_dithered_grant(a, grant);
 		} else {
-			r = apply_grant(a, grant, dither);
+			r = actor_set_power(a, grant);
 		}
 		if (r < 0 && !first_error)
 			first_error = r;
