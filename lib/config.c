@@ -18,6 +18,7 @@
 #define TEMP_MIN_MC (-50000)
 #define TEMP_MAX_MC 200000
 #define GAIN_MAX 1000000.0	/* mW per °C */
+#define CONTROL_MARGIN_MAX_MC 10000
 
 static const char *const log_level_names[] = { "err", "warning", "notice", "info", "debug", NULL };
 const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
@@ -29,12 +30,12 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "dither_grants", "division",
+	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", "division",
 	"step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "dither_grants", NULL
+	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", NULL
 };
 
 const char *actor_kind_name(enum actor_kind kind)
@@ -148,6 +149,16 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 		return r;
 	if (r)
 		f->derivative_filter_ms = (uint32_t)v;
+	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
+		return r;
+	if (r && z->has_switch_on_temp && z->has_control_temp &&
+	    2 * v > (int64_t)z->control_temp_mc - z->switch_on_temp_mc)
+		return cfg_fail(ctx, config_setting_get_member(g, "control_margin"), prefix,
+				"control_margin", "%lld m°C is more than half of control_temp - "
+				"switch_on_temp (%d m°C)", (long long)v,
+				z->control_temp_mc - z->switch_on_temp_mc);
+	if (r)
+		f->control_margin_mc = (uint32_t)v;
 	return 0;
 }
 

@@ -275,6 +275,23 @@ static void add_fallback_devices(struct build *b, struct zone *z,
 	}
 }
 
+/*
+ * A margin of more than half the passive range would aim the zone near or
+ * under switch-on; config.c refuses one when the file gives both
+ * temperatures, this catches temperatures taken from the trips.
+ */
+static void limit_control_margin(struct zone *z)
+{
+	uint32_t half_mc = (uint32_t)(z->control_mc - z->switch_on_mc) / 2;
+
+	if (z->pid.mode != PID_MODE_DEFAULT || z->pid.fixes.control_margin_mc <= half_mc)
+		return;
+	pa_log(PA_LOG_WARNING, "zone %s: control_margin %u m°C is more than half of control - "
+	       "switch-on (%d m°C); using %u", z->name, z->pid.fixes.control_margin_mc,
+	       z->control_mc - z->switch_on_mc, half_mc);
+	z->pid.fixes.control_margin_mc = half_mc;
+}
+
 /* Controller and sustainable power, once the actors are known and sampled. */
 static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
@@ -300,6 +317,7 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 		pp->fixes = zc->fixes;
 	if (pp->mode == PID_MODE_DEFAULT && pp->fixes.tuned_gains)
 		pid_tune_gains(&pp->gains);
+	limit_control_margin(z);
 	if (!zc)
 		return;
 	if (zc->gains_set & GAIN_K_PO)

@@ -65,6 +65,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
 	fixes->tuned_gains = true;
+	fixes->control_margin_mc = 50;	/* the simulated boards' OPP ripple grazed 0.01-0.08 °C */
 	fixes->dither_grants = false;	/* spends more, rides 0.02-0.15 °C over control */
 }
 
@@ -214,9 +215,11 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 {
 	const struct pid_gains *g = &params->gains;
 	uint32_t sp = effective_sustainable_power(params, min_power_mw, max_power_mw);
-	int64_t err = int_to_frac(clamp64((int64_t)control_mc - temp_mc, -ERR_LIMIT_MC,
-					  ERR_LIMIT_MC - 1));
-	int64_t p, i, d, budget;
+	int64_t target_mc = control_mc, err, p, i, d, budget;
+
+	if (params->mode == PID_MODE_DEFAULT)
+		target_mc -= params->fixes.control_margin_mc;
+	err = int_to_frac(clamp64(target_mc - temp_mc, -ERR_LIMIT_MC, ERR_LIMIT_MC - 1));
 
 	p = mul_frac(err < 0 ? g->k_po : g->k_pu, err);
 	if (params->mode == PID_MODE_KERNEL) {

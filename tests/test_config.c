@@ -29,7 +29,7 @@ static const char design_example[] =
 	"    sustainable_power = 1500;\n"
 	"    period_ms = 50;\n"				/* line 10 */
 	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
-	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = true;\n"
+	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = true; control_margin = 100;\n"
 	"    actors = (\n"
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
@@ -80,6 +80,7 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->fixes.derivative_filter_ms, 200);
 	assert_true(z->fixes.tuned_gains);	/* the default */
 	assert_true(z->fixes.dither_grants);
+	assert_int_equal(z->fixes.control_margin_mc, 100);
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -217,6 +218,32 @@ static void test_control_not_above_switch_on(void **unused)
 		     "zones[0].control_temp", "must be above switch_on_temp");
 }
 
+/* The margin may take at most half of the passive range (where the file gives it). */
+static void test_control_margin_range(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	(void)unused;
+	expect_error(ZONE_HEAD "switch_on_temp = 84000;\ncontrol_temp = 85000;\ncontrol_margin = 501;\n"
+		     ONE_ACTOR "} );", 4, "zones[0].control_margin",
+		     "501 m°C is more than half of control_temp - switch_on_temp (1000 m°C)");
+	expect_error(ZONE_HEAD "control_margin = 10001;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].control_margin", "out of range [0, 10000]");
+	expect_error(ZONE_HEAD "control_margin = 0.5;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].control_margin", "expected an integer");
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "switch_on_temp = 84000;\ncontrol_temp = 85000;\n"
+					       "control_margin = 500;\n" ONE_ACTOR "} );", "t.conf",
+					       &c, &err), 0);
+	assert_int_equal(c->zones[0].fixes.control_margin_mc, 500);
+	pa_config_free(c);
+	/* Without both temperatures the trips decide; engine_build() limits it then. */
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "control_margin = 10000;\n" ONE_ACTOR "} );",
+					       "t.conf", &c, &err), 0);
+	assert_int_equal(c->zones[0].fixes.control_margin_mc, 10000);
+	pa_config_free(c);
+}
+
 static void test_cpu_list_syntax(void **unused)
 {
 	(void)unused;
@@ -285,6 +312,8 @@ static void test_default_mode_keys_with_kernel(void **unused)
 		     3, "zones[0].tuned_gains", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"step_wise\";\ndither_grants = true;\n" ONE_ACTOR
 		     "} );", 3, "zones[0].dither_grants", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"kernel\";\ncontrol_margin = 50;\n" ONE_ACTOR "} );",
+		     3, "zones[0].control_margin", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
 		     "not one of: default, kernel, step_wise");
 	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",
@@ -447,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_control_not_above_switch_on),
+		cmocka_unit_test(test_control_margin_range),
 		cmocka_unit_test(test_cpu_list_syntax),
 		cmocka_unit_test(test_duplicate_zones),
 		cmocka_unit_test(test_zone_without_actors),

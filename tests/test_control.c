@@ -84,6 +84,7 @@ static void test_auto_configuration(void **unused)
 	assert_int_equal(e.zones[0].pid.gains.k_po, 3 * 71);
 	assert_int_equal(e.zones[0].pid.gains.k_pu, 6 * 143);
 	assert_int_equal(e.zones[0].pid.gains.k_i, 8 * 14);
+	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");
@@ -101,11 +102,40 @@ static void test_auto_configuration(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * A margin the file cannot check (the temperatures come from the trips, 70
+ * and 75 °C) is cut to half the passive range, 2500 m°C, when the zone is
+ * built; one that fits is kept.
+ */
+static void test_control_margin_from_trips(void **unused)
+{
+	static const char *const keys[] = { "control_margin = 10000;", "control_margin = 2500;" };
+	char text[256];
+
+	(void)unused;
+	for (size_t k = 0; k < 2; k++) {
+		struct pa_config *cfg;
+		struct engine e;
+
+		snprintf(text, sizeof(text),
+			 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; %s\n"
+			 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", keys[k]);
+		cfg = tree_config(text);
+		assert_int_equal(engine_build(&e, cfg), 1);
+		assert_int_equal(e.zones[0].control_mc, 75000);
+		assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 2500);
+		assert_int_equal(engine_restore(&e), 0);
+		engine_free(&e);
+		pa_config_free(cfg);
+	}
+}
+
 /* Request division, the kernel's gains and power2state: the numbers below are the kernel's. */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
 	"    division = \"request\"; tuned_gains = false; dither_grants = false;\n"
+	"    control_margin = 0;\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
@@ -377,8 +407,8 @@ static void test_dither_grants(void **unused)
 	unsigned int dithered, plain, kernel;
 
 	(void)unused;
-	dithered = periods_at_top("default", "dither_grants = true;", 100);
-	plain = periods_at_top("default", "", 100);
+	dithered = periods_at_top("default", "dither_grants = true; control_margin = 0;", 100);
+	plain = periods_at_top("default", "control_margin = 0;", 100);
 	kernel = periods_at_top("kernel", "", 100);
 	print_message("periods at 1800 MHz of 100: dithered %u, default %u, kernel %u\n",
 		      dithered, plain, kernel);
@@ -422,7 +452,7 @@ static void test_saturated_demand(void **unused)
 	static const unsigned int partial[6] = { 10, 10, 10, 10, 90, 90 };
 	struct pa_config *cfg = tree_config(
 		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 2400;\n"
-		"  division = \"efficiency\";\n"
+		"  division = \"efficiency\"; control_margin = 0;\n"
 		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
 	struct engine e;
@@ -458,6 +488,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_auto_configuration),
+		cmocka_unit_test(test_control_margin_from_trips),
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),

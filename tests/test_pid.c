@@ -31,6 +31,8 @@ static void setup_params(struct pid_params *pp, enum pid_mode mode, uint32_t sp)
 	pp->period_ms = 100;
 	assert_int_equal(pid_default_gains(sp, SWITCH_ON, CONTROL, &pp->gains), 0);
 	pid_default_fixes(&pp->fixes);
+	/* Each fix is tested on its own; the margin has test_default_control_margin(). */
+	pp->fixes.control_margin_mc = 0;
 }
 
 static void run_sequence(const struct pid_params *pp, uint32_t max_mw,
@@ -411,6 +413,38 @@ static void test_default_clamp_sustainable_power(void **unused)
 	assert_int_equal(out.sustainable_power_mw, 4000);
 }
 
+/*
+ * The default mode aims control_margin (50 m°C by default) under control:
+ * at control - 50 its error is 0 and the budget is SP; at control it is
+ * 50 m°C over, k_po = 3 x ((2000 << 10) / 15000) = 408, p = 408 x -51200 >> 10
+ * = -20400 (Q10), -20 mW, so 2000 - 20 = 1980 (k_i = 0 here, so the budget
+ * is SP + p).  The kernel's law ignores the margin.
+ */
+static void test_default_control_margin(void **unused)
+{
+	struct pid_params kernel, fixed;
+	struct pid_state st;
+	struct pid_output out;
+
+	(void)unused;
+	setup_params(&kernel, PID_MODE_KERNEL, 2000);
+	setup_params(&fixed, PID_MODE_DEFAULT, 2000);
+	pid_default_fixes(&fixed.fixes);
+	assert_int_equal(fixed.fixes.control_margin_mc, 50);
+	fixed.gains.k_po *= 3;
+	fixed.gains.k_i = 0;
+	pid_reset(&st);
+	assert_int_equal(pid_step(&fixed, &st, CONTROL, CONTROL - 50, 0, 4000, &out), 2000);
+	assert_int_equal(out.err_mc, 0);
+	pid_reset(&st);
+	assert_int_equal(pid_step(&fixed, &st, CONTROL, CONTROL, 0, 4000, &out), 1980);
+	assert_int_equal(out.err_mc, -50);
+	assert_int_equal(out.p_mw, -20);
+	pid_reset(&st);
+	assert_int_equal(pid_step(&kernel, &st, CONTROL, CONTROL, 0, 4000, &out), 2000);
+	assert_int_equal(out.err_mc, 0);
+}
+
 /* Absurd temperatures never overflow: the budget stays in [0, max]. */
 static void test_extreme_inputs(void **unused)
 {
@@ -474,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_default_budget_step_limit),
 		cmocka_unit_test(test_default_derivative_filter),
 		cmocka_unit_test(test_default_clamp_sustainable_power),
+		cmocka_unit_test(test_default_control_margin),
 		cmocka_unit_test(test_extreme_inputs),
 	};
 
