@@ -37,13 +37,19 @@ struct pa_config *daemon_load_config(const struct options *opts)
 static void print_gains(const struct zone *z)
 {
 	const struct pid_params *p = &z->pid;
+	char target[48] = "";
+
+	if (p->mode == PID_MODE_DEFAULT)
+		snprintf(target, sizeof(target), ", aims %u m°C under control",
+			 p->fixes.control_margin_mc);
 
 	printf("    controller %s, %s division, period %u ms, k_po %.1f k_pu %.1f k_i %.1f "
-	       "mW/°C, k_d %.3f, integral cutoff %d m°C\n", p->mode == PID_MODE_KERNEL ? "kernel" :
+	       "mW/°C, k_d %.3f, integral cutoff %d m°C%s\n", p->mode == PID_MODE_KERNEL ? "kernel" :
 	       p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
 	       z->efficiency_division ? "efficiency" : "request", p->period_ms,
 	       p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
-	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc);
+	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc,
+	       target);
 }
 
 static void print_fallback(const struct fallback_device *f)

@@ -219,6 +219,7 @@ class CheckConfig(unittest.TestCase):
         self.assertIn("1800000 kHz     1130 mW per CPU", out.stdout)
         self.assertIn("power model: device-tree", out.stdout)
         self.assertIn("controller default, efficiency division", out.stdout)
+        self.assertIn("integral cutoff 0 m°C, aims 50 m°C under control\n", out.stdout)
         self.assertIn("step_wise fallback pwm-fan (cooling_device3), states 0-3, trips 55000 "
                       "65000 m°C", out.stdout)
         before[CDEV % 3] = "0"
