@@ -287,7 +287,7 @@ static void limit_control_margin(struct zone *z)
 	if (z->pid.mode != PID_MODE_DEFAULT || z->pid.fixes.control_margin_mc <= half_mc)
 		return;
 	pa_log(PA_LOG_WARNING, "zone %s: control_margin %u m°C is more than half of control - "
-	       "switch-on (%d m°C); using %u", z->name, z->pid.fixes.control_margin_mc,
+	       "switch-on (%d m°C); using %u m°C", z->name, z->pid.fixes.control_margin_mc,
 	       z->control_mc - z->switch_on_mc, half_mc);
 	z->pid.fixes.control_margin_mc = half_mc;
 }
