@@ -152,7 +152,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
 		return r;
 	if (r && z->has_switch_on_temp && z->has_control_temp &&
-	    2 * v > (int64_t)z->control_temp_mc - z->switch_on_temp_mc)
+	    v > pid_control_margin_limit_mc(z->switch_on_temp_mc, z->control_temp_mc))
 		return cfg_fail(ctx, config_setting_get_member(g, "control_margin"), prefix,
 				"control_margin", "%lld m°C is more than half of control_temp - "
 				"switch_on_temp (%d m°C)", (long long)v,

@@ -282,7 +282,7 @@ static void add_fallback_devices(struct build *b, struct zone *z,
  */
 static void limit_control_margin(struct zone *z)
 {
-	uint32_t half_mc = (uint32_t)(z->control_mc - z->switch_on_mc) / 2;
+	uint32_t half_mc = pid_control_margin_limit_mc(z->switch_on_mc, z->control_mc);
 
 	if (z->pid.mode != PID_MODE_DEFAULT || z->pid.fixes.control_margin_mc <= half_mc)
 		return;

@@ -69,6 +69,11 @@ void pid_default_fixes(struct pid_fixes *fixes)
 	fixes->dither_grants = false;	/* spends more, rides 0.02-0.15 °C over control */
 }
 
+uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc)
+{
+	return control_mc > switch_on_mc ? (uint32_t)((int64_t)control_mc - switch_on_mc) / 2 : 0;
+}
+
 void pid_reset(struct pid_state *state)
 {
 	state->err_integral = 0;

@@ -158,6 +158,14 @@ void pid_tune_gains(struct pid_gains *gains);
 /** pid_default_fixes() - the default mode's documented defaults (see powerallocd.conf(5)). */
 void pid_default_fixes(struct pid_fixes *fixes);
 
+/**
+ * pid_control_margin_limit_mc() - the largest control margin a zone may
+ * have: half of @control_mc - @switch_on_mc (m°C), so that the point aimed
+ * at stays in the upper half of the passive range.  0 when control is not
+ * above switch-on.
+ */
+uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc);
+
 /** pid_reset() - forget the integral and the previous error (zone fell below switch-on). */
 void pid_reset(struct pid_state *state);
 
