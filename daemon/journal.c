@@ -143,7 +143,7 @@ void journal_cycle(const struct zone *z)
 
 		snprintf(g[0], sizeof(g[0]), "ZONE=%s", z->name);
 		snprintf(g[1], sizeof(g[1]), "ACTOR=%s", a->name);
-		snprintf(g[2], sizeof(g[2]), "REQUESTED_MW=%u", a->req_mw);
+		snprintf(g[2], sizeof(g[2]), "REQUESTED_MW=%u", z->request_mw[i]);
 		snprintf(g[3], sizeof(g[3]), "GRANTED_MW=%u", a->granted_mw);
 		snprintf(g[4], sizeof(g[4]), "STATE=%lu", a->state);
 		snprintf(g[5], sizeof(g[5]), "FREQUENCY_KHZ=%u", a->freq_khz);

@@ -30,12 +30,13 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]
 							: z->fallback[i - z->n_actors].actor;
+		uint32_t req_mw = i < z->n_actors ? z->request_mw[i] : a->req_mw;
 
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
 			"%d,%d\n",
 			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
-			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, a->req_mw,
+			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
 			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc);
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */

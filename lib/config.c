@@ -30,12 +30,13 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", "division",
-	"step_wise_fallback", "actors", NULL
+	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", "saturated_request",
+	"division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", NULL
+	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants",
+	"saturated_request", NULL
 };
 
 const char *actor_kind_name(enum actor_kind kind)
@@ -135,7 +136,8 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	    (r = cfg_get_bool(ctx, g, prefix, "clamp_sustainable_power",
 			      &f->clamp_sustainable_power)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "tuned_gains", &f->tuned_gains)) < 0 ||
-	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0)
+	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
 		return r;
 	if ((r = cfg_get_float(ctx, g, prefix, "integral_bleed", 0.0, 1.0, &bleed)) < 0)
 		return r;

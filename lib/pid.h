@@ -73,6 +73,11 @@ struct pid_gains {
  *	two OPPs around its grant and spends the grant on average, where the
  *	kernel's power2state takes the lower one every period.  Off by
  *	default: the zone then sits at control, with the OPP ripple above it.
+ * @saturated_request: with the request division, an actor whose CPUs (or
+ *	device) are saturated at a throttled OPP asks for the next OPP up for
+ *	each of them (power_table_step_up_mw()) instead of only what it uses
+ *	now, so a cluster throttled to its lowest OPP is not kept there by its
+ *	own small request.
  */
 struct pid_fixes {
 	bool wide_integral_bound;
@@ -83,6 +88,7 @@ struct pid_fixes {
 	bool tuned_gains;
 	uint32_t control_margin_mc;
 	bool dither_grants;
+	bool saturated_request;
 };
 
 /**

@@ -124,3 +124,14 @@ uint32_t power_table_requested_power(const struct power_table *table, uint32_t f
 
 	return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
 }
+
+uint32_t power_table_step_up_mw(const struct power_table *table, uint32_t freq_khz)
+{
+	uint32_t cur_mw = power_table_freq_to_power(table, freq_khz);
+
+	/* The lowest OPP that costs more than the current one, if any. */
+	for (size_t k = 0; k < table->n; k++)
+		if (table->entry[k].power_mw > cur_mw)
+			return table->entry[k].power_mw - cur_mw;
+	return 0;
+}

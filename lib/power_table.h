@@ -109,3 +109,17 @@ unsigned int power_table_max_state(const struct power_table *table);
  */
 uint32_t power_table_requested_power(const struct power_table *table, uint32_t freq_khz,
 				     uint32_t load_pct);
+
+/**
+ * power_table_step_up_mw() - what one fully loaded CPU adds by moving from
+ * @freq_khz's OPP (as power_table_freq_to_power() finds it) to the next one
+ * up, mW.
+ *
+ * A load is a percentage of the current frequency, so a CPU busy all the
+ * time at a throttled OPP would use more than it does, and the kernel's
+ * request (what it uses now) keeps it where it is when the budget is
+ * divided in proportion to requests; adding this for each such CPU lets it
+ * ask for one OPP more (zone.c).
+ * Return: mW; 0 at the top OPP and for an empty table.
+ */
+uint32_t power_table_step_up_mw(const struct power_table *table, uint32_t freq_khz);

@@ -54,15 +54,33 @@ int zone_read_temp(struct zone *z)
 	return 0;
 }
 
+/*
+ * What @a asks of @z's division: what it uses now (the kernel's request) or,
+ * under the default controller with saturated_request, one OPP more for each
+ * saturated CPU (at the actor's frequency: the highest of its policies for
+ * cpufreq_cap).  Actors without a power table
+ * (powercap) measure their request and are not quantised: theirs is kept.
+ */
+static uint32_t request_of(const struct zone *z, const struct actor *a)
+{
+	unsigned int saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
+	uint64_t req;
+
+	if (z->pid.mode != PID_MODE_DEFAULT || !z->pid.fixes.saturated_request || !saturated)
+		return a->req_mw;
+	req = a->req_mw + (uint64_t)power_table_step_up_mw(&a->table, a->freq_khz) * saturated;
+	return req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
+}
+
 /* The actors' requests, weights and maxima; returns the sums of max and min. */
-static void gather(const struct zone *z, struct divvy_actor *d, uint32_t *max_mw,
-		   uint32_t *min_mw)
+static void gather(struct zone *z, struct divvy_actor *d, uint32_t *max_mw, uint32_t *min_mw)
 {
 	*max_mw = *min_mw = 0;
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 
-		d[i].req_mw = a->req_mw;
+		z->request_mw[i] = request_of(z, a);
+		d[i].req_mw = z->request_mw[i];
 		d[i].weight_q10 = a->weight_q10;
 		d[i].max_mw = a->max_mw;
 		*max_mw += a->max_mw;
@@ -172,6 +190,7 @@ static void zone_cycle_step_wise(struct zone *z)
 		else if (!throttle && trend < 0 && *s > 0)
 			(*s)--;
 		z->active |= *s > 0;
+		z->request_mw[i] = z->actors[i]->req_mw;
 		z->grant_mw[i] = z->actors[i]->max_mw;
 		z->budget_mw += z->actors[i]->max_mw;
 	}

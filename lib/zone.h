@@ -42,6 +42,8 @@ enum sustainable_power_source {
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over.
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
+ * @request_mw: this period's request per actor, as the division took it
+ *	(the actor's, or with saturated_request what its saturated CPUs ask).
  * @grant_mw: this period's grant per actor (max power while inactive).
  * This period's results, for logs, traces and D-Bus:
  * @temp_mc, @active, @budget_mw, @pid_out.
@@ -69,6 +71,7 @@ struct zone {
 	char original_policy[64];
 	size_t n_actors;
 	struct actor *actors[ZONE_MAX_ACTORS];
+	uint32_t request_mw[ZONE_MAX_ACTORS];
 	uint32_t grant_mw[ZONE_MAX_ACTORS];
 	int32_t temp_mc;
 	bool active;

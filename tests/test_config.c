@@ -81,6 +81,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.tuned_gains);	/* the default */
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
+	assert_true(z->fixes.saturated_request);	/* the default */
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -185,6 +186,8 @@ static void test_wrong_type(void **unused)
 		     "zones[0].tuned_gains", "expected a boolean");
 	expect_error(ZONE_HEAD "dither_grants = \"on\";\n" ONE_ACTOR "} );", 2,
 		     "zones[0].dither_grants", "expected a boolean");
+	expect_error(ZONE_HEAD "saturated_request = 1;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].saturated_request", "expected a boolean");
 	expect_error("zones = { name = \"x\"; };\n", 1, "zones", "expected a list of groups");
 	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
 	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",
@@ -241,6 +244,11 @@ static void test_control_margin_range(void **unused)
 	assert_int_equal(pa_config_load_string(ZONE_HEAD "control_margin = 10000;\n" ONE_ACTOR "} );",
 					       "t.conf", &c, &err), 0);
 	assert_int_equal(c->zones[0].fixes.control_margin_mc, 10000);
+	pa_config_free(c);
+	/* Another default-controller key, read in the same pass. */
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "saturated_request = false;\n" ONE_ACTOR
+					       "} );", "t.conf", &c, &err), 0);
+	assert_false(c->zones[0].fixes.saturated_request);
 	pa_config_free(c);
 }
 
@@ -314,6 +322,8 @@ static void test_default_mode_keys_with_kernel(void **unused)
 		     "} );", 3, "zones[0].dither_grants", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"kernel\";\ncontrol_margin = 50;\n" ONE_ACTOR "} );",
 		     3, "zones[0].control_margin", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"kernel\";\nsaturated_request = true;\n" ONE_ACTOR
+		     "} );", 3, "zones[0].saturated_request", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
 		     "not one of: default, kernel, step_wise");
 	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",

@@ -353,6 +353,19 @@ static void test_step_wise(void **unused)
 	pa_config_free(cfg);
 }
 
+/* A "cpu" zone with the request division, @controller, @sp_mw, more @keys and @actors. */
+static struct pa_config *request_zone(const char *controller, unsigned int sp_mw, const char *keys,
+				      const char *actors)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
+		 "  sustainable_power = %u; division = \"request\"; %s\n"
+		 "  actors = ( %s ); } );\n", controller, sp_mw, keys, actors);
+	return tree_config(text);
+}
+
 /*
  * Periods at control with both A72s busy and the A72 cluster the zone's only
  * actor: the budget is the sustainable power, 2000 mW, between 1608 MHz
@@ -364,16 +377,11 @@ static unsigned int periods_at_top(const char *controller, const char *keys,
 				   unsigned int periods)
 {
 	static unsigned int busy = 10000;
-	char text[512];
-	struct pa_config *cfg;
+	struct pa_config *cfg = request_zone(controller, 2000, keys,
+					     "{ type = \"cpufreq\"; cpus = \"4-5\"; }");
 	struct engine e;
 	unsigned int top = 0;
 
-	snprintf(text, sizeof(text),
-		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
-		 "  sustainable_power = 2000; division = \"request\"; %s\n"
-		 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", controller, keys);
-	cfg = tree_config(text);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
 	for (unsigned int k = 0; k < periods; k++) {
@@ -438,6 +446,16 @@ static void put_loads(const unsigned int busy_pct[6], unsigned int periods)
 	fclose(f);
 }
 
+/* Two periods at control (75 °C) with CPU c @busy_pct[c] % busy: the first primes the loads. */
+static void two_periods_at_control(struct engine *e, const unsigned int busy_pct[6])
+{
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
+	put_loads(busy_pct, 1);
+	assert_int_equal(engine_cycle(e, 100000, NULL), 0);
+	put_loads(busy_pct, 1);
+	assert_int_equal(engine_cycle(e, 200000, NULL), 0);
+}
+
 /*
  * Efficiency division with both A72s saturated at 1608 MHz and the A53s at
  * 10 %, budget 2400 mW (at control).  A saturated CPU may want more than
@@ -459,12 +477,8 @@ static void test_saturated_demand(void **unused)
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 1);
-	tree_put("/sys/class/thermal/thermal_zone0/temp", "75000\n");
 	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1608000\n");
-	put_loads(saturated, 1);
-	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
-	put_loads(saturated, 1);
-	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
+	two_periods_at_control(&e, saturated);
 	assert_int_equal(e.zones[0].budget_mw, 2400);
 	assert_int_equal(e.actors[1]->saturated, 2);
 	assert_int_equal(e.actors[0]->saturated, 0);
@@ -484,6 +498,63 @@ static void test_saturated_demand(void **unused)
 	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1800000\n");
 }
 
+/*
+ * Request division, every CPU saturated, the A53s throttled to 408 MHz (27
+ * mW each) and the A72s to 1416 MHz (648 mW each), at control with a
+ * budget of 1856 mW: what both clusters would use one OPP up (4 x 40 + 2 x
+ * 848).  The kernel's requests (108 and 1296 mW, what they use) give the
+ * A53s 143 mW, still 408 MHz, and the A72s 1713 mW, 1608 MHz: the slack
+ * lifts the cluster with the smaller step first, and the little one is
+ * kept where it is.  With saturated_request both ask for their next OPP
+ * (160 and 1696 mW) and both climb.  Returns the A53s' cooling state.
+ */
+static long little_state_when_saturated(const char *controller, const char *keys,
+					uint32_t *little_request_mw)
+{
+	static const unsigned int all_busy[6] = { 100, 100, 100, 100, 100, 100 };
+	struct pa_config *cfg = request_zone(controller, 1856, keys,
+					     "{ type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+					     "{ type = \"cpufreq\"; cpus = \"4-5\"; }");
+	struct engine e;
+	long state;
+
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put("/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "408000\n");
+	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1416000\n");
+	two_periods_at_control(&e, all_busy);
+	assert_int_equal(e.zones[0].budget_mw, 1856);
+	assert_int_equal(e.actors[0]->req_mw, 4 * 27);
+	assert_int_equal(e.actors[1]->req_mw, 2 * 648);
+	*little_request_mw = e.zones[0].request_mw[0];
+	print_message("%s %s: requests %u + %u mW, granted %u + %u mW\n", controller, keys,
+		      e.zones[0].request_mw[0], e.zones[0].request_mw[1], e.actors[0]->granted_mw,
+		      e.actors[1]->granted_mw);
+	/* The A72s climb to 1608 MHz either way. */
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 1);
+	state = tree_get("/sys/class/thermal/cooling_device0/cur_state");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+	tree_put("/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "1416000\n");
+	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1800000\n");
+	return state;
+}
+
+static void test_saturated_request(void **unused)
+{
+	uint32_t req;
+
+	(void)unused;
+	/* 600 MHz is the A53s' state 4; 408 MHz their deepest, 5. */
+	assert_int_equal(little_state_when_saturated("default", "control_margin = 0;", &req), 4);
+	assert_int_equal(req, 4 * 40);
+	assert_int_equal(little_state_when_saturated("default", "control_margin = 0; "
+						     "saturated_request = false;", &req), 5);
+	assert_int_equal(req, 4 * 27);
+	assert_int_equal(little_state_when_saturated("kernel", "", &req), 5);
+	assert_int_equal(req, 4 * 27);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_step_wise),
 		cmocka_unit_test(test_dither_grants),
 		cmocka_unit_test(test_saturated_demand),
+		cmocka_unit_test(test_saturated_request),
 	};
 
 	if (tree_main_guard())

@@ -138,6 +138,21 @@ static void test_requested_power(void **unused)
 	assert_int_equal(power_table_requested_power(&t, 1416000, 250), 447);
 }
 
+/* One OPP up from each A53 OPP; between OPPs the current one is the one above. */
+static void test_step_up(void **unused)
+{
+	struct power_table t, empty = { 0 };
+
+	(void)unused;
+	rockpro64_domain("cluster0", &t);
+	assert_int_equal(power_table_step_up_mw(&t, 408000), 40 - 27);
+	assert_int_equal(power_table_step_up_mw(&t, 1000000), 120 - 86);	/* 1008 -> 1200 */
+	assert_int_equal(power_table_step_up_mw(&t, 1200000), 179 - 120);
+	assert_int_equal(power_table_step_up_mw(&t, 1416000), 0);	/* the top */
+	assert_int_equal(power_table_step_up_mw(&t, 3000000), 0);
+	assert_int_equal(power_table_step_up_mw(&empty, 408000), 0);
+}
+
 static void test_static_power_and_given_power(void **unused)
 {
 	struct opp opps[] = {
@@ -193,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_power_to_freq),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_requested_power),
+		cmocka_unit_test(test_step_up),
 		cmocka_unit_test(test_static_power_and_given_power),
 		cmocka_unit_test(test_build_errors),
 	};
