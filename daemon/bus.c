@@ -160,6 +160,9 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "i", z->switch_on_mc);
 	if (strcmp(prop, "ControlTemperature") == 0)
 		return sd_bus_message_append(reply, "i", z->control_mc);
+	if (strcmp(prop, "ControlMargin") == 0)	/* only the default controller aims under */
+		return sd_bus_message_append(reply, "u", z->pid.mode == PID_MODE_DEFAULT ?
+					     z->pid.fixes.control_margin_mc : 0);
 	if (strcmp(prop, "SustainablePower") == 0)
 		return sd_bus_message_append(reply, "u", z->pid.sustainable_power_mw);
 	if (strcmp(prop, "PowerBudget") == 0)
@@ -212,6 +215,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("Temperature", "i", zone_property),
 	SLOW("SwitchOnTemperature", "i", zone_property),
 	SLOW("ControlTemperature", "i", zone_property),
+	SLOW("ControlMargin", "u", zone_property),
 	SLOW("SustainablePower", "u", zone_property),
 	LIVE("PowerBudget", "u", zone_property),
 	SLOW("Active", "b", zone_property),

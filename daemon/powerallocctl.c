@@ -35,7 +35,7 @@ struct actor_view {
 struct zone_view {
 	char *name, *sensor;
 	int32_t temp, switch_on, control;
-	uint32_t sustainable, budget;
+	uint32_t margin, sustainable, budget;
 	int active;
 	size_t n_actors;
 	struct actor_view actors[MAX_OBJECTS];
@@ -137,6 +137,7 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "Temperature", 'i', &z->temp, x);
 	get(bus, path, i, "SwitchOnTemperature", 'i', &z->switch_on, x);
 	get(bus, path, i, "ControlTemperature", 'i', &z->control, x);
+	get(bus, path, i, "ControlMargin", 'u', &z->margin, x);
 	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
 	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
 	get(bus, path, i, "Active", 'b', &z->active, x);
@@ -205,9 +206,10 @@ static void print_table(const struct snapshot *s)
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct zone_view *z = &s->zones[i];
 
-		printf("\nZONE %-12s %-14s %6.1f °C  switch-on %.1f °C  control %.1f °C  "
-		       "budget %u mW of %u mW sustainable  %s\n", z->name, z->sensor, z->temp / 1000.0,
-		       z->switch_on / 1000.0, z->control / 1000.0, z->budget, z->sustainable,
+		printf("\nZONE %-12s %-14s %6.1f °C  switch-on %.1f °C  control %.1f °C "
+		       "(aims %.2f)  budget %u mW of %u mW sustainable  %s\n", z->name, z->sensor,
+		       z->temp / 1000.0, z->switch_on / 1000.0, z->control / 1000.0,
+		       (z->control - (int64_t)z->margin) / 1000.0, z->budget, z->sustainable,
 		       z->active ? "active" : "idle");
 		printf("  %-22s %-11s %-8s %6s %9s %9s %9s %9s %7s\n", "ACTOR", "KIND", "CPUS",
 		       "LOAD", "FREQ", "REQUEST", "GRANTED", "MAX", "STATE");
@@ -267,8 +269,9 @@ static void print_json(const struct snapshot *s)
 		printf(",\"sensor\":");
 		json_string(z->sensor);
 		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
-		       "\"sustainable_power_mw\":%u,\"budget_mw\":%u,\"active\":%s,\"actors\":[",
-		       z->temp, z->switch_on, z->control, z->sustainable, z->budget,
+		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
+		       "\"active\":%s,\"actors\":[",
+		       z->temp, z->switch_on, z->control, z->margin, z->sustainable, z->budget,
 		       z->active ? "true" : "false");
 		for (size_t k = 0; k < z->n_actors; k++) {
 			if (k)

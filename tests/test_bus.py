@@ -98,6 +98,7 @@ class Access(Bus):
         self.assertEqual(zone["sensor"], "thermal_zone0")
         self.assertEqual(zone["temperature_mc"], int(self.tree.read(ZONE0 + "temp")))
         self.assertEqual(zone["control_mc"], 75000)
+        self.assertEqual(zone["control_margin_mc"], 50)     # the default controller's default
         self.assertTrue(zone["active"])
         names = [a["name"] for a in zone["actors"]]
         self.assertEqual(names, ["cpufreq-cpu0", "cpufreq-cpu4"])
@@ -118,6 +119,7 @@ class Access(Bus):
         out = ctl("status")
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("ZONE cpu", out.stdout)
+        self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
         self.assertIn("cpufreq-cpu4", out.stdout)
         self.assertRegex(out.stdout, r"pwm-fan +cooling_device")
 
@@ -146,7 +148,8 @@ class Access(Bus):
                                        "/org/powerallocd1/zone/0"], capture_output=True,
                              text=True, env=env)
         self.assertEqual(out.returncode, 0, out.stderr)
-        for member in ("org.powerallocd1.Zone", ".Temperature", ".PowerBudget", ".Actors"):
+        for member in ("org.powerallocd1.Zone", ".Temperature", ".ControlMargin", ".PowerBudget",
+                       ".Actors"):
             self.assertIn(member, out.stdout)
         out = subprocess.run(["busctl", "--system", "introspect", "org.powerallocd1",
                               "/org/powerallocd1"], capture_output=True, text=True)
