@@ -30,8 +30,8 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants", "saturated_request",
-	"division", "step_wise_fallback", "actors", NULL
+	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants",
+	"saturated_request", "division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",

@@ -55,18 +55,34 @@ int zone_read_temp(struct zone *z)
 }
 
 /*
+ * Whether @z divides by request: as configured, or because efficiency needs
+ * every actor's power per OPP and one has none (a powercap/RAPL actor).
+ */
+static bool divides_by_request(const struct zone *z)
+{
+	if (!z->efficiency_division)
+		return true;
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (!z->actors[i]->table.n)
+			return true;
+	return false;
+}
+
+/*
  * What @a asks of @z's division: what it uses now (the kernel's request) or,
- * under the default controller with saturated_request, one OPP more for each
- * saturated CPU (at the actor's frequency: the highest of its policies for
- * cpufreq_cap).  Actors without a power table
- * (powercap) measure their request and are not quantised: theirs is kept.
+ * when the zone divides by request under the default controller with
+ * saturated_request, one OPP more for each saturated CPU (at the actor's
+ * frequency: the highest of its policies for cpufreq_cap).  Actors without
+ * a power table (powercap) measure their request and have no OPP to step
+ * to: theirs is kept.
  */
 static uint32_t request_of(const struct zone *z, const struct actor *a)
 {
 	unsigned int saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
 	uint64_t req;
 
-	if (z->pid.mode != PID_MODE_DEFAULT || !z->pid.fixes.saturated_request || !saturated)
+	if (z->pid.mode != PID_MODE_DEFAULT || !z->pid.fixes.saturated_request || !saturated ||
+	    !divides_by_request(z))
 		return a->req_mw;
 	req = a->req_mw + (uint64_t)power_table_step_up_mw(&a->table, a->freq_khz) * saturated;
 	return req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
@@ -108,23 +124,11 @@ static double demand_of(const struct actor *a)
 	return fmin(1.0, (a->load_pct / 100.0 * scale + saturated * (1.0 - scale)) / a->n_cpus);
 }
 
-/*
- * Efficiency needs every actor's power per OPP; a zone with one that has
- * none (a powercap/RAPL zone) divides by request.
- */
-static bool tables_everywhere(const struct zone *z)
-{
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (!z->actors[i]->table.n)
-			return false;
-	return true;
-}
-
 static void divide(struct zone *z, struct divvy_actor *d)
 {
 	struct eff_actor e[ZONE_MAX_ACTORS];
 
-	if (!z->efficiency_division || !tables_everywhere(z)) {
+	if (divides_by_request(z)) {
 		divvy(d, z->n_actors, z->budget_mw);
 		for (size_t i = 0; i < z->n_actors; i++)
 			z->grant_mw[i] = d[i].granted_mw;

@@ -485,6 +485,9 @@ static void test_saturated_demand(void **unused)
 	print_message("saturated A72s at 1608 MHz: granted %u mW\n", e.actors[1]->granted_mw);
 	assert_int_equal(e.actors[1]->granted_mw, 2260);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
+	/* saturated_request is the request division's: this zone shows what they use. */
+	assert_int_equal(e.zones[0].request_mw[1], e.actors[1]->req_mw);
+	assert_int_equal(e.actors[1]->req_mw, 2 * 848);
 
 	put_loads(partial, 1);
 	assert_int_equal(engine_cycle(&e, 300000, NULL), 0);
