@@ -105,11 +105,16 @@ class ClosedLoop(unittest.TestCase):
 class OtherBoards(unittest.TestCase):
     """The Odroid-XU4 (4+4 big.LITTLE) and the ROCK 5B (three clusters)."""
 
-    def check_steady(self, board):
-        s = simulate("steady", board=board)
+    def steady_run(self, board, **options):
+        """A steady run that ran, restored and stayed within 1 °C of control."""
+        s = simulate("steady", board=board, **options)
         self.assertEqual(s["returncode"], 0, s["output"])
         self.assertTrue(s["restored"], s["output"])
         self.assertLess(s["overshoot"], 1.0, s["output"])
+        return s
+
+    def check_steady(self, board):
+        s = self.steady_run(board)
         self.assertLess(s["error"], 1.5, s["output"])
         self.assertLess(s["work"], 95, s["output"])    # it had to throttle
         return s
@@ -136,13 +141,8 @@ class OtherBoards(unittest.TestCase):
         little, get little and stay there.  With saturated_request (the
         default) each saturated CPU asks for the next OPP and the cluster
         climbs: 84.0 against 75.9 % of the work in 60 s measured."""
-        climbing = simulate("steady", board="odroid-xu4", division="request")
-        kernel = simulate("steady", board="odroid-xu4", division="request",
-                          zone_keys=KERNEL_REQUEST)
-        for s in (climbing, kernel):
-            self.assertEqual(s["returncode"], 0, s["output"])
-            self.assertTrue(s["restored"], s["output"])
-            self.assertLess(s["overshoot"], 1.0, s["output"])
+        climbing = self.steady_run("odroid-xu4", division="request")
+        kernel = self.steady_run("odroid-xu4", division="request", zone_keys=KERNEL_REQUEST)
         self.assertGreater(climbing["work"], kernel["work"] + 4, kernel["output"])
 
     def test_xu4_dithering_spends_the_budget(self):
@@ -152,14 +152,9 @@ class OtherBoards(unittest.TestCase):
         84.1 % dithered).  Measured on the kernel's requests: with
         saturated_request the 60 s runs gave 84.1 plain and 82.6 dithered
         (300 s: 76.6 and 77.4 %)."""
-        dithered = simulate("steady", board="odroid-xu4", division="request",
-                            zone_keys="dither_grants = true; " + KERNEL_REQUEST)
-        plain = simulate("steady", board="odroid-xu4", division="request",
-                         zone_keys=KERNEL_REQUEST)
-        for s in (dithered, plain):
-            self.assertEqual(s["returncode"], 0, s["output"])
-            self.assertTrue(s["restored"], s["output"])
-            self.assertLess(s["overshoot"], 1.0, s["output"])
+        dithered = self.steady_run("odroid-xu4", division="request",
+                                   zone_keys="dither_grants = true; " + KERNEL_REQUEST)
+        plain = self.steady_run("odroid-xu4", division="request", zone_keys=KERNEL_REQUEST)
         self.assertGreater(dithered["work"], plain["work"] + 4, plain["output"])
 
 
