@@ -76,6 +76,25 @@ class BenchClaims(unittest.TestCase):
         self.assertEqual(v[("kernel-vs-step_wise", "b shift request")], "tie")
         self.assertEqual(v[("default-vs-kernel", "b shift request")], "holds")
 
+    def test_step_wise_under_control(self):
+        # Burst: step_wise went over and wins; held under control it loses.
+        # Shift: it never went over, so its own row is the one at no overshoot.
+        table = HEADER + "".join(row("b", "burst", r, o, w) for r, o, w in (
+            ("default/efficiency", 0.00, 99.0), ("step_wise", 0.13, 99.3),
+            ("step_wise/under", 0.00, 98.9))) + "".join(
+            row("b", "shift", r, o, w) for r, o, w in (
+                ("default/efficiency", 0.00, 96.6), ("step_wise", 0.00, 96.7)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(v[("default-vs-step_wise", "b burst efficiency")], "fails")
+        self.assertEqual(v[("default-vs-step_wise/under", "b burst efficiency")], "holds")
+        self.assertEqual(v[("default-vs-step_wise/under", "b shift efficiency")], "fails")
+        self.assertIn("default-vs-step_wise/under holds 1, tie 0, fails 1", out)
+        # Without such rows there is no such claim.
+        _, v, _ = judge(HEADER + row("b", "burst", "default/efficiency", 0.0, 99.0) +
+                        row("b", "burst", "step_wise", 0.13, 99.3))
+        self.assertNotIn(("default-vs-step_wise/under", "b burst efficiency"), v)
+
     def test_not_a_table(self):
         status, _, _ = judge("summary: nothing here\n")
         self.assertEqual(status, 2)

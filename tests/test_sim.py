@@ -24,14 +24,15 @@ SIMULATOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 
 
 def simulate(workload, controller="default", duration=60, fault=None, board=None,
-             division=None, sim=None, zone_keys=None):
+             division=None, sim=None, zone_keys=None, trip_below_mc=None):
     sim = sim or (os.path.join(SIMULATOR_DIR, board + ".sim") if board else None)
     out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", str(duration),
                           "--workload", workload, "--controller", controller] +
                          (["--fault", fault] if fault else []) +
                          (["--sim", sim] if sim else []) +
                          (["--division", division] if division else []) +
-                         (["--zone-keys", zone_keys] if zone_keys else []),
+                         (["--zone-keys", zone_keys] if zone_keys else []) +
+                         (["--trip-below", str(trip_below_mc)] if trip_below_mc else []),
                          capture_output=True, text=True, timeout=120)
     summary = {}
     for key, pattern in (("max", r"maximum temperature\s+([\d.]+)"),
@@ -100,6 +101,21 @@ class ClosedLoop(unittest.TestCase):
 
     def test_kernel_controller(self):
         self.check(simulate("steady", controller="kernel"), 1.5)
+
+    def test_step_wise_trip_below(self):
+        """--trip-below moves the daemon's trip, not the yardstick: step_wise
+        acting 1 °C under control peaks 1 °C lower, and the overshoot
+        and error are still measured against control (74.13 against 75.13 °C
+        peak, 0.98 against 0.03 °C mean error, in 60 s measured)."""
+        at_trip = simulate("steady", controller="step_wise")
+        under = simulate("steady", controller="step_wise", trip_below_mc=1000)
+        for s in (at_trip, under):
+            self.assertEqual(s["returncode"], 0, s["output"])
+            self.assertTrue(s["restored"], s["output"])
+        self.assertIn("the daemon's control        74.00", under["output"])
+        self.assertLess(under["max"], at_trip["max"] - 0.7, under["output"])
+        self.assertEqual(under["overshoot"], 0.0, under["output"])
+        self.assertGreater(under["error"], at_trip["error"] + 0.5, under["output"])
 
 
 class OtherBoards(unittest.TestCase):

@@ -29,6 +29,7 @@ struct sim_options {
 	const char *controller;
 	const char *division;
 	const char *zone_keys;
+	int trip_below_mc;
 	const char *powerallocd;
 	enum sim_fault fault;
 	int quiet;
@@ -57,6 +58,10 @@ static void usage(FILE *out)
 		"  -D, --division NAME     efficiency or request (default efficiency)\n"
 		"  -k, --zone-keys TEXT    more keys for the daemon's zone, as in\n"
 		"                          powerallocd.conf(5): \"k_po = 300; k_d = 50;\"\n"
+		"  -t, --trip-below MC     give the daemon a control temperature MC m°C (0 to\n"
+		"                          5000) under the description's; overshoot, time\n"
+		"                          above and error stay measured against the\n"
+		"                          description's (default 0)\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -76,6 +81,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		{ "controller", required_argument, NULL, 'c' },
 		{ "division", required_argument, NULL, 'D' },
 		{ "zone-keys", required_argument, NULL, 'k' },
+		{ "trip-below", required_argument, NULL, 't' },
 		{ "powerallocd", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fault", required_argument, NULL, 'f' },
@@ -84,7 +90,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:p:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:p:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->description = optarg; break;
 		case 'w':
@@ -98,6 +104,17 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		case 'c': o->controller = optarg; break;
 		case 'D': o->division = optarg; break;
 		case 'k': o->zone_keys = optarg; break;
+		case 't': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 0 || v > 5000) {
+				fprintf(stderr, "--trip-below: m°C from 0 to 5000, not \"%s\"\n", optarg);
+				return -1;
+			}
+			o->trip_below_mc = (int)v;
+			break;
+		}
 		case 'p': o->powerallocd = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'f':
@@ -230,6 +247,9 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	       workload_name(o->workload), o->controller, o->division, pl->t_s, o->speed,
 	       o->fault ? ", fault " : "", o->fault ? sim_fault_name(o->fault) : "");
 	printf("  control temperature        %6.2f °C\n", sim->control_c);
+	if (o->trip_below_mc)
+		printf("  the daemon's control       %6.2f °C\n",
+		       sim->control_c - o->trip_below_mc / 1000.0);
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
 	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
 	printf("  time above control         %6.1f s\n", s->above_s);
@@ -265,7 +285,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
 	set = (struct sim_settings){ .controller = o.controller, .division = o.division,
-				     .zone_keys = o.zone_keys, .speed = o.speed,
+				     .zone_keys = o.zone_keys, .trip_below_mc = o.trip_below_mc,
+				     .speed = o.speed,
 				     .powerallocd = o.powerallocd };
 	if (sim_setup(&sim, o.description, &set) < 0)
 		return 1;

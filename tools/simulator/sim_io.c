@@ -160,7 +160,8 @@ static int build_tree(const struct sim *sim)
 
 /*
  * The daemon's config: one zone with every domain as an actor, the
- * sustainable power the thermal model actually has at control temperature,
+ * sustainable power the thermal model actually has at the daemon's control
+ * temperature (the description's, or --trip-below under it),
  * and the period scaled by the speed.
  */
 static int write_config(const struct sim *sim, const struct sim_settings *set)
@@ -168,7 +169,8 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 	double speed = set->speed;
 	const struct thermal_params *t = &sim->thermal;
 	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
-	double sp_w = (sim->control_c - t->ambient_c) / r_total - t->static_power_w;
+	int control_mc = (int)(sim->control_c * 1000) - set->trip_below_mc;
+	double sp_w = (control_mc / 1000.0 - t->ambient_c) / r_total - t->static_power_w;
 	char path[512];
 	FILE *f;
 
@@ -180,7 +182,7 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 		"  switch_on_temp = %d; control_temp = %d; sustainable_power = %d;\n"
 		"  period_ms = %d; controller = \"%s\"; division = \"%s\";\n",
 		(int)(1000 / speed), sim->sensor, (int)(sim->switch_on_c * 1000),
-		(int)(sim->control_c * 1000), (int)(sp_w * 1000), (int)(SIM_PERIOD_MS / speed), set->controller,
+		control_mc, (int)(sp_w * 1000), (int)(SIM_PERIOD_MS / speed), set->controller,
 		set->division);
 	if (set->zone_keys)
 		fprintf(f, "  %s\n", set->zone_keys);
