@@ -29,14 +29,14 @@ const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file",
 const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
-	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants",
-	"saturated_request", "division", "step_wise_fallback", "actors", NULL
+	"wide_integral_bound", "integral_bleed", "integral_under", "budget_step_limit",
+	"derivative_filter_ms", "clamp_sustainable_power", "tuned_gains", "control_margin",
+	"dither_grants", "saturated_request", "division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
-	"wide_integral_bound", "integral_bleed", "budget_step_limit", "derivative_filter_ms",
-	"clamp_sustainable_power", "tuned_gains", "control_margin", "dither_grants",
-	"saturated_request", NULL
+	"wide_integral_bound", "integral_bleed", "integral_under", "budget_step_limit",
+	"derivative_filter_ms", "clamp_sustainable_power", "tuned_gains", "control_margin",
+	"dither_grants", "saturated_request", NULL
 };
 
 const char *actor_kind_name(enum actor_kind kind)
@@ -120,7 +120,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 		       struct zone_config *z)
 {
 	struct pid_fixes *f = &z->fixes;
-	double bleed;
+	double fraction;
 	int64_t v;
 	int r;
 
@@ -139,10 +139,14 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
 		return r;
-	if ((r = cfg_get_float(ctx, g, prefix, "integral_bleed", 0.0, 1.0, &bleed)) < 0)
+	if ((r = cfg_get_float(ctx, g, prefix, "integral_bleed", 0.0, 1.0, &fraction)) < 0)
 		return r;
 	if (r)
-		f->integral_bleed_q10 = (uint32_t)lround(bleed * 1024.0);
+		f->integral_bleed_q10 = (uint32_t)lround(fraction * 1024.0);
+	if ((r = cfg_get_float(ctx, g, prefix, "integral_under", 0.0, 1.0, &fraction)) < 0)
+		return r;
+	if (r)
+		f->integral_under_q10 = (uint32_t)lround(fraction * 1024.0);
 	if ((r = cfg_get_int(ctx, g, prefix, "budget_step_limit", 0, POWER_MAX_MW, &v)) < 0)
 		return r;
 	if (r)

@@ -61,6 +61,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 {
 	fixes->wide_integral_bound = true;
 	fixes->integral_bleed_q10 = 256;	/* a quarter of the integration rate */
+	fixes->integral_under_q10 = 0;	/* 0.125 wins bursts, grazes control: see conf(5) */
 	fixes->budget_step_limit_mw = 0;
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
@@ -82,6 +83,7 @@ void pid_reset(struct pid_state *state)
 	state->d_filtered = 0;
 	state->prev_budget_mw = 0;
 	state->primed = false;
+	state->held_back = false;
 }
 
 /*
@@ -125,6 +127,27 @@ static void integral_bleed(const struct pid_fixes *f, struct pid_state *s, int64
 }
 
 /*
+ * Under the aim (err >= cutoff) while a saturated actor is held back: learn
+ * at integral_under times the rate, a positive learnt term capped at
+ * PID_UNDER_CAP times p (err > 0 there, so the cap shrinks with the error
+ * and is 0 at the aim).  err_integral ends within +-@limit.
+ */
+static void integral_under(const struct pid_params *pp, struct pid_state *s, int64_t err,
+			   int64_t limit)
+{
+	const struct pid_gains *g = &pp->gains;
+	int64_t cap;
+
+	if (!pp->fixes.integral_under_q10 || !s->held_back || err <= 0)
+		return;
+	s->err_integral = clamp64(s->err_integral + err * pp->fixes.integral_under_q10 / FRAC_ONE,
+				  -limit, limit);
+	cap = mul_frac(g->k_pu, err) * PID_UNDER_CAP;
+	if (s->err_integral > 0 && mul_frac(g->k_i, s->err_integral) > cap)
+		s->err_integral = int_to_frac(cap) / g->k_i;
+}
+
+/*
  * Default mode integral: accumulate while err < cutoff and clamp so that
  * |i| <= bound, where the bound leaves room to cancel the feed-forward.
  */
@@ -144,8 +167,10 @@ static int64_t integral_default(const struct pid_params *pp, struct pid_state *s
 	limit = clamp64(int_to_frac(bound) / g->k_i, 0, ERR_INTEGRAL_LIMIT);
 	if (err < int_to_frac(g->integral_cutoff_mc))
 		s->err_integral = clamp64(s->err_integral + err, -limit, limit);
-	else
+	else {
 		s->err_integral = clamp64(s->err_integral, -limit, limit);
+		integral_under(pp, s, err, limit);
+	}
 	return mul_frac(g->k_i, s->err_integral);
 }
 

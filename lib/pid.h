@@ -36,6 +36,9 @@ struct pid_gains {
 	int32_t integral_cutoff_mc;
 };
 
+/* The integral learnt under the aim is at most this many times the P term. */
+#define PID_UNDER_CAP 4
+
 /**
  * struct pid_fixes - the fixes the default mode makes to the kernel's law.
  * @wide_integral_bound: bound |i| by max_power + sustainable_power (so the
@@ -48,6 +51,16 @@ struct pid_gains {
  *	negative integral does not hold the budget down after the temperature
  *	has fallen.  The kernel keeps it until the zone falls below switch-on.
  *	0 = off.
+ * @integral_under_q10: while the zone is under its aim and the previous
+ *	budget held a saturated actor below its maximum (pid_state.held_back),
+ *	integrate the error at this fraction (Q10, 0..1024) of k_i, the term
+ *	learnt that way capped at PID_UNDER_CAP times the proportional term.
+ *	The proportional term holds a zone whose actors need more than the
+ *	sustainable power (a burst on a heatsink not yet warm) under its aim
+ *	by (their power - sustainable) / k_pu: the simulated XU4's bursts
+ *	peaked 0.7 °C under it.  The cap ties the learnt part to the error, so
+ *	it is gone by the time the zone reaches its aim and cannot wind up over
+ *	a slow approach.  The kernel integrates nothing under control.  0 = off.
  * @budget_step_limit_mw: largest change of the budget from one period to the
  *	next, mW. 0 = unbounded.
  * @derivative_filter_ms: time constant of a first-order low-pass filter on the
@@ -82,6 +95,7 @@ struct pid_gains {
 struct pid_fixes {
 	bool wide_integral_bound;
 	uint32_t integral_bleed_q10;
+	uint32_t integral_under_q10;
 	uint32_t budget_step_limit_mw;
 	uint32_t derivative_filter_ms;
 	bool clamp_sustainable_power;
@@ -114,6 +128,9 @@ struct pid_params {
  * @d_filtered: filtered derivative term, Q10 mW (default mode).
  * @prev_budget_mw: budget of the previous period (default mode).
  * @primed: false until the first period after a reset.
+ * @held_back: the previous budget held a saturated actor below its maximum
+ *	(set by the caller once it has divided the budget; see
+ *	pid_fixes.integral_under_q10).
  */
 struct pid_state {
 	int64_t err_integral;
@@ -121,6 +138,7 @@ struct pid_state {
 	int64_t d_filtered;
 	uint32_t prev_budget_mw;
 	bool primed;
+	bool held_back;
 };
 
 /**

@@ -200,6 +200,15 @@ static void zone_cycle_step_wise(struct zone *z)
 	}
 }
 
+/* Whether the grants keep a saturated actor below its maximum power. */
+static bool holds_back(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw)
+			return true;
+	return false;
+}
+
 /* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
 static void zone_cycle_power(struct zone *z)
 {
@@ -219,6 +228,7 @@ static void zone_cycle_power(struct zone *z)
 	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
 				&z->pid_out);
 	divide(z, d);
+	z->pid_state.held_back = holds_back(z);
 }
 
 void zone_cycle(struct zone *z)

@@ -82,6 +82,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
 	assert_true(z->fixes.saturated_request);	/* the default */
+	assert_int_equal(z->fixes.integral_under_q10, 0);	/* the default */
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -205,6 +206,8 @@ static void test_out_of_range(void **unused)
 		     "zones[0].sustainable_power", "out of range");
 	expect_error(ZONE_HEAD "integral_bleed = 1.5;\n" ONE_ACTOR "} );", 2, "zones[0].integral_bleed",
 		     "out of range");
+	expect_error(ZONE_HEAD "integral_under = -0.1;\n" ONE_ACTOR "} );", 2, "zones[0].integral_under",
+		     "out of range");
 	expect_error(ZONE_HEAD "k_i = -1;\n" ONE_ACTOR "} );", 2, "zones[0].k_i", "out of range");
 	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n weight = 65.0; } );\n} );",
 		     3, "zones[0].actors[0].weight", "out of range");
@@ -249,6 +252,10 @@ static void test_control_margin_range(void **unused)
 	assert_int_equal(pa_config_load_string(ZONE_HEAD "saturated_request = false;\n" ONE_ACTOR
 					       "} );", "t.conf", &c, &err), 0);
 	assert_false(c->zones[0].fixes.saturated_request);
+	pa_config_free(c);
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "integral_under = 0.125;\n" ONE_ACTOR
+					       "} );", "t.conf", &c, &err), 0);
+	assert_int_equal(c->zones[0].fixes.integral_under_q10, 128);
 	pa_config_free(c);
 }
 
@@ -324,6 +331,8 @@ static void test_default_mode_keys_with_kernel(void **unused)
 		     3, "zones[0].control_margin", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"kernel\";\nsaturated_request = true;\n" ONE_ACTOR
 		     "} );", 3, "zones[0].saturated_request", "only applies to controller \"default\"");
+	expect_error(ZONE_HEAD "controller = \"step_wise\";\nintegral_under = 0.5;\n" ONE_ACTOR
+		     "} );", 3, "zones[0].integral_under", "only applies to controller \"default\"");
 	expect_error(ZONE_HEAD "controller = \"pi\";\n" ONE_ACTOR "} );", 2, "zones[0].controller",
 		     "not one of: default, kernel, step_wise");
 	expect_error(ZONE_HEAD "division = \"fair\";\n" ONE_ACTOR "} );", 2, "zones[0].division",

@@ -485,6 +485,8 @@ static void test_saturated_demand(void **unused)
 	print_message("saturated A72s at 1608 MHz: granted %u mW\n", e.actors[1]->granted_mw);
 	assert_int_equal(e.actors[1]->granted_mw, 2260);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
+	/* Granted their maximum: nothing saturated is held back (integral_under). */
+	assert_false(e.zones[0].pid_state.held_back);
 	/* saturated_request is the request division's: this zone shows what they use. */
 	assert_int_equal(e.zones[0].request_mw[1], e.actors[1]->req_mw);
 	assert_int_equal(e.actors[1]->req_mw, 2 * 848);
@@ -534,6 +536,8 @@ static long little_state_when_saturated(const char *controller, const char *keys
 		      e.actors[1]->granted_mw);
 	/* The A72s climb to 1608 MHz either way. */
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 1);
+	/* Saturated and held under 1800 MHz: the next period may learn (integral_under). */
+	assert_true(e.zones[0].pid_state.held_back);
 	state = tree_get("/sys/class/thermal/cooling_device0/cur_state");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);

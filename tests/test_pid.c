@@ -297,6 +297,22 @@ static void test_default_wide_integral_bound(void **unused)
 }
 
 /*
+ * The kernel's law, the default mode and the default mode again for the
+ * caller to turn one fix off in, at SP, each with a fresh state.
+ */
+static void setup_three(struct pid_params *kernel, struct pid_params *fixed,
+			struct pid_params *off, struct pid_state *s1, struct pid_state *s2,
+			struct pid_state *s3)
+{
+	setup_params(kernel, PID_MODE_KERNEL, SP);
+	setup_params(fixed, PID_MODE_DEFAULT, SP);
+	*off = *fixed;
+	pid_reset(s1);
+	pid_reset(s2);
+	pid_reset(s3);
+}
+
+/*
  * After an overshoot, the kernel keeps the negative integral once below
  * control (budget 1445 at 84 °C instead of SP + p = 1699).  The bleed unwinds
  * it by a quarter of each positive error: 1024000 / 4 = 256000 per period at
@@ -309,13 +325,8 @@ static void test_default_integral_bleed(void **unused)
 	struct pid_state s1, s2, s3;
 
 	(void)unused;
-	setup_params(&kernel, PID_MODE_KERNEL, SP);
-	setup_params(&fixed, PID_MODE_DEFAULT, SP);
-	off = fixed;
+	setup_three(&kernel, &fixed, &off, &s1, &s2, &s3);
 	off.fixes.integral_bleed_q10 = 0;
-	pid_reset(&s1);
-	pid_reset(&s2);
-	pid_reset(&s3);
 	for (size_t k = 0; k < sizeof(up) / sizeof(up[0]); k++) {
 		uint32_t a = pid_step(&kernel, &s1, CONTROL, up[k], 0, 4000, NULL);
 
@@ -337,6 +348,43 @@ static void test_default_integral_bleed(void **unused)
 	/* 51 more periods leave 0, never a positive integral. */
 	hold(&fixed, &s2, 84000, 51, 0, 4000);
 	assert_int_equal(s2.err_integral, 0);
+}
+
+/*
+ * Held 1 °C under control (err = 1024000 Q10) with a saturated actor held
+ * back, the integral learns an eighth of the error per period: ei 128000,
+ * i = 20 * 128000 >> 10 = 2500 (Q10), budget 1500 + ((204000 + 2500) >> 10)
+ * = 1701 where p alone gives 1699.  The learnt term stops at 4 p:
+ * 4 * (204 * 1024000 >> 10) = 816000, ei = (816000 << 10) / 20 = 41779200
+ * (after 327 periods), budget 1500 + (1020000 >> 10) = 2496.  At 84.5 °C the
+ * cap is 4 * 102000 = 408000: ei 20889600, budget 1500 + (510000 >> 10) = 1998.
+ */
+static void test_default_integral_under(void **unused)
+{
+	struct pid_params kernel, fixed, off;
+	struct pid_state s1, s2, s3;
+
+	(void)unused;
+	setup_three(&kernel, &fixed, &off, &s1, &s2, &s3);
+	assert_int_equal(off.fixes.integral_under_q10, 0);	/* the default */
+	fixed.fixes.integral_under_q10 = 128;
+	/* Nothing held back: nothing learnt. */
+	assert_int_equal(hold(&fixed, &s2, 84000, 50, 0, 4000), 1699);
+	assert_int_equal(s2.err_integral, 0);
+	s1.held_back = s2.held_back = s3.held_back = true;
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1701);
+	assert_int_equal(s2.err_integral, 128000);
+	assert_int_equal(hold(&fixed, &s2, 84000, 400, 0, 4000), 2496);
+	assert_int_equal(s2.err_integral, 41779200);
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84500, 0, 4000, NULL), 1998);
+	assert_int_equal(s2.err_integral, 20889600);
+	/* Off, and the kernel's law: p alone. */
+	assert_int_equal(hold(&off, &s3, 84000, 400, 0, 4000), 1699);
+	assert_int_equal(hold(&kernel, &s1, 84000, 400, 0, 4000), 1699);
+	assert_int_equal(s1.err_integral + s3.err_integral, 0);
+	/* A reset forgets that an actor was held back. */
+	pid_reset(&s2);
+	assert_false(s2.held_back);
 }
 
 /* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
@@ -505,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_default_wide_integral_bound),
 		cmocka_unit_test(test_default_integral_bleed),
+		cmocka_unit_test(test_default_integral_under),
 		cmocka_unit_test(test_default_budget_step_limit),
 		cmocka_unit_test(test_default_derivative_filter),
 		cmocka_unit_test(test_default_clamp_sustainable_power),
