@@ -61,7 +61,7 @@ void pid_default_fixes(struct pid_fixes *fixes)
 {
 	fixes->wide_integral_bound = true;
 	fixes->integral_bleed_q10 = 256;	/* a quarter of the integration rate */
-	fixes->integral_under_q10 = 0;	/* 0.125 wins bursts, grazes control: see conf(5) */
+	fixes->integral_under_q10 = 0;	/* 0.125 wins bursts but grazes control: conf(5) */
 	fixes->budget_step_limit_mw = 0;
 	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
