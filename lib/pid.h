@@ -38,6 +38,8 @@ struct pid_gains {
 
 /* The integral learnt under the aim is at most this many times the P term. */
 #define PID_UNDER_CAP 4
+/* ... and learnt only this many control margins or more under the aim. */
+#define PID_UNDER_BAND 2
 
 /**
  * struct pid_fixes - the fixes the default mode makes to the kernel's law.
@@ -124,6 +126,8 @@ struct pid_params {
 /**
  * struct pid_state - what the controller remembers between periods.
  * @err_integral: sum of integrated errors, Q10 m°C.
+ * @under_integral: the part learnt under the aim, Q10 m°C, >= 0 (default
+ *	mode, pid_fixes.integral_under_q10).
  * @prev_err: error of the previous period, Q10 m°C.
  * @d_filtered: filtered derivative term, Q10 mW (default mode).
  * @prev_budget_mw: budget of the previous period (default mode).
@@ -134,6 +138,7 @@ struct pid_params {
  */
 struct pid_state {
 	int64_t err_integral;
+	int64_t under_integral;
 	int64_t prev_err;
 	int64_t d_filtered;
 	uint32_t prev_budget_mw;

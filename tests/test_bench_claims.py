@@ -80,7 +80,7 @@ class BenchClaims(unittest.TestCase):
         # Burst: step_wise went over and wins; held under control it still
         # wins (99.2 against 99.0 at 0.00 °C).  Ambient step: default runs
         # 0.06 °C over, where step_wise's work is 70.3 + 0.06/0.17 x 0.1 =
-        # 70.3 (to 0.1), under default's 74.0.  Shift: step_wise never went
+        # 70.34 (to 0.01), under default's 74.0.  Shift: step_wise never went
         # over, so its own row is the one at default's overshoot.
         table = HEADER + "".join(row("b", w, r, o, wk) for w, r, o, wk in (
             ("burst", "default/efficiency", 0.00, 99.0), ("burst", "step_wise", 0.11, 99.3),
@@ -93,13 +93,13 @@ class BenchClaims(unittest.TestCase):
         status, v, out = judge(table)
         self.assertEqual(status, 1, out)
         self.assertEqual(v[("default-vs-step_wise/equal", "b burst efficiency")], "fails")
-        self.assertIn("step_wise/equal 0.00 °C over, 99.2 % work", out)
+        self.assertIn("step_wise/equal 0.00 °C over, 99.20 % work", out)
         self.assertEqual(v[("default-vs-step_wise", "b ambient-step efficiency")], "holds")
         self.assertEqual(v[("default-vs-step_wise/equal", "b ambient-step efficiency")],
                          "holds")
-        self.assertIn("step_wise/equal 0.06 °C over, 70.3 % work", out)
+        self.assertIn("step_wise/equal 0.06 °C over, 70.34 % work", out)
         # The kernel's law is over step_wise's own overshoot: its own row.
-        self.assertIn("kernel 0.39 °C over, 73.4 % work; step_wise/equal 0.17 °C over", out)
+        self.assertIn("kernel 0.39 °C over, 73.40 % work; step_wise/equal 0.17 °C over", out)
         self.assertEqual(v[("default-vs-step_wise/equal", "b shift efficiency")], "fails")
         self.assertIn("default-vs-step_wise/equal holds 1, tie 0, fails 2", out)
         # Without step_wise/under rows there is no such claim.

@@ -82,7 +82,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
 	assert_true(z->fixes.saturated_request);	/* the default */
-	assert_int_equal(z->fixes.integral_under_q10, 0);	/* the default */
+	assert_int_equal(z->fixes.integral_under_q10, 128);	/* the default */
 
 	assert_int_equal(z->n_actors, 5);
 	assert_int_equal(z->actors[0].kind, ACTOR_CPUFREQ);
@@ -253,9 +253,9 @@ static void test_control_margin_range(void **unused)
 					       "} );", "t.conf", &c, &err), 0);
 	assert_false(c->zones[0].fixes.saturated_request);
 	pa_config_free(c);
-	assert_int_equal(pa_config_load_string(ZONE_HEAD "integral_under = 0.125;\n" ONE_ACTOR
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "integral_under = 0.25;\n" ONE_ACTOR
 					       "} );", "t.conf", &c, &err), 0);
-	assert_int_equal(c->zones[0].fixes.integral_under_q10, 128);
+	assert_int_equal(c->zones[0].fixes.integral_under_q10, 256);
 	pa_config_free(c);
 }
 

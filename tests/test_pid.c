@@ -352,12 +352,13 @@ static void test_default_integral_bleed(void **unused)
 
 /*
  * Held 1 °C under control (err = 1024000 Q10) with a saturated actor held
- * back, the integral learns an eighth of the error per period: ei 128000,
+ * back, the integral learns an eighth of the error per period: ui 128000,
  * i = 20 * 128000 >> 10 = 2500 (Q10), budget 1500 + ((204000 + 2500) >> 10)
  * = 1701 where p alone gives 1699.  The learnt term stops at 4 p:
- * 4 * (204 * 1024000 >> 10) = 816000, ei = (816000 << 10) / 20 = 41779200
+ * 4 * (204 * 1024000 >> 10) = 816000, ui = (816000 << 10) / 20 = 41779200
  * (after 327 periods), budget 1500 + (1020000 >> 10) = 2496.  At 84.5 °C the
- * cap is 4 * 102000 = 408000: ei 20889600, budget 1500 + (510000 >> 10) = 1998.
+ * cap is 4 * 102000 = 408000, held back or not: ui 20889600, budget
+ * 1500 + (510000 >> 10) = 1998.  At the aim nothing learnt is left.
  */
 static void test_default_integral_under(void **unused)
 {
@@ -366,25 +367,58 @@ static void test_default_integral_under(void **unused)
 
 	(void)unused;
 	setup_three(&kernel, &fixed, &off, &s1, &s2, &s3);
-	assert_int_equal(off.fixes.integral_under_q10, 0);	/* the default */
-	fixed.fixes.integral_under_q10 = 128;
+	assert_int_equal(fixed.fixes.integral_under_q10, 128);	/* the default */
+	off.fixes.integral_under_q10 = 0;
 	/* Nothing held back: nothing learnt. */
 	assert_int_equal(hold(&fixed, &s2, 84000, 50, 0, 4000), 1699);
-	assert_int_equal(s2.err_integral, 0);
+	assert_int_equal(s2.under_integral + s2.err_integral, 0);
 	s1.held_back = s2.held_back = s3.held_back = true;
 	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1701);
-	assert_int_equal(s2.err_integral, 128000);
+	assert_int_equal(s2.under_integral, 128000);
 	assert_int_equal(hold(&fixed, &s2, 84000, 400, 0, 4000), 2496);
-	assert_int_equal(s2.err_integral, 41779200);
+	assert_int_equal(s2.under_integral, 41779200);
+	assert_int_equal(s2.err_integral, 0);	/* the kernel's integral untouched */
+	s2.held_back = false;
 	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84500, 0, 4000, NULL), 1998);
-	assert_int_equal(s2.err_integral, 20889600);
+	assert_int_equal(s2.under_integral, 20889600);
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 85000, 0, 4000, NULL), 1500);
+	assert_int_equal(s2.under_integral, 0);
 	/* Off, and the kernel's law: p alone. */
 	assert_int_equal(hold(&off, &s3, 84000, 400, 0, 4000), 1699);
 	assert_int_equal(hold(&kernel, &s1, 84000, 400, 0, 4000), 1699);
-	assert_int_equal(s1.err_integral + s3.err_integral, 0);
-	/* A reset forgets that an actor was held back. */
+	assert_int_equal(s1.err_integral + s3.err_integral + s3.under_integral, 0);
+	/* A reset forgets what was learnt and that an actor was held back. */
+	s2.under_integral = 1;
+	s2.held_back = true;
 	pid_reset(&s2);
 	assert_false(s2.held_back);
+	assert_int_equal(s2.under_integral, 0);
+}
+
+/*
+ * With the default 50 m°C margin the aim is 84950 and learning starts two
+ * margins under it.  At 84000 (err 950 m°C) p = 204 * 972800 >> 10 = 193800
+ * and 850 m°C is beyond the band: ui += 870400 / 8 = 108800, i = 2125,
+ * budget 1500 + (195925 >> 10) = 1691 (1689 from p alone).  At 84850 (the
+ * band's edge) what was learnt is dropped: p = 204 * 102400 >> 10 = 20400,
+ * budget 1519.  Inside the band, held back or not, nothing is learnt.
+ */
+static void test_default_integral_under_band(void **unused)
+{
+	struct pid_params pp;
+	struct pid_state st;
+
+	(void)unused;
+	setup_params(&pp, PID_MODE_DEFAULT, SP);
+	pp.fixes.control_margin_mc = 50;
+	pid_reset(&st);
+	st.held_back = true;
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 84000, 0, 4000, NULL), 1691);
+	assert_int_equal(st.under_integral, 108800);
+	assert_int_equal(pid_step(&pp, &st, CONTROL, 84850, 0, 4000, NULL), 1519);
+	assert_int_equal(st.under_integral, 0);
+	assert_int_equal(hold(&pp, &st, 84870, 100, 0, 4000), 1515);
+	assert_int_equal(st.under_integral, 0);
 }
 
 /* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
@@ -554,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_default_wide_integral_bound),
 		cmocka_unit_test(test_default_integral_bleed),
 		cmocka_unit_test(test_default_integral_under),
+		cmocka_unit_test(test_default_integral_under_band),
 		cmocka_unit_test(test_default_budget_step_limit),
 		cmocka_unit_test(test_default_derivative_filter),
 		cmocka_unit_test(test_default_clamp_sustainable_power),

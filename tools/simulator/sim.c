@@ -255,7 +255,7 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	printf("  time above control         %6.1f s\n", s->above_s);
 	printf("  mean |error|, second half  %6.2f °C\n",
 	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
-	printf("  work delivered             %6.1f %% of demanded\n",
+	printf("  work delivered             %6.2f %% of demanded\n",
 	       pl->work_demanded > 0 ? 100 * pl->work_done / pl->work_demanded : 100);
 	printf("  work, second half          %6.1f %% of the physical limit\n",
 	       s->settled_limit > 0 ? 100 * s->settled_work / s->settled_limit : 100);
