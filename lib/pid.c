@@ -148,8 +148,9 @@ static int64_t under_error(const struct pid_fixes *f, int64_t err)
  * its own every period, held back or not, at PID_UNDER_CAP times p on that
  * error: the cap shrinks as the zone warms and is 0 from the band's edge
  * up, so nothing learnt on the way up is left to carry the zone over
- * control.  (Capped only while learning, in err_integral, it was: the zone
- * crossed the aim with 480 mW learnt and grazed control by 0.01-0.04 °C.)
+ * control.  (Kept in err_integral and capped only while learning, it was:
+ * the RK3399 crossed its aim with 480 mW learnt and grazed control by
+ * 0.01-0.04 °C.)
  */
 static int64_t integral_under(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
@@ -186,7 +187,7 @@ static int64_t integral_default(const struct pid_params *pp, struct pid_state *s
 
 	integral_bleed(&pp->fixes, s, err);
 	if (!pp->fixes.wide_integral_bound)
-		return integral_kernel(g, s, err, max_power_mw);
+		return integral_kernel(g, s, err, max_power_mw) + integral_under(pp, s, err);
 	if (g->k_i <= 0)
 		return 0;
 	bound = int_to_frac((int64_t)max_power_mw + sp_mw);

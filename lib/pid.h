@@ -53,16 +53,18 @@ struct pid_gains {
  *	negative integral does not hold the budget down after the temperature
  *	has fallen.  The kernel keeps it until the zone falls below switch-on.
  *	0 = off.
- * @integral_under_q10: while the zone is under its aim and the previous
- *	budget held a saturated actor below its maximum (pid_state.held_back),
- *	integrate the error at this fraction (Q10, 0..1024) of k_i, the term
- *	learnt that way capped at PID_UNDER_CAP times the proportional term.
- *	The proportional term holds a zone whose actors need more than the
- *	sustainable power (a burst on a heatsink not yet warm) under its aim
- *	by (their power - sustainable) / k_pu: the simulated XU4's bursts
- *	peaked 0.7 °C under it.  The cap ties the learnt part to the error, so
- *	it is gone by the time the zone reaches its aim and cannot wind up over
- *	a slow approach.  The kernel integrates nothing under control.  0 = off.
+ * @integral_under_q10: while the zone is more than PID_UNDER_BAND control
+ *	margins under its aim and the previous budget held a saturated actor
+ *	below its maximum (pid_state.held_back), integrate the error beyond
+ *	that band at this fraction (Q10, 0..1024) of k_i, into its own term
+ *	(pid_state.under_integral) capped every period at PID_UNDER_CAP times
+ *	the proportional term on that error.  The proportional term holds a
+ *	zone whose actors need more than the sustainable power (a burst on a
+ *	heatsink not yet warm) under its aim by (their power - sustainable) /
+ *	k_pu: the simulated XU4's bursts peaked 0.7 °C under it.  The cap ties
+ *	the learnt part to the error, so it is gone at the band's edge and
+ *	cannot wind up over a slow approach; the band leaves the OPP ripple
+ *	alone.  The kernel integrates nothing under control.  0 = off.
  * @budget_step_limit_mw: largest change of the budget from one period to the
  *	next, mW. 0 = unbounded.
  * @derivative_filter_ms: time constant of a first-order low-pass filter on the

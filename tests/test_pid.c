@@ -393,6 +393,11 @@ static void test_default_integral_under(void **unused)
 	pid_reset(&s2);
 	assert_false(s2.held_back);
 	assert_int_equal(s2.under_integral, 0);
+	/* It learns with the kernel's integral bound too. */
+	fixed.fixes.wide_integral_bound = false;
+	s2.held_back = true;
+	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1701);
+	assert_int_equal(s2.under_integral, 128000);
 }
 
 /*
