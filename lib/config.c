@@ -116,11 +116,22 @@ static int parse_gains(struct parse_ctx *ctx, const config_setting_t *g, const c
 	return 0;
 }
 
+/* A key 0..1, stored Q10 (0..1024) in @q10 when present; unchanged when absent. */
+static int get_fraction_q10(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+			    const char *key, uint32_t *q10)
+{
+	double fraction;
+	int r = cfg_get_float(ctx, g, prefix, key, 0.0, 1.0, &fraction);
+
+	if (r > 0)
+		*q10 = (uint32_t)lround(fraction * 1024.0);
+	return r;
+}
+
 static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		       struct zone_config *z)
 {
 	struct pid_fixes *f = &z->fixes;
-	double fraction;
 	int64_t v;
 	int r;
 
@@ -139,14 +150,9 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
 		return r;
-	if ((r = cfg_get_float(ctx, g, prefix, "integral_bleed", 0.0, 1.0, &fraction)) < 0)
+	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
+	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)
 		return r;
-	if (r)
-		f->integral_bleed_q10 = (uint32_t)lround(fraction * 1024.0);
-	if ((r = cfg_get_float(ctx, g, prefix, "integral_under", 0.0, 1.0, &fraction)) < 0)
-		return r;
-	if (r)
-		f->integral_under_q10 = (uint32_t)lround(fraction * 1024.0);
 	if ((r = cfg_get_int(ctx, g, prefix, "budget_step_limit", 0, POWER_MAX_MW, &v)) < 0)
 		return r;
 	if (r)
