@@ -107,6 +107,36 @@ class BenchClaims(unittest.TestCase):
                         row("b", "burst", "step_wise", 0.13, 99.3))
         self.assertNotIn(("default-vs-step_wise/equal", "b burst efficiency"), v)
 
+    def test_step_wise_raised_to_equal_overshoot(self):
+        # The kernel's law runs 0.39 °C over, past step_wise's 0.17: against
+        # step_wise raised to 0.42 °C its work is read on the line between
+        # the two, 70.4 + (0.22 / 0.25) x 1.6 = 71.81, under the kernel's
+        # 73.4.  Request division: 0.50 °C is past every step_wise run, so
+        # it is judged against the highest and fails on overshoot.
+        table = HEADER + "".join(row("b", "ambient-step", r, o, wk) for r, o, wk in (
+            ("kernel/efficiency", 0.39, 73.4), ("kernel/request", 0.50, 80.0),
+            ("default/efficiency", 0.06, 74.0), ("step_wise", 0.17, 70.4),
+            ("step_wise/under", 0.00, 70.3), ("step_wise/over", 0.42, 72.0)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(v[("kernel-vs-step_wise", "b ambient-step efficiency")], "fails")
+        self.assertEqual(v[("kernel-vs-step_wise/equal", "b ambient-step efficiency")],
+                         "holds")
+        self.assertIn("kernel 0.39 °C over, 73.40 % work; step_wise/equal 0.39 °C over, "
+                      "71.81 % work", out)
+        self.assertEqual(v[("kernel-vs-step_wise/equal", "b ambient-step request")], "fails")
+        self.assertIn("kernel 0.50 °C over, 80.00 % work; step_wise/equal 0.42 °C over, "
+                      "72.00 % work", out)
+        # Under step_wise's own overshoot the under row still counts.
+        self.assertIn("default 0.06 °C over, 74.00 % work; step_wise/equal 0.06 °C over, "
+                      "70.34 % work", out)
+        # An over row alone is enough for the /equal claims (98.75 at 0.2).
+        _, v, out = judge(HEADER + row("b", "burst", "kernel/efficiency", 0.2, 99.0) +
+                        row("b", "burst", "step_wise", 0.1, 98.0) +
+                        row("b", "burst", "step_wise/over", 0.3, 99.5))
+        self.assertEqual(v[("kernel-vs-step_wise/equal", "b burst efficiency")], "holds")
+        self.assertIn("step_wise/equal 0.20 °C over, 98.75 % work", out)
+
     def test_not_a_table(self):
         status, _, _ = judge("summary: nothing here\n")
         self.assertEqual(status, 2)

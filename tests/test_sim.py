@@ -24,7 +24,8 @@ SIMULATOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 
 
 def simulate(workload, controller="default", duration=60, fault=None, board=None,
-             division=None, sim=None, zone_keys=None, trip_below_mc=None):
+             division=None, sim=None, zone_keys=None, trip_below_mc=None,
+             trip_above_mc=None):
     sim = sim or (os.path.join(SIMULATOR_DIR, board + ".sim") if board else None)
     out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", str(duration),
                           "--workload", workload, "--controller", controller] +
@@ -32,7 +33,8 @@ def simulate(workload, controller="default", duration=60, fault=None, board=None
                          (["--sim", sim] if sim else []) +
                          (["--division", division] if division else []) +
                          (["--zone-keys", zone_keys] if zone_keys else []) +
-                         (["--trip-below", str(trip_below_mc)] if trip_below_mc else []),
+                         (["--trip-below", str(trip_below_mc)] if trip_below_mc else []) +
+                         (["--trip-above", str(trip_above_mc)] if trip_above_mc else []),
                          capture_output=True, text=True, timeout=120)
     summary = {}
     for key, pattern in (("max", r"maximum temperature\s+([\d.]+)"),
@@ -102,20 +104,37 @@ class ClosedLoop(unittest.TestCase):
     def test_kernel_controller(self):
         self.check(simulate("steady", controller="kernel"), 1.5)
 
-    def test_step_wise_trip_below(self):
-        """--trip-below moves the daemon's trip, not the yardstick: step_wise
-        acting 1 °C under control peaks 1 °C lower, and the overshoot
-        and error are still measured against control (74.13 against 75.13 °C
-        peak, 0.98 against 0.03 °C mean error, in 60 s measured)."""
+    def test_step_wise_trip_moved(self):
+        """--trip-below and --trip-above move the daemon's trip, not the
+        yardstick: step_wise acting 1 °C under control peaks about 1 °C lower
+        (74.13 against 75.13 °C, 0.98 against 0.03 °C mean error, in 60 s
+        measured) and, 1 °C over it, about 1 °C higher (76.13 °C, 0.99 °C
+        mean error), with the overshoot and error still measured against
+        control."""
         at_trip = simulate("steady", controller="step_wise")
         under = simulate("steady", controller="step_wise", trip_below_mc=1000)
-        for s in (at_trip, under):
+        over = simulate("steady", controller="step_wise", trip_above_mc=1000)
+        for s in (at_trip, under, over):
             self.assertEqual(s["returncode"], 0, s["output"])
             self.assertTrue(s["restored"], s["output"])
         self.assertIn("the daemon's control        74.00", under["output"])
         self.assertLess(under["max"], at_trip["max"] - 0.7, under["output"])
         self.assertEqual(under["overshoot"], 0.0, under["output"])
         self.assertGreater(under["error"], at_trip["error"] + 0.5, under["output"])
+        self.assertIn("the daemon's control        76.00", over["output"])
+        self.assertGreater(over["max"], at_trip["max"] + 0.7, over["output"])
+        self.assertGreater(over["overshoot"], 0.7, over["output"])
+        self.assertGreater(over["error"], at_trip["error"] + 0.5, over["output"])
+
+    def test_trip_offset_refused(self):
+        """A second trip option is an error, not a silent replacement, and so
+        is a value out of 0-5000 m°C."""
+        for args in (["--trip-below", "100", "--trip-above", "100"], ["--trip-above", "-5"],
+                     ["--trip-below", "5001"], ["--trip-above", "1x"]):
+            out = subprocess.run([SIM, "--quiet", "--duration", "1"] + args,
+                                 capture_output=True, text=True, timeout=30)
+            self.assertNotEqual(out.returncode, 0, args)
+            self.assertIn("--trip-", out.stderr, args)
 
 
 class OtherBoards(unittest.TestCase):

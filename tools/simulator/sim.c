@@ -29,7 +29,7 @@ struct sim_options {
 	const char *controller;
 	const char *division;
 	const char *zone_keys;
-	int trip_below_mc;
+	int trip_offset_mc;	/* the daemon's control minus the description's */
 	const char *powerallocd;
 	enum sim_fault fault;
 	int quiet;
@@ -62,6 +62,7 @@ static void usage(FILE *out)
 		"                          5000) under the description's; overshoot, time\n"
 		"                          above and error stay measured against the\n"
 		"                          description's (default 0)\n"
+		"  -T, --trip-above MC     the same, MC m°C over the description's\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
@@ -69,6 +70,28 @@ static void usage(FILE *out)
 		"                          sigkill (then powerallocd --restore; the run ends)\n"
 		"  -q, --quiet             only the summary\n"
 		"  -h, --help\n");
+}
+
+/*
+ * --trip-below / --trip-above: @text m°C (0 to 5000) in the direction @sign;
+ * the two options set the same offset, so a second one is refused rather
+ * than silently replacing the first.
+ */
+static int parse_trip_offset(const char *option, const char *text, int sign, int *offset_mc)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (end == text || *end || v < 0 || v > 5000) {
+		fprintf(stderr, "%s: m°C from 0 to 5000, not \"%s\"\n", option, text);
+		return -1;
+	}
+	if (*offset_mc) {
+		fprintf(stderr, "%s: the daemon's control temperature is already moved\n", option);
+		return -1;
+	}
+	*offset_mc = sign * (int)v;
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct sim_options *o)
@@ -82,6 +105,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		{ "division", required_argument, NULL, 'D' },
 		{ "zone-keys", required_argument, NULL, 'k' },
 		{ "trip-below", required_argument, NULL, 't' },
+		{ "trip-above", required_argument, NULL, 'T' },
 		{ "powerallocd", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fault", required_argument, NULL, 'f' },
@@ -90,7 +114,7 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:p:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:T:p:f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->description = optarg; break;
 		case 'w':
@@ -104,17 +128,12 @@ static int parse_options(int argc, char **argv, struct sim_options *o)
 		case 'c': o->controller = optarg; break;
 		case 'D': o->division = optarg; break;
 		case 'k': o->zone_keys = optarg; break;
-		case 't': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || v < 0 || v > 5000) {
-				fprintf(stderr, "--trip-below: m°C from 0 to 5000, not \"%s\"\n", optarg);
+		case 't':
+		case 'T':
+			if (parse_trip_offset(c == 'T' ? "--trip-above" : "--trip-below", optarg,
+					      c == 'T' ? 1 : -1, &o->trip_offset_mc) < 0)
 				return -1;
-			}
-			o->trip_below_mc = (int)v;
 			break;
-		}
 		case 'p': o->powerallocd = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'f':
@@ -247,9 +266,9 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	       workload_name(o->workload), o->controller, o->division, pl->t_s, o->speed,
 	       o->fault ? ", fault " : "", o->fault ? sim_fault_name(o->fault) : "");
 	printf("  control temperature        %6.2f °C\n", sim->control_c);
-	if (o->trip_below_mc)
+	if (o->trip_offset_mc)
 		printf("  the daemon's control       %6.2f °C\n",
-		       sim->control_c - o->trip_below_mc / 1000.0);
+		       sim->control_c + o->trip_offset_mc / 1000.0);
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
 	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
 	printf("  time above control         %6.1f s\n", s->above_s);
@@ -285,7 +304,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
 	set = (struct sim_settings){ .controller = o.controller, .division = o.division,
-				     .zone_keys = o.zone_keys, .trip_below_mc = o.trip_below_mc,
+				     .zone_keys = o.zone_keys, .trip_offset_mc = o.trip_offset_mc,
 				     .speed = o.speed,
 				     .powerallocd = o.powerallocd };
 	if (sim_setup(&sim, o.description, &set) < 0)

@@ -161,7 +161,7 @@ static int build_tree(const struct sim *sim)
 /*
  * The daemon's config: one zone with every domain as an actor, the
  * sustainable power the thermal model actually has at the daemon's control
- * temperature (the description's, or --trip-below under it),
+ * temperature (the description's, or moved by --trip-below or --trip-above),
  * and the period scaled by the speed.
  */
 static int write_config(const struct sim *sim, const struct sim_settings *set)
@@ -169,7 +169,7 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 	double speed = set->speed;
 	const struct thermal_params *t = &sim->thermal;
 	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
-	int control_mc = (int)(sim->control_c * 1000) - set->trip_below_mc;
+	int control_mc = (int)(sim->control_c * 1000) + set->trip_offset_mc;
 	double sp_w = (control_mc / 1000.0 - t->ambient_c) / r_total - t->static_power_w;
 	char path[512];
 	FILE *f;

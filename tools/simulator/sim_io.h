@@ -84,8 +84,9 @@ void sim_apply_fault(struct sim *sim, double t_s);
  * struct sim_settings - how the daemon is run.
  * @controller, @division: the zone's controller and division.
  * @zone_keys: more keys for the zone, config syntax ("k_po = 300;"), or NULL.
- * @trip_below_mc: the daemon's control temperature is this far under the
- *	description's, m°C (the plant and the measurements keep the description's).
+ * @trip_offset_mc: the daemon's control temperature minus the description's,
+ *	m°C, negative under it (the plant and the measurements keep the
+ *	description's).
  * @speed: simulated seconds per real second (the period is scaled by it).
  * @powerallocd: the daemon's path.
  */
@@ -93,7 +94,7 @@ struct sim_settings {
 	const char *controller;
 	const char *division;
 	const char *zone_keys;
-	int trip_below_mc;
+	int trip_offset_mc;
 	double speed;
 	const char *powerallocd;
 };
