@@ -12,9 +12,9 @@ HEADER = ("board          workload      controller/division  overshoot above (s)
           "  work % of limit %  spread\n")
 
 
-def row(board, workload, run, overshoot, work):
-    return "%-14s %-13s %-20s %9.2f %9.1f %8.2f %7.1f %10.1f %7.1f\n" % (
-        board, workload, run, overshoot, 1.0 if overshoot else 0.0, 0.5, work, 90.0, 0.0)
+def row(board, workload, run, overshoot, work, spread=0.0):
+    return "%-14s %-13s %-20s %9.2f %9.1f %8.2f %7.2f %10.1f %7.2f\n" % (
+        board, workload, run, overshoot, 1.0 if overshoot else 0.0, 0.5, work, 90.0, spread)
 
 
 def judge(table):
@@ -136,6 +136,43 @@ class BenchClaims(unittest.TestCase):
                         row("b", "burst", "step_wise/over", 0.3, 99.5))
         self.assertEqual(v[("kernel-vs-step_wise/equal", "b burst efficiency")], "holds")
         self.assertIn("step_wise/equal 0.20 °C over, 98.75 % work", out)
+
+    def test_differences_inside_the_spread_are_ties(self):
+        # Three runs per cell: default 96.59 (spread 0.05) against step_wise
+        # 96.62 (0.02) is inside the spread, a tie; the kernel's 96.00
+        # (0.10) is 0.62 under, a failure.  default-vs-kernel: 0.59 more,
+        # outside 0.10, holds.  Burst: default 0.04 under the kernel, inside
+        # its spread of 0.06: a tie, not a loss; at 0.00 °C step_wise/equal
+        # is the under run (99.19, spread 0.03): 0.07 more, holds.  The
+        # kernel's 0.06 °C reads step_wise on the line, 99.24, with the
+        # larger spread of its two runs, 0.08: 0.06 more is a tie.
+        table = HEADER + "".join(row("b", w, r, o, wk, sp) for w, r, o, wk, sp in (
+            ("shift", "default/efficiency", 0.00, 96.59, 0.05),
+            ("shift", "kernel/efficiency", 0.00, 96.00, 0.10),
+            ("shift", "step_wise", 0.00, 96.62, 0.02),
+            ("burst", "default/efficiency", 0.00, 99.26, 0.06),
+            ("burst", "kernel/efficiency", 0.06, 99.30, 0.01),
+            ("burst", "step_wise", 0.12, 99.29, 0.08),
+            ("burst", "step_wise/under", 0.00, 99.19, 0.03)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(v[("default-vs-step_wise", "b shift efficiency")], "tie")
+        self.assertIn("default 0.00 °C over, 96.59 % work (spread 0.05); step_wise 0.00 "
+                      "°C over, 96.62 % work (spread 0.02)", out)
+        self.assertEqual(v[("kernel-vs-step_wise", "b shift efficiency")], "fails")
+        self.assertEqual(v[("default-vs-kernel", "b shift efficiency")], "holds")
+        self.assertEqual(v[("default-vs-kernel", "b burst efficiency")], "tie")
+        self.assertEqual(v[("default-vs-step_wise/equal", "b burst efficiency")], "holds")
+        self.assertIn("step_wise/equal 0.00 °C over, 99.19 % work (spread 0.03)", out)
+        self.assertEqual(v[("kernel-vs-step_wise/equal", "b burst efficiency")], "tie")
+        self.assertIn("step_wise/equal 0.06 °C over, 99.24 % work (spread 0.08)", out)
+        # Just outside the spread the verdict is the difference's.
+        _, v, _ = judge(HEADER + row("b", "shift", "default/efficiency", 0.0, 96.70, 0.05) +
+                        row("b", "shift", "kernel/efficiency", 0.0, 96.64, 0.05) +
+                        row("b", "shift", "step_wise", 0.0, 96.76, 0.05))
+        self.assertEqual(v[("default-vs-kernel", "b shift efficiency")], "holds")
+        self.assertEqual(v[("default-vs-step_wise", "b shift efficiency")], "fails")
+        self.assertEqual(v[("kernel-vs-step_wise", "b shift efficiency")], "fails")
 
     def test_not_a_table(self):
         status, _, _ = judge("summary: nothing here\n")
