@@ -174,6 +174,18 @@ class BenchClaims(unittest.TestCase):
         self.assertEqual(v[("default-vs-step_wise", "b shift efficiency")], "fails")
         self.assertEqual(v[("kernel-vs-step_wise", "b shift efficiency")], "fails")
 
+    def test_table_without_spread_column(self):
+        # Tables printed before the spread column: judged as one run each.
+        table = HEADER + "".join(
+            "%-14s %-13s %-20s %9.2f %9.1f %8.2f %7.2f %10.1f\n" % ("b", "steady", r, o, 0.0,
+                                                                   0.5, w, 90.0)
+            for r, o, w in (("kernel/request", 0.0, 80.0), ("default/request", 0.0, 80.05),
+                            ("step_wise", 0.1, 80.1)))
+        status, v, out = judge(table)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(v[("default-vs-kernel", "b steady request")], "holds")
+        self.assertEqual(v[("default-vs-step_wise", "b steady request")], "fails")
+
     def test_not_a_table(self):
         status, _, _ = judge("summary: nothing here\n")
         self.assertEqual(status, 2)
