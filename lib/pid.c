@@ -176,18 +176,14 @@ static int64_t integral_under(const struct pid_params *pp, struct pid_state *s, 
 }
 
 /*
- * Default mode integral: accumulate while err < cutoff and clamp so that
+ * The wide bound: accumulate while err < cutoff and clamp so that
  * |i| <= bound, where the bound leaves room to cancel the feed-forward.
  */
-static int64_t integral_default(const struct pid_params *pp, struct pid_state *s,
-				int64_t err, uint32_t sp_mw, uint32_t max_power_mw)
+static int64_t integral_wide(const struct pid_gains *g, struct pid_state *s, int64_t err,
+			     uint32_t sp_mw, uint32_t max_power_mw)
 {
-	const struct pid_gains *g = &pp->gains;
 	int64_t bound, limit;
 
-	integral_bleed(&pp->fixes, s, err);
-	if (!pp->fixes.wide_integral_bound)
-		return integral_kernel(g, s, err, max_power_mw) + integral_under(pp, s, err);
 	if (g->k_i <= 0)
 		return 0;
 	bound = int_to_frac((int64_t)max_power_mw + sp_mw);
@@ -197,7 +193,24 @@ static int64_t integral_default(const struct pid_params *pp, struct pid_state *s
 		s->err_integral = clamp64(s->err_integral + err, -limit, limit);
 	else
 		s->err_integral = clamp64(s->err_integral, -limit, limit);
-	return mul_frac(g->k_i, s->err_integral) + integral_under(pp, s, err);
+	return mul_frac(g->k_i, s->err_integral);
+}
+
+/*
+ * Default mode integral: the bled integral under the wide bound (or the
+ * kernel's), plus what integral_under learnt, under either bound.
+ */
+static int64_t integral_default(const struct pid_params *pp, struct pid_state *s,
+				int64_t err, uint32_t sp_mw, uint32_t max_power_mw)
+{
+	int64_t i;
+
+	integral_bleed(&pp->fixes, s, err);
+	if (pp->fixes.wide_integral_bound)
+		i = integral_wide(&pp->gains, s, err, sp_mw, max_power_mw);
+	else
+		i = integral_kernel(&pp->gains, s, err, max_power_mw);
+	return i + integral_under(pp, s, err);
 }
 
 /*
