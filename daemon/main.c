@@ -74,7 +74,14 @@ static const char *default_state_path(void)
 enum command { RUN, CHECK_CONFIG, RESTORE };
 enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS };
 
-int main(int argc, char **argv)
+/* Keep parsing: parse_args() returns an exit status only when it is done. */
+#define PARSED (-1)
+
+/*
+ * Fill @opts and @command from the command line.  Return: PARSED, or the
+ * exit status for --help, --version and usage errors (said on stderr).
+ */
+static int parse_args(int argc, char **argv, struct options *opts, enum command *command)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -89,40 +96,37 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct options opts = { .config_path = DEFAULT_CONFIG, .log_level = -1,
-				.log_target = LOG_TARGET_AUTO, .bus = "system" };
-	enum command command = RUN;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:l:t:Vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': opts.config_path = optarg; opts.config_given = true; break;
+		case 'c': opts->config_path = optarg; opts->config_given = true; break;
 		case 'l':
-			if ((opts.log_level = parse_level(optarg)) < 0) {
+			if ((opts->log_level = parse_level(optarg)) < 0) {
 				fprintf(stderr, "powerallocd: --log-level: \"%s\" is not one of err, "
 					"warning, notice, info, debug\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_LOG_TARGET:
-			if (parse_target(optarg, &opts.log_target) < 0) {
+			if (parse_target(optarg, &opts->log_target) < 0) {
 				fprintf(stderr, "powerallocd: --log-target: \"%s\" is not one of auto, "
 					"journal, stderr\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 't': opts.trace_path = optarg; break;
-		case OPT_STATE_FILE: opts.state_path = optarg; break;
+		case 't': opts->trace_path = optarg; break;
+		case OPT_STATE_FILE: opts->state_path = optarg; break;
 		case OPT_BUS:
 			if (strcmp(optarg, "system") && strcmp(optarg, "session") && strcmp(optarg, "none")) {
 				fprintf(stderr, "powerallocd: --bus: \"%s\" is not one of system, "
 					"session, none\n", optarg);
 				return EXIT_USAGE;
 			}
-			opts.bus = optarg;
+			opts->bus = optarg;
 			break;
-		case OPT_CHECK_CONFIG: command = CHECK_CONFIG; break;
-		case OPT_RESTORE: command = RESTORE; break;
+		case OPT_CHECK_CONFIG: *command = CHECK_CONFIG; break;
+		case OPT_RESTORE: *command = RESTORE; break;
 		case 'V': printf("powerallocd %s\n", PACKAGE_VERSION); return EXIT_OK;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -132,6 +136,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "powerallocd: unexpected argument \"%s\"\n", argv[optind]);
 		return EXIT_USAGE;
 	}
+	return PARSED;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts = { .config_path = DEFAULT_CONFIG, .log_level = -1,
+				.log_target = LOG_TARGET_AUTO, .bus = "system" };
+	enum command command = RUN;
+	int r = parse_args(argc, argv, &opts, &command);
+
+	if (r != PARSED)
+		return r;
 	if (!opts.state_path)
 		opts.state_path = default_state_path();
 	if (command == CHECK_CONFIG)
