@@ -37,27 +37,19 @@ static void usage(FILE *out)
 		"See powerallocd(8) and powerallocd.conf(5).\n");
 }
 
-static int parse_level(const char *s)
+/*
+ * The index of @value in the NULL-terminated @names, or -1 after telling
+ * stderr which values @option takes.
+ */
+static int one_of(const char *option, const char *value, const char *const *names)
 {
-	static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
-
-	for (int i = 0; i < 5; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i + 3;
+	for (int i = 0; names[i]; i++)
+		if (strcmp(value, names[i]) == 0)
+			return i;
+	fprintf(stderr, "powerallocd: %s: \"%s\" is not one of ", option, value);
+	for (int i = 0; names[i]; i++)
+		fprintf(stderr, "%s%s", names[i], names[i + 1] ? ", " : "\n");
 	return -1;
-}
-
-static int parse_target(const char *s, enum log_target *t)
-{
-	if (strcmp(s, "auto") == 0)
-		*t = LOG_TARGET_AUTO;
-	else if (strcmp(s, "journal") == 0)
-		*t = LOG_TARGET_JOURNAL;
-	else if (strcmp(s, "stderr") == 0)
-		*t = LOG_TARGET_STDERR;
-	else
-		return -1;
-	return 0;
 }
 
 static const char *default_state_path(void)
@@ -96,34 +88,32 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	static const char *const levels[] = { "err", "warning", "notice", "info", "debug", NULL };
+	static const char *const targets[] = { "auto", "journal", "stderr", NULL };
+	static const char *const buses[] = { "system", "session", "none", NULL };
+	int c, i;
 
 	while ((c = getopt_long(argc, argv, "c:l:t:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opts->config_path = optarg; opts->config_given = true; break;
 		case 'l':
-			if ((opts->log_level = parse_level(optarg)) < 0) {
-				fprintf(stderr, "powerallocd: --log-level: \"%s\" is not one of err, "
-					"warning, notice, info, debug\n", optarg);
+			/* LOG_ERR (3) to LOG_DEBUG (7). */
+			if ((i = one_of("--log-level", optarg, levels)) < 0)
 				return EXIT_USAGE;
-			}
+			opts->log_level = i + 3;
 			break;
 		case OPT_LOG_TARGET:
-			if (parse_target(optarg, &opts->log_target) < 0) {
-				fprintf(stderr, "powerallocd: --log-target: \"%s\" is not one of auto, "
-					"journal, stderr\n", optarg);
+			/* In enum log_target's order. */
+			if ((i = one_of("--log-target", optarg, targets)) < 0)
 				return EXIT_USAGE;
-			}
+			opts->log_target = (enum log_target)i;
 			break;
 		case 't': opts->trace_path = optarg; break;
 		case OPT_STATE_FILE: opts->state_path = optarg; break;
 		case OPT_BUS:
-			if (strcmp(optarg, "system") && strcmp(optarg, "session") && strcmp(optarg, "none")) {
-				fprintf(stderr, "powerallocd: --bus: \"%s\" is not one of system, "
-					"session, none\n", optarg);
+			if ((i = one_of("--bus", optarg, buses)) < 0)
 				return EXIT_USAGE;
-			}
-			opts->bus = optarg;
+			opts->bus = buses[i];
 			break;
 		case OPT_CHECK_CONFIG: *command = CHECK_CONFIG; break;
 		case OPT_RESTORE: *command = RESTORE; break;
