@@ -14,6 +14,8 @@
 #define ZONE_PREFIX BUS_PATH "/zone"
 #define ACTOR_PREFIX BUS_PATH "/actor"
 #define RETRY_US (5 * 1000 * 1000ULL)
+/* Longest object path served: ACTOR_PREFIX, a slash and an index, with room. */
+#define SERVED_PATH_MAX 64
 
 struct bus {
 	sd_bus *bus;
@@ -297,6 +299,41 @@ static int enumerate_actors(sd_bus *bus, const char *prefix, void *userdata, cha
 	return enumerate(ACTOR_PREFIX, shown->n_actors, nodes);
 }
 
+/* ---------------------------------------------------------------- admission */
+
+/*
+ * Whether @path can name one of our objects: BUS_PATH, what lies under it,
+ * or one of its ancestors ("/", "/org": introspection walks down from
+ * there), at most SERVED_PATH_MAX bytes.
+ */
+static bool path_served(const char *path)
+{
+	size_t len = strnlen(path, SERVED_PATH_MAX + 1);
+
+	if (len > SERVED_PATH_MAX)
+		return false;
+	if (strncmp(path, BUS_PATH, len) == 0)
+		return len == 1 || BUS_PATH[len] == '/' || BUS_PATH[len] == '\0';
+	return strncmp(path, BUS_PATH "/", strlen(BUS_PATH "/")) == 0;
+}
+
+/*
+ * Runs before sd-bus looks an object up: that lookup tries every prefix of
+ * the path, a cost quadratic in its length (0.4 s of the loop for a 64 KiB
+ * path), so a call to a path we cannot serve is answered here, in time
+ * linear in at most SERVED_PATH_MAX bytes, whoever sends it.
+ */
+static int admit_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *path = sd_bus_message_get_path(m);
+
+	(void)userdata, (void)error;
+	if (!sd_bus_message_is_method_call(m, NULL, NULL) || !path || path_served(path))
+		return 0;
+	sd_bus_reply_method_errorf(m, SD_BUS_ERROR_UNKNOWN_OBJECT, "No object at this path");
+	return 1;
+}
+
 /* ---------------------------------------------------------------- connection */
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -334,7 +371,8 @@ static int export_objects(struct bus *b)
 {
 	int r;
 
-	if ((r = sd_bus_add_object_vtable(b->bus, NULL, BUS_PATH, "org.powerallocd1.Manager",
+	if ((r = sd_bus_add_filter(b->bus, NULL, admit_call, b)) < 0 ||
+	    (r = sd_bus_add_object_vtable(b->bus, NULL, BUS_PATH, "org.powerallocd1.Manager",
 					  manager_vtable, b)) < 0 ||
 	    (r = sd_bus_add_fallback_vtable(b->bus, NULL, ZONE_PREFIX, "org.powerallocd1.Zone",
 					    zone_vtable, find_zone, b)) < 0 ||
@@ -354,7 +392,7 @@ static int connect_bus(struct bus *b)
 
 	if (r >= 0 && (r = export_objects(b)) >= 0 &&
 	    (r = sd_bus_request_name(b->bus, BUS_NAME, 0)) >= 0)
-		r = sd_bus_attach_event(b->bus, b->event, SD_EVENT_PRIORITY_NORMAL);
+		r = sd_bus_attach_event(b->bus, b->event, BUS_EVENT_PRIORITY);
 	if (r < 0) {
 		if (!b->failed)
 			pa_log(PA_LOG_WARNING, "D-Bus: cannot serve %s on the %s bus: %s; control goes "

@@ -13,6 +13,13 @@
 
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"
+/*
+ * The bus is dispatched after the control timer whenever both are ready
+ * (sd-event priorities: lower runs first; the timer runs at NORMAL), and
+ * sd-bus handles one message per dispatch, so a period waits for at most
+ * one message's work.
+ */
+#define BUS_EVENT_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 10)
 
 struct bus;
 

@@ -27,6 +27,8 @@
 #define USEC_PER_MSEC UINT64_C(1000)
 /* Slowest polling of a zone whose step_wise fallback has a fan on. */
 #define FALLBACK_POLL_MS 1000
+/* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
+#define NO_EVENTS_POLL_MS 1000
 /* Events come in bursts (a module loads several devices): rescan once. */
 #define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
 /* While configured devices are missing, look for them again this often. */
@@ -82,10 +84,29 @@ static bool zone_limited(const struct zone *z)
 	return false;
 }
 
+/*
+ * The configured idle poll, ms, 0 for none: idle_poll_ms = 0 waits for the
+ * kernel's thermal netlink events, so without them it is NO_EVENTS_POLL_MS.
+ */
+static uint64_t idle_poll_ms(const struct daemon *d)
+{
+	if (d->config->idle_poll_ms == 0 && !d->netlink)
+		return NO_EVENTS_POLL_MS;
+	return d->config->idle_poll_ms;
+}
+
+/* Says once per config that idle_poll_ms = 0 polls after all. */
+static void say_idle_poll(const struct daemon *d)
+{
+	if (d->config->idle_poll_ms == 0 && !d->netlink)
+		journal_log(PA_LOG_NOTICE, NULL, "idle_poll_ms = 0 waits for thermal netlink events, "
+			    "which are unavailable: polling idle zones every %d ms", NO_EVENTS_POLL_MS);
+}
+
 /* The idle poll, but at most FALLBACK_POLL_MS while a fallback fan is on (0: never). */
 static uint64_t zone_idle_ms(const struct daemon *d, const struct zone *z)
 {
-	uint64_t idle_ms = d->config->idle_poll_ms;
+	uint64_t idle_ms = idle_poll_ms(d);
 
 	if (zone_fallback_engaged(z) && (idle_ms == 0 || idle_ms > FALLBACK_POLL_MS))
 		idle_ms = FALLBACK_POLL_MS;
@@ -195,7 +216,7 @@ static void arm_tick(struct daemon *d)
 	}
 	/* Idle: let the wakeup move by a quarter of the poll so it coalesces. */
 	if (!fast)
-		accuracy = d->config->idle_poll_ms * USEC_PER_MSEC / 4;
+		accuracy = idle_poll_ms(d) * USEC_PER_MSEC / 4;
 	sd_event_source_set_time(d->tick, next);
 	sd_event_source_set_time_accuracy(d->tick, accuracy ? accuracy : USEC_PER_MSEC);
 	sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
@@ -355,8 +376,12 @@ static int reload(struct daemon *d)
 			    "running config stays", d->opts->config_path, strerror(-r));
 		pa_config_free(next);
 	} else {
+		bool was_polling = d->config->idle_poll_ms != 0;
+
 		pa_config_free(d->config);
 		d->config = next;
+		if (was_polling)
+			say_idle_poll(d);
 		if (d->opts->log_level < 0)
 			journal_set_level((int)next->log_level);
 		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu zones", d->opts->config_path,
@@ -481,6 +506,7 @@ int daemon_run(const struct options *opts)
 	}
 	d.start_us = now_us(&d);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
+	say_idle_poll(&d);
 	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,
 				    .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)

@@ -27,6 +27,9 @@ static int on_message(struct nl_msg *msg, void *arg)
 		nl->fn(nl->userdata, &ev);
 	else if (r == -EINVAL)
 		pa_log(PA_LOG_DEBUG, "thermal netlink: malformed event dropped");
+	else if (r == -EPERM)
+		pa_log(PA_LOG_DEBUG, "thermal netlink: event from port %u, not the kernel, dropped",
+		       nlmsg_get_src(msg)->nl_pid);
 	return NL_OK;
 }
 

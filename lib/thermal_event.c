@@ -70,6 +70,9 @@ int thermal_event_parse(struct nl_msg *msg, struct thermal_event *ev)
 	bool zone, trip, cdev;
 	int r;
 
+	/* Only the kernel (port 0) sends thermal events; a process's are forged. */
+	if (nlmsg_get_src(msg)->nl_pid != 0)
+		return -EPERM;
 	if (!genlmsg_valid_hdr(nlh, 0))
 		return -EINVAL;
 	gnlh = nlmsg_data(nlh);

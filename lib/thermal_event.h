@@ -44,7 +44,9 @@ struct thermal_event {
 
 /**
  * thermal_event_parse() - parse a message of the thermal family.
- * Return: 0; -EOPNOTSUPP for an event powerallocd does not act on;
+ * Return: 0; -EPERM for a message not sent by the kernel (its sender's
+ * port is not 0: a process, even root's, forging events); -EOPNOTSUPP for
+ * an event powerallocd does not act on;
  * -EINVAL for a malformed message (wrong family header, an attribute of
  * the wrong size, a required attribute missing or out of range).
  */

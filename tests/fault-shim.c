@@ -4,8 +4,10 @@
  * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
  * whose path ends with it fails with EIO; likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
- * that went away).  The simulator creates and removes those files.  Never
- * installed.
+ * that went away).  While $POWERALLOCD_FAULT_DIR/no-netlink exists,
+ * genl_connect() fails as without netlink (a kernel or container without
+ * it).  The simulator and the tests create and remove those
+ * files.  Never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netlink/errno.h>
 #include <unistd.h>
 
 /* The suffix in @rule_file, "" when there is none (no fault). */
@@ -88,4 +91,24 @@ ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
 ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset)
 {
 	return pwrite(fd, buf, count, offset);
+}
+
+/*
+ * libnl's, not socket(): umockdev's preload library comes first and hands
+ * the sockets it wraps straight to the C library.
+ */
+struct nl_sock;
+
+int genl_connect(struct nl_sock *sk)
+{
+	static int (*next)(struct nl_sock *);
+	const char *dir = getenv("POWERALLOCD_FAULT_DIR");
+	char path[512];
+
+	if (!next)
+		next = (int (*)(struct nl_sock *))dlsym(RTLD_NEXT, "genl_connect");
+	snprintf(path, sizeof(path), "%s/no-netlink", dir ? dir : "");
+	if (dir && access(path, F_OK) == 0)
+		return -NLE_AF_NOSUPPORT;
+	return next(sk);
 }

@@ -126,6 +126,27 @@ static void test_malformed(void **unused)
 	assert_int_equal(parse(msg, &ev), -EINVAL);
 }
 
+/* The same well-formed trip event, from a process's port instead of the kernel's. */
+static void test_forged_sender(void **unused)
+{
+	struct sockaddr_nl from = { .nl_family = AF_NETLINK, .nl_pid = 4242 };
+	struct nl_msg *msg = event(THERMAL_GENL_EVENT_TZ_TRIP_UP);
+	struct thermal_event ev;
+
+	(void)unused;
+	nla_put_u32(msg, THERMAL_GENL_ATTR_TZ_ID, 0);
+	nla_put_u32(msg, THERMAL_GENL_ATTR_TZ_TRIP_ID, 0);
+	nlmsg_set_src(msg, &from);
+	assert_int_equal(parse(msg, &ev), -EPERM);
+
+	msg = event(THERMAL_GENL_EVENT_TZ_TRIP_UP);
+	nla_put_u32(msg, THERMAL_GENL_ATTR_TZ_ID, 0);
+	nla_put_u32(msg, THERMAL_GENL_ATTR_TZ_TRIP_ID, 0);
+	from.nl_pid = 0;
+	nlmsg_set_src(msg, &from);
+	assert_int_equal(parse(msg, &ev), 0);
+}
+
 static void test_ignored_events(void **unused)
 {
 	struct nl_msg *msg = event(THERMAL_GENL_EVENT_CDEV_STATE_UPDATE);
@@ -147,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_zone_and_cdev_events),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_ignored_events),
+		cmocka_unit_test(test_forged_sender),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
