@@ -124,7 +124,7 @@ int daemon_check_config(const struct options *opts)
 int daemon_restore(const struct options *opts)
 {
 	struct saved s = { 0 };
-	size_t failed;
+	size_t total, failed;
 	int r;
 
 	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level : PA_LOG_INFO);
@@ -138,9 +138,10 @@ int daemon_restore(const struct options *opts)
 		journal_log(PA_LOG_ERR, NULL, "%s: %s", opts->state_path, strerror(-r));
 		return EXIT_RESTORE_INCOMPLETE;
 	}
+	total = s.n;
 	failed = saved_restore(&s);
 	journal_log(failed ? PA_LOG_ERR : PA_LOG_NOTICE, NULL,
-		    "restored %zu of %zu files from %s", s.n - failed, s.n, opts->state_path);
+		    "restored %zu of %zu files from %s", total - failed, total, opts->state_path);
 	saved_clear(&s);
 	if (failed)
 		return EXIT_RESTORE_INCOMPLETE;

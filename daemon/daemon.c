@@ -18,6 +18,7 @@
 #include "bus.h"
 #include "config.h"
 #include "engine.h"
+#include "fd_limit.h"
 #include "log.h"
 #include "netlink.h"
 #include "saved.h"
@@ -442,8 +443,13 @@ static int setup_event(struct daemon *d)
 static int setup_engine(struct daemon *d)
 {
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
-	int n = engine_build(&d->engine, d->config);
-	int r;
+	struct fd_reserve reserve;
+	int n, r;
+
+	/* Zones beyond the open files limit are skipped, and the daemon still runs. */
+	fd_reserve_hold(&reserve);
+	n = engine_build(&d->engine, d->config);
+	fd_reserve_release(&reserve);
 
 	if (n < 0) {
 		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
@@ -462,22 +468,26 @@ static int setup_engine(struct daemon *d)
 	return reset_schedule(d);
 }
 
-static void teardown(struct daemon *d)
+/* Restores what was taken over and frees everything.  Return: files not restored. */
+static size_t teardown(struct daemon *d)
 {
-	size_t failed;
+	size_t total = d->saved.n, failed;
 
 	sd_notify(0, "STOPPING=1");
-	failed = saved_restore(&d->saved);
-	if (failed == 0)
-		unlink(d->opts->state_path);
-	else
-		pa_log(PA_LOG_ERR, "%zu files could not be restored; %s kept for powerallocd --restore",
-		       failed, d->opts->state_path);
-	journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+	/* Closed first: the restore opens every file anew, so it has the descriptors. */
 	bus_close(d->bus);
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
 	engine_free(&d->engine);
+	failed = saved_restore(&d->saved);
+	if (failed == 0) {
+		unlink(d->opts->state_path);
+		journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+	} else {
+		save_state(d);	/* what is left, for powerallocd --restore */
+		journal_log(PA_LOG_ERR, NULL, "%zu of %zu files could not be restored; %s keeps them "
+			    "for powerallocd --restore", failed, total, d->opts->state_path);
+	}
 	saved_clear(&d->saved);
 	sd_event_source_unref(d->tick);
 	sd_event_source_unref(d->rescan);
@@ -486,6 +496,7 @@ static void teardown(struct daemon *d)
 	free(d->next_due_us);
 	free(d->due);
 	free(d->was_active);
+	return failed;
 }
 
 int daemon_run(const struct options *opts)
@@ -499,6 +510,8 @@ int daemon_run(const struct options *opts)
 		return EXIT_BAD_CONFIG;
 	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level
 							      : (int)d.config->log_level);
+	fd_limit_raise();
+	saved_adopt(&d.saved, opts->state_path);
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
 		teardown(&d);
@@ -513,6 +526,7 @@ int daemon_run(const struct options *opts)
 		d.bus = bus_open(d.event, strcmp(opts->bus, "session") == 0, &d.view);
 	retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
-	teardown(&d);
+	if (teardown(&d) > 0 && r >= 0)
+		return EXIT_RESTORE_INCOMPLETE;
 	return r < 0 ? EXIT_FAILURE_RUNTIME : EXIT_OK;
 }

@@ -7,9 +7,54 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpufreq_policy.h"
 #include "log.h"
+#include "new_file.h"
+#include "thermal.h"
 
 #define STATE_HEADER "# powerallocd state: sysfs files and the values to restore\n"
+
+/*
+ * The attributes powerallocd writes, and so the only ones it restores: '#'
+ * stands for a number, '*' for one path component.  The actors' paths are
+ * made in lib/ (cooling_state.c, actor_cpufreq_cap.c, actor_powercap.c,
+ * engine.c); a file that is not here could be written but not restored, and
+ * saved_add() refuses it.
+ */
+static const char *const written_attrs[] = {
+	THERMAL_CLASS_DIR "/thermal_zone#/policy",
+	THERMAL_CLASS_DIR "/cooling_device#/cur_state",
+	CPUFREQ_DIR "/policy#/scaling_max_freq",
+	POWERCAP_CLASS_DIR "/*/constraint_#_power_limit_uw",
+};
+
+/* Whether @path is @pattern: '#' one or more digits, '*' a component but "." and "..". */
+static bool matches(const char *path, const char *pattern)
+{
+	for (; *pattern; pattern++) {
+		size_t n = *path == *pattern;
+
+		if (*pattern == '#') {
+			n = strspn(path, "0123456789");
+		} else if (*pattern == '*') {
+			n = strcspn(path, "/");
+			if (strncmp(path, "..", n) == 0)	/* "", "." or ".." */
+				n = 0;
+		}
+		if (n == 0)
+			return false;
+		path += n;
+	}
+	return *path == '\0';
+}
+
+static bool written_by_powerallocd(const char *path)
+{
+	for (size_t i = 0; i < sizeof(written_attrs) / sizeof(written_attrs[0]); i++)
+		if (matches(path, written_attrs[i]))
+			return true;
+	return false;
+}
 
 static const struct saved_entry *find(const struct saved *s, const char *path)
 {
@@ -31,6 +76,8 @@ int saved_add(struct saved *s, const char *path, const char *value)
 {
 	if (!acceptable(path, value))
 		return -EINVAL;
+	if (!written_by_powerallocd(path))
+		return -EPERM;
 	if (find(s, path))
 		return 0;
 	if (s->n == s->cap) {
@@ -73,16 +120,22 @@ int saved_merge_engine(struct saved *s, const struct engine *e, size_t *added)
 	return r;
 }
 
+/* Writes @value back to @path; a failure is logged with both. */
+static int put_back(const char *path, const char *value)
+{
+	int r = sysfs_write_str(path, value);
+
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "%s: cannot restore \"%s\": %s", path, value, strerror(-r));
+	return r;
+}
+
 static int restore_if_new(void *userdata, const char *path, const char *value)
 {
 	const struct saved *s = userdata;
-	int r;
 
-	if (find(s, path))
-		return 0;
-	r = sysfs_write_str(path, value);
-	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: cannot restore \"%s\": %s", path, value, strerror(-r));
+	if (!find(s, path))
+		put_back(path, value);
 	return 0;
 }
 
@@ -93,73 +146,117 @@ void saved_restore_new(const struct saved *s, const struct engine *e)
 
 int saved_write(const struct saved *s, const char *path)
 {
-	char tmp[SYSFS_PATH_MAX + 8];
-	FILE *f;
-	int r = 0;
+	struct new_file nf;
+	int r = new_file_open(&nf, path, 0600);
 
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fputs(STATE_HEADER, f);
-	for (size_t i = 0; i < s->n; i++)
-		fprintf(f, "%s\t%s\n", s->entries[i].path, s->entries[i].value);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		r = -errno;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) != 0)
-		r = -errno;
 	if (r < 0)
-		unlink(tmp);
+		return r;
+	fputs(STATE_HEADER, nf.file);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(nf.file, "%s\t%s\n", s->entries[i].path, s->entries[i].value);
+	if (fflush(nf.file) != 0 || fsync(fileno(nf.file)) != 0) {
+		r = -errno;
+		new_file_discard(&nf);
+		return r;
+	}
+	r = new_file_commit(&nf, path);
+	if (r == 0 && fclose(nf.file) != 0)
+		r = -errno;
 	return r;
+}
+
+/* Adds the line @number of @path, @len bytes without its newline; logs a refusal. */
+static int read_line(struct saved *s, const char *path, unsigned int number, char *line,
+		     size_t len)
+{
+	char *tab = memchr(line, '\t', len);
+	int r = -EINVAL;
+
+	if (line[0] == '#')
+		return 0;
+	if (tab && !memchr(line, '\0', len)) {
+		*tab = '\0';
+		r = saved_add(s, line, tab + 1);
+	}
+	if (r == -EPERM)
+		pa_log(PA_LOG_WARNING, "%s:%u: %s is not a file powerallocd writes; refused", path,
+		       number, line);
+	else if (r == -EINVAL)
+		pa_log(PA_LOG_WARNING, "%s:%u: not \"sysfs path<TAB>value\"; line ignored", path,
+		       number);
+	return r == -ENOMEM ? r : 0;
 }
 
 int saved_read(struct saved *s, const char *path)
 {
-	char line[SYSFS_PATH_MAX + SAVED_VALUE_MAX + 8];
 	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
 	unsigned int number = 0;
+	int r = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *tab = strchr(line, '\t');
-		int r;
-
-		number++;
-		if (line[0] == '#')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (tab)
-			*tab = '\0';
-		r = tab ? saved_add(s, line, tab + 1) : -EINVAL;
-		if (r == -ENOMEM) {
-			fclose(f);
-			return r;
-		}
-		if (r < 0)
-			pa_log(PA_LOG_WARNING, "%s:%u: not \"sysfs path<TAB>value\"; line ignored", path,
-			       number);
+	/* A line of any length is one entry. */
+	while (r == 0 && (len = getline(&line, &size, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		r = read_line(s, path, ++number, line, (size_t)len);
 	}
+	if (r == 0 && ferror(f))
+		r = -EIO;
+	free(line);
 	fclose(f);
-	return 0;
+	return r;
 }
 
-size_t saved_restore(const struct saved *s)
+size_t saved_restore(struct saved *s)
 {
 	size_t failed = 0;
 
-	for (size_t i = 0; i < s->n; i++) {
-		int r = sysfs_write_str(s->entries[i].path, s->entries[i].value);
-
-		if (r < 0) {
-			pa_log(PA_LOG_ERR, "%s: cannot restore \"%s\": %s", s->entries[i].path,
-			       s->entries[i].value, strerror(-r));
-			failed++;
-		}
-	}
+	for (size_t i = 0; i < s->n; i++)
+		if (put_back(s->entries[i].path, s->entries[i].value) < 0)
+			s->entries[failed++] = s->entries[i];
+	s->n = failed;
 	return failed;
+}
+
+/* Adds to @s the entries of @previous whose files are there.  Return: how many. */
+static size_t keep_existing(struct saved *s, const struct saved *previous)
+{
+	size_t kept = 0;
+
+	/* A file that is gone went with its device: one that comes back starts afresh. */
+	for (size_t i = 0; i < previous->n; i++) {
+		const struct saved_entry *e = &previous->entries[i];
+
+		if (sysfs_lexists(e->path) && saved_add(s, e->path, e->value) > 0)
+			kept++;
+	}
+	return kept;
+}
+
+int saved_adopt(struct saved *s, const char *path)
+{
+	struct saved previous = { 0 };
+	size_t found, kept;
+	int r = saved_read(&previous, path);
+
+	if (r == 0) {
+		found = previous.n;
+		saved_restore(&previous);
+		kept = keep_existing(s, &previous);
+		pa_log(PA_LOG_NOTICE, "found the state file of a previous run (%s): %zu originals "
+		       "written back, %zu kept to restore at stop (could not be written), %zu "
+		       "dropped (their files are gone)", path, found - previous.n, kept,
+		       previous.n - kept);
+	} else if (r != -ENOENT) {
+		pa_log(PA_LOG_ERR, "%s: cannot read the state file of a previous run: %s", path,
+		       strerror(-r));
+	}
+	saved_clear(&previous);
+	return r == -ENOENT ? 0 : r;
 }
 
 void saved_release_except(struct saved *s, const struct saved *keep)
@@ -169,12 +266,10 @@ void saved_release_except(struct saved *s, const struct saved *keep)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct saved_entry *e = &s->entries[i];
 
-		if (find(keep, e->path)) {
+		if (find(keep, e->path))
 			s->entries[kept++] = *e;
-			continue;
-		}
-		if (sysfs_write_str(e->path, e->value) < 0)
-			pa_log(PA_LOG_ERR, "%s: cannot restore \"%s\"", e->path, e->value);
+		else
+			put_back(e->path, e->value);
 	}
 	s->n = kept;
 }

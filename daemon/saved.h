@@ -28,7 +28,10 @@ struct saved {
 /**
  * saved_add() - add (@path, @value) unless @path is already there.
  * Return: 1 added, 0 already there, -EINVAL for a path outside /sys or an
- * unusable value, -ENOMEM.
+ * unusable value, -EPERM for a path under /sys that is none of the
+ * attributes powerallocd writes (a zone's policy, a cooling device's
+ * cur_state, a cpufreq policy's scaling_max_freq, a powercap constraint's
+ * power limit), -ENOMEM.
  */
 int saved_add(struct saved *s, const char *path, const char *value);
 
@@ -53,23 +56,36 @@ int saved_merge_engine(struct saved *s, const struct engine *e, size_t *added);
 void saved_restore_new(const struct saved *s, const struct engine *e);
 
 /**
- * saved_write() - write @s to @path atomically (temporary file + rename).
+ * saved_write() - write @s to @path atomically: a new file (mode 0600) under
+ * a temporary name, renamed over @path (see new_file.h: no link is followed).
  * Return: 0 or negative errno.
  */
 int saved_write(const struct saved *s, const char *path);
 
 /**
- * saved_read() - load @path into @s.  Lines that are not "PATH<TAB>VALUE"
- * with PATH under /sys and free of "..", are skipped and logged.
+ * saved_read() - load @path into @s.  A line of any length is one entry;
+ * lines that saved_add() refuses (not "PATH<TAB>VALUE", or PATH not a file
+ * powerallocd writes) are skipped and logged.
  * Return: 0, -ENOENT when there is no state file, other negative errno.
  */
 int saved_read(struct saved *s, const char *path);
 
 /**
- * saved_restore() - write every value back (each logged on failure).
- * Return: the number of files that could not be written.
+ * saved_restore() - write every value back (each logged on failure); @s
+ * keeps only the entries that could not be written.
+ * Return: their number.
  */
-size_t saved_restore(const struct saved *s);
+size_t saved_restore(struct saved *s);
+
+/**
+ * saved_adopt() - take over the state file @path that a previous run left
+ * (it was killed before it could restore): its values are written back now,
+ * before the engine reads what it will restore, and those that cannot be
+ * written are added to @s, where they come before the engine's (first seen
+ * wins), unless their file is gone.  Logged, with the counts.
+ * Return: 0 (also without a state file) or negative errno.
+ */
+int saved_adopt(struct saved *s, const char *path);
 
 /** saved_clear() - empty @s and free its memory. */
 void saved_clear(struct saved *s);

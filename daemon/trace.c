@@ -6,17 +6,23 @@
 #include <string.h>
 
 #include "log.h"
+#include "new_file.h"
 
 int trace_open(struct trace *t, const char *path)
 {
+	struct new_file nf;
+	int r;
+
 	snprintf(t->path, sizeof(t->path), "%s", path);
-	t->file = fopen(path, "we");
-	if (!t->file)
-		return -errno;
+	t->file = NULL;
+	if ((r = new_file_open(&nf, path, 0644)) < 0)
+		return r;
 	fputs("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
 	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc\n",
-	      t->file);
-	fflush(t->file);
+	      nf.file);
+	if ((r = new_file_commit(&nf, path)) < 0)
+		return r;
+	t->file = nf.file;
 	return 0;
 }
 

@@ -16,7 +16,11 @@ struct trace {
 	char path[256];
 };
 
-/** trace_open() - create or truncate @path and write the header. Return: 0 or negative errno. */
+/**
+ * trace_open() - create @path anew (replacing what is there, a link
+ * included, never writing through it: see new_file.h) with the header.
+ * Return: 0 or negative errno.
+ */
 int trace_open(struct trace *t, const char *path);
 
 /** trace_zone() - the rows of @z for the period at @time_ms (since start). */

@@ -15,6 +15,9 @@
 #include "opp_source.h"
 #include "power_table.h"
 
+/* Where the powercap actors' zones are (actor_powercap.c). */
+#define POWERCAP_CLASS_DIR "/sys/class/powercap"
+
 /**
  * struct cycle_sample - what every actor of a cycle sees.
  * @prev, @cur: /proc/stat at the previous and at this cycle (read once per

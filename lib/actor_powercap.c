@@ -19,7 +19,6 @@
 #include "actor_internal.h"
 #include "log.h"
 
-#define POWERCAP_CLASS_DIR "/sys/class/powercap"
 /* For the step_wise controller: state k limits to max - k/10 of (max - min). */
 #define POWERCAP_STEPS 10
 

@@ -350,6 +350,21 @@ def server(t, n_policies=16, per_policy=16):
                      [(p, 1, 0) for p in range(n_policies)], sustainable_power=150000)
 
 
+def many_zones(t, n_zones=100):
+    """A machine with many thermal zones (a sensor per core, per DIMM, per
+    drive...): the server's CPUs as one cluster of 4, bound to every zone's
+    control trip, and a fan of its own on each zone's active trip.  Each zone
+    keeps 3 files open in the daemon (its sensor, its fan's state read and
+    written): 100 zones take more than 300 descriptors."""
+    server(t, n_policies=1, per_policy=4)
+    for z in range(1, n_zones + 1):
+        add_cooling_device(t, z, "pwm-fan", 3)
+        add_thermal_zone(t, z, "sensor%d" % z, 45000,
+                         [("passive", 80000, 2000), ("passive", 90000, 2000),
+                          ("active", 60000, 2000)],
+                         [(0, 1, 0), (z, 2, 0)])
+
+
 RK3399_GPU = "ff9a0000.gpu"     # its devfreq device name
 
 TREES = {
@@ -360,6 +375,7 @@ TREES = {
     "rk3588-dt": lambda t: board_tree(t, "rk3588-rock5b", "dt"),
     "x86-laptop": x86_laptop,
     "server-256": server,
+    "many-zones": many_zones,
 }
 
 

@@ -8,6 +8,7 @@ usage: test_daemon.py (POWERALLOCD names the binary)
 """
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -95,17 +96,20 @@ class Tree:
 
 
 class Daemon:
-    """powerallocd on @tree.  @faults: rule files of tests/fault-shim.c
-    ({"no-netlink": ""}, ...), written to a folder of the run's and
-    changed later with fault(); the shim is preloaded when given."""
+    """powerallocd on @tree; @state, @trace: its state file and trace (default:
+    in a directory of its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
+    @faults: rule files of tests/fault-shim.c ({"no-netlink": ""}, ...), written
+    to a folder of the run's and changed later with fault(); the shim is
+    preloaded when given."""
 
-    def __init__(self, tree, config, *args, bus="none", faults=None):
+    def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
+                 faults=None):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
         self.config = os.path.join(self.work, "powerallocd.conf")
-        self.state = os.path.join(self.work, "state")
-        self.trace = os.path.join(self.work, "trace.csv")
+        self.state = state or os.path.join(self.work, "state")
+        self.trace = trace or os.path.join(self.work, "trace.csv")
         self.log = os.path.join(self.work, "log")
         with open(self.config, "w") as f:
             f.write(config)
@@ -123,7 +127,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
              "--log-target", "stderr", "--trace", self.trace, "--bus", bus] + list(args),
-            env=env, stderr=self._logfile())
+            env=env, stderr=self._logfile(),
+            preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
 
     def fault(self, rule, text):
         """Sets a fault-shim rule; None clears it."""
@@ -573,6 +578,274 @@ class NoZone(unittest.TestCase):
             time.sleep(0.3)
             self.assertIsNone(daemon.proc.poll())
             stop(self, daemon)
+
+
+class PreviousRun(unittest.TestCase):
+    """A run killed while it throttled (SIGKILL, a crash, an ExecStopPost that
+    failed part-way before Restart=on-failure) leaves its state file; the next
+    run, started without --restore, takes it over: the originals are written
+    back before it reads what it will restore."""
+
+    def setUp(self):
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.daemons = []
+
+    def tearDown(self):
+        for daemon in reversed(self.daemons):
+            daemon.close()
+        self.tree.close()
+
+    def start(self, config=HOT_CONFIG, **kwargs):
+        daemon = Daemon(self.tree, config, **kwargs)
+        self.daemons.append(daemon)
+        self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+        return daemon
+
+    def throttled(self):
+        return int(self.tree.read(CDEV % 1)) > 0
+
+    def killed_while_throttling(self):
+        first = self.start()
+        self.assertTrue(wait_for(self.throttled), first.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        first.signal(signal.SIGKILL)
+        first.wait()
+        self.assertTrue(os.path.exists(first.state))
+        return first
+
+    def originals(self, cdevs=range(4)):
+        return [self.tree.read(CDEV % k) for k in cdevs] + [self.tree.read(ZONE0 + "policy")]
+
+    def test_start_after_a_kill_keeps_the_originals(self):
+        first = self.killed_while_throttling()
+        second = self.start(state=first.state)
+        self.assertTrue(wait_for(self.throttled), second.logtext())
+        with open(first.state) as f:
+            state = f.read()
+        stop(self, second)
+        self.assertEqual(self.originals(), ["0", "0", "0", "0", "step_wise"])
+        self.assertFalse(os.path.exists(first.state))
+        self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise", state)
+        self.assertIn("/sys/class/thermal/cooling_device1/cur_state\t0", state)
+        self.assertIn("found the state file of a previous run (%s): 4 originals written back, "
+                      "0 kept to restore at stop (could not be written), 0 dropped"
+                      % first.state, second.logtext())
+
+    def test_what_the_new_run_does_not_drive_is_released_at_start(self):
+        first = self.killed_while_throttling()
+        little = HOT_CONFIG.replace(', { type = "cpufreq"; cpus = "4-5"; }', "")
+        second = self.start(little, state=first.state)
+        # The big cluster is no actor of the new run: released at once, and not its to restore.
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        with open(first.state) as f:
+            self.assertNotIn("cooling_device1", f.read())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        stop(self, second)
+        self.assertEqual(self.originals(), ["0", "0", "0", "0", "step_wise"])
+
+    def test_unwritable_originals_kept_and_gone_ones_dropped(self):
+        state = os.path.join(self.tree.dir, "state")
+        # cooling_device2 (the GPU's, no actor of this config) cannot be written: a directory.
+        os.rename(self.tree.path(CDEV % 2), self.tree.path("gpu-cur-state"))
+        os.mkdir(self.tree.path(CDEV % 2))
+        with open(state, "w") as f:
+            f.write("/sys/class/thermal/cooling_device2/cur_state\t0\n"
+                    "/sys/class/thermal/cooling_device9/cur_state\t1\n"
+                    "/sys/class/thermal/thermal_zone1/policy\tpower_allocator\n")
+        daemon = self.start(state=state)
+        self.assertIn("(%s): 1 originals written back, 1 kept to restore at stop (could not be "
+                      "written), 1 dropped (their files are gone)" % state, daemon.logtext())
+        self.assertEqual(self.tree.read("sys/class/thermal/thermal_zone1/policy"),
+                         "power_allocator")
+        daemon.signal(signal.SIGTERM)
+        # The GPU's state still cannot be written: the stop says so, and keeps it.
+        self.assertEqual(daemon.wait(), 4)
+        self.assertIn("1 of 5 files could not be restored; %s keeps them" % state,
+                      daemon.logtext())
+        with open(state) as f:
+            self.assertEqual(f.read().splitlines()[1:],
+                             ["/sys/class/thermal/cooling_device2/cur_state\t0"])
+        self.assertEqual(self.originals((0, 1, 3)), ["0", "0", "0", "step_wise"])
+
+
+class OpenFiles(unittest.TestCase):
+    """A machine with 101 zones needs about 320 descriptors (tree many-zones)."""
+
+    def setUp(self):
+        self.tree = Tree("many-zones")
+        self.daemon = None
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        self.tree.close()
+
+    def policies(self):
+        return [self.tree.read("sys/class/thermal/thermal_zone%d/policy" % z) for z in range(101)]
+
+    def run_and_stop(self, nofile):
+        """Start under @nofile, stop; every file taken over is restored.
+        Return: (state file entries, zones taken over)."""
+        self.daemon = Daemon(self.tree, "idle_poll_ms = 1000;\n", nofile=nofile)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1"), timeout=20),
+                        self.daemon.logtext())
+        with open(self.daemon.state) as f:
+            entries = [line.split("\t")[0] for line in f.read().splitlines()[1:]]
+        taken = self.policies().count("user_space")
+        fans = [int(re.search(r"cooling_device(\d+)/", p).group(1)) for p in entries
+                if "cur_state" in p]
+        for c in fans:
+            self.tree.write(CDEV % c, "2")  # as if they had been on
+        stop(self, self.daemon)
+        self.assertEqual(self.policies(), ["step_wise"] * 101, self.daemon.logtext())
+        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["0"] * len(fans))
+        self.assertIn("limits released, kernel policies restored", self.daemon.logtext())
+        return len(entries), taken
+
+    @unittest.skipIf("valgrind" in " ".join(WRAPPER),
+                     "valgrind gives its client the soft limit as the hard one")
+    def test_soft_limit_raised_to_the_hard_one(self):
+        entries, taken = self.run_and_stop((64, 1024))
+        # 101 policies, 100 fans and the CPUs' cooling device
+        self.assertEqual((entries, taken), (202, 101), self.daemon.logtext())
+
+    def test_at_the_hard_limit_zones_are_left_and_all_restored(self):
+        entries, taken = self.run_and_stop((96, 96))
+        self.assertIn("Too many open files", self.daemon.logtext())
+        self.assertGreater(taken, 5)
+        self.assertLess(taken, 101)
+        self.assertGreater(entries, taken)
+
+
+class RestoreFailure(unittest.TestCase):
+    def test_a_file_that_cannot_be_restored_exits_4(self):
+        with running(HOT_CONFIG, 80000) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+            self.assertTrue(wait_for(lambda: int(tree.read(CDEV % 1)) > 0))
+            # The big cluster's cur_state can no longer be written: a directory now.
+            os.rename(tree.path(CDEV % 1), tree.path("cpu4-cur-state"))
+            os.mkdir(tree.path(CDEV % 1))
+            daemon.signal(signal.SIGTERM)
+            self.assertEqual(daemon.wait(), 4)
+            log = daemon.logtext()
+            self.assertIn("/sys/class/thermal/cooling_device1/cur_state: cannot restore", log)
+            self.assertIn("1 of 4 files could not be restored; %s keeps them for powerallocd "
+                          "--restore" % daemon.state, log)
+            self.assertNotIn("kernel policies restored", log)
+            self.assertEqual(tree.read(ZONE0 + "policy"), "step_wise")
+            self.assertEqual(tree.read(CDEV % 0), "0")
+            # What is left is in the state file, and --restore finishes the job.
+            os.rmdir(tree.path(CDEV % 1))
+            os.rename(tree.path("cpu4-cur-state"), tree.path(CDEV % 1))
+            out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("restored 1 of 1 files", out.stderr)
+            self.assertEqual(tree.read(CDEV % 1), "0")
+
+
+class StateFile(unittest.TestCase):
+    """The state file and the trace are made anew, never written through a
+    link; --restore writes only the kinds of file powerallocd writes."""
+
+    def setUp(self):
+        self.tree = Tree()
+        self.victim = os.path.join(self.tree.dir, "victim")
+        with open(self.victim, "w") as f:
+            f.write("precious\n")
+
+    def tearDown(self):
+        self.tree.close()
+
+    def restore(self, text):
+        state = os.path.join(self.tree.dir, "state")
+        with open(state, "w") as f:
+            f.write(text)
+        return state, run(self.tree, "--restore", "--state-file", state, "--log-target", "stderr")
+
+    def test_links_are_replaced_not_followed(self):
+        work = tempfile.mkdtemp(prefix="powerallocd-links.")
+        state, trace = os.path.join(work, "state"), os.path.join(work, "trace.csv")
+        # at the final names, and at the temporary name the state file once had
+        for name in ("state", "state.new", "trace.csv"):
+            os.symlink(self.victim, os.path.join(work, name))
+        daemon = Daemon(self.tree, HOT_CONFIG, state=state, trace=trace)
+        try:
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+            with open(self.victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+            self.assertFalse(os.path.islink(state))
+            self.assertFalse(os.path.islink(trace))
+            self.assertEqual(os.stat(state).st_mode & 0o777, 0o600)
+            with open(state) as f:
+                self.assertIn("thermal_zone0/policy", f.read())
+            with open(trace) as f:
+                self.assertTrue(f.read().startswith("time_ms,zone"))
+            stop(self, daemon)
+            with open(self.victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+            self.assertTrue(os.path.islink(os.path.join(work, "state.new")))
+        finally:
+            daemon.close()
+            shutil.rmtree(work)
+
+    def test_restore_refuses_files_powerallocd_does_not_write(self):
+        fixture.Tree(self.tree.dir).write("sys/power/state", "freeze mem disk")
+        state, out = self.restore("/sys/power/state\tmem\n"
+                                  "/sys/class/thermal/cooling_device1/max_state\t0\n"
+                                  "/sys/class/thermal/cooling_device1/cur_state\t2\n")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(self.tree.read("sys/power/state"), "freeze mem disk")
+        self.assertEqual(self.tree.read(CDEV % 1), "2")
+        self.assertIn("restored 1 of 1 files", out.stderr)
+        self.assertIn("%s:1: /sys/power/state is not a file powerallocd writes; refused" % state,
+                      out.stderr)
+        self.assertIn(":2: /sys/class/thermal/cooling_device1/max_state is not a file", out.stderr)
+
+    def test_a_long_line_is_one_entry(self):
+        # Over 10000 characters: a reader with a line buffer would find an entry in its tail.
+        line = "/" * (327 * 31) + "/sys/class/thermal/cooling_device1/cur_state\t3"
+        state, out = self.restore(line + "\n")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(out.stderr.count("%s:" % state), 1, out.stderr)
+        self.assertIn("%s:1: not \"sysfs path<TAB>value\"" % state, out.stderr)
+        self.assertIn("restored 0 of 0 files", out.stderr)
+
+
+class StateFileX86(unittest.TestCase):
+    CONFIG = """
+zones = ( { name = "package"; sensor = "x86_pkg_temp"; switch_on_temp = 80000;
+  control_temp = 90000; sustainable_power = 15000;
+  actors = ( { type = "powercap"; zone = "intel-rapl:0"; },
+             { type = "cpufreq_cap"; cpus = "0-7";
+               opps = ( { freq_khz = 800000; power_mw = 400; },
+                        { freq_khz = 4700000; power_mw = 5200; } ); } ); } );
+"""
+
+    def test_restore_takes_every_kind_of_file_the_daemon_writes(self):
+        """Each file the daemon saves is one --restore writes back."""
+        rapl = "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/constraint_0_power_limit_uw"
+        cap = "sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq"
+        with running(self.CONFIG, tree_name="x86-laptop") as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+            with open(daemon.state) as f:
+                state = f.read()
+            self.assertIn("/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw\t"
+                          "28000000", state)
+            self.assertIn("/sys/devices/system/cpu/cpufreq/policy7/scaling_max_freq\t4700000",
+                          state)
+            daemon.signal(signal.SIGKILL)
+            daemon.wait()
+            tree.write(rapl, "9000000")
+            for p in range(8):
+                tree.write(cap % p, "800000")
+            out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("restored 10 of 10 files", out.stderr)
+            self.assertEqual(tree.read(rapl), "28000000")
+            self.assertEqual([tree.read(cap % p) for p in range(8)], ["4700000"] * 8)
+
 
 
 if __name__ == "__main__":
