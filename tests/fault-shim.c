@@ -4,8 +4,9 @@
  * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
  * whose path ends with it fails with EIO; likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
- * that went away).  The simulator creates and removes those files.  Never
- * installed.
+ * that went away), and $POWERALLOCD_FAULT_DIR/eio-write for pwrite() and
+ * EIO (a device that fails a write but is still there).  The simulator and
+ * tests/test_devices.py create and remove those files.  Never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,6 +81,10 @@ ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
 		next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
 	if (faulted(fd, "enodev-write")) {
 		errno = ENODEV;
+		return -1;
+	}
+	if (faulted(fd, "eio-write")) {
+		errno = EIO;
 		return -1;
 	}
 	return next(fd, buf, count, offset);
