@@ -203,6 +203,8 @@ static int actor_property(sd_bus *bus, const char *path, const char *iface, cons
 		return sd_bus_message_append(reply, "u", a->freq_khz);
 	if (strcmp(prop, "CoolingState") == 0)
 		return sd_bus_message_append(reply, "u", (uint32_t)a->state);
+	if (strcmp(prop, "WriteErrors") == 0)
+		return sd_bus_message_append(reply, "u", a->retry.errors);
 	return sd_bus_message_append(reply, "u", (uint32_t)a->max_state);
 }
 
@@ -239,6 +241,7 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("Frequency", "u", actor_property),
 	LIVE("CoolingState", "u", actor_property),
 	SLOW("MaxCoolingState", "u", actor_property),
+	LIVE("WriteErrors", "u", actor_property),
 	SD_BUS_VTABLE_END,
 };
 

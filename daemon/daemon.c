@@ -253,8 +253,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	for (size_t i = 0; i < d->engine.n_zones; i++)
 		d->due[i] = d->next_due_us[i] <= now + USEC_PER_MSEC;
 	r = engine_cycle(&d->engine, now, d->due);
-	/* A device went away (hotplug, module unload): find out what is left. */
-	if (r == -ENODEV || r == -ENOENT || r == -ENXIO || r == -EIO)
+	/* A device went away (hotplug, module unload): find out what is left.  A
+	 * write that failed on a device still there is the engine's to retry. */
+	if (r == -ENODEV)
 		schedule_rescan(d, RESCAN_DELAY_US);
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
 		if (!d->due[i])
@@ -310,6 +311,8 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 		engine_free(&next);
 		return -EINVAL;
 	}
+	/* The zones and devices both engines have go on where they were. */
+	engine_adopt_state(&next, &d->engine);
 	engine_save(&next, release_unused, &keep);
 	saved_release_except(&d->saved, &keep);
 	saved_clear(&keep);
@@ -318,7 +321,11 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	engine_free(&d->engine);
 	d->engine = next;
 	bus_zones_changed(d->bus, old_zones, old_actors);
-	return reset_schedule(d);
+	if (reset_schedule(d) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->engine.n_zones; i++)
+		d->was_active[i] = d->engine.zones[i].active;
+	return 0;
 }
 
 /* After every build: retry while configured devices or zones are missing. */

@@ -28,7 +28,7 @@
 
 struct actor_view {
 	char *name, *kind, *cpus;
-	uint32_t requested, granted, max, load, freq, state, max_state;
+	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
 	double weight;
 };
 
@@ -111,6 +111,7 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "Frequency", 'u', &a->freq, x);
 	get(bus, path, i, "CoolingState", 'u', &a->state, x);
 	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
+	get(bus, path, i, "WriteErrors", 'u', &a->write_errors, x);
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
 }
 
@@ -249,9 +250,10 @@ static void json_actor(const struct actor_view *a)
 	printf(",\"cpus\":");
 	json_string(a->cpus);
 	printf(",\"load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
-	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f}",
+	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
+	       "\"write_errors\":%u}",
 	       a->load, a->freq, a->requested, a->granted, a->max, a->state, a->max_state,
-	       a->weight);
+	       a->weight, a->write_errors);
 }
 
 static void print_json(const struct snapshot *s)

@@ -3,6 +3,7 @@
 #include "actor.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,19 @@ int actor_load_model(struct actor *a, const struct opp_device *dev)
 	       a->table.entry[a->table.n - 1].power_mw,
 	       a->kind == ACTOR_CPUFREQ || a->kind == ACTOR_CPUFREQ_CAP ? "CPU" : "device");
 	return 0;
+}
+
+bool actor_same_device(const struct actor *a, const struct actor *b)
+{
+	return a->kind == b->kind && a->cdev_id == b->cdev_id && strcmp(a->name, b->name) == 0;
+}
+
+void actor_adopt(struct actor *a, const struct actor *old)
+{
+	a->carry_mw = old->carry_mw;
+	a->granted_mw = old->granted_mw;
+	a->retry = old->retry;
+	a->ops->adopt(a, old);
 }
 
 void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind kind,
@@ -94,6 +108,11 @@ int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
 	return freq_actor_set_state(a, freq_actor_state_for_power(a, granted_mw), granted_mw);
 }
 
+void freq_actor_adopt(struct actor *a, const struct actor *old)
+{
+	cooling_state_adopt(&((struct freq_actor *)a)->cs, &((const struct freq_actor *)old)->cs);
+}
+
 int freq_actor_restore(struct actor *a)
 {
 	return cooling_state_restore(&((struct freq_actor *)a)->cs);
@@ -102,14 +121,22 @@ int freq_actor_restore(struct actor *a)
 int actor_write_u64(struct sysfs_attr *attr, uint64_t value)
 {
 	int r = sysfs_attr_write_u64(attr, value);
+	bool gone;
 
-	if (r < 0 && !attr->failing)
-		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu64 ": %s", attr->path, value,
-		       strerror(-r));
-	else if (r == 0 && attr->failing)
-		pa_log(PA_LOG_NOTICE, "%s: writable again", attr->path);
-	attr->failing = r < 0;
-	return r;
+	if (r == 0) {
+		if (attr->failures)
+			pa_log(PA_LOG_NOTICE, "%s: writable again after %u failures", attr->path,
+			       attr->failures);
+		attr->failures = 0;
+		return 0;
+	}
+	gone = !sysfs_attr_dir_exists(attr);
+	if (!attr->failures)
+		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu64 ": %s; %s", attr->path, value,
+		       strerror(-r), gone ? "the device is gone" : "retrying with backoff");
+	if (attr->failures < UINT_MAX)
+		attr->failures++;
+	return gone ? -ENODEV : -EAGAIN;
 }
 
 int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t value)

@@ -14,6 +14,7 @@
 #include "cpu_load.h"
 #include "opp_source.h"
 #include "power_table.h"
+#include "write_retry.h"
 
 /* Where the powercap actors' zones are (actor_powercap.c). */
 #define POWERCAP_CLASS_DIR "/sys/class/powercap"
@@ -52,8 +53,14 @@ typedef int (*saved_value_fn)(void *userdata, const char *path, const char *valu
  *	The step_wise controller drives actors this way.
  * @restore: put back what the actor found when it was created.
  * @save: report each file @restore writes and its value to @fn.
+ * @adopt: take over what @old, an actor of the same kind for the same
+ *	device in the engine being replaced, found and kept: the values to
+ *	restore (found when the device was first opened: a new actor finds the
+ *	limits the old one wrote), its failing writes, its last samples.
  * @destroy: close files and free the actor.
- * Each returns 0 or a negative errno, after logging once with the file.
+ * Each returns 0 or a negative errno, after logging once with the file;
+ * @set_power and @set_state return -ENODEV for a device that is gone and
+ * -EAGAIN for a write that failed on a device still there (lib/write_retry.h).
  */
 struct actor_ops {
 	int (*sample)(struct actor *a, const struct cycle_sample *s);
@@ -62,6 +69,7 @@ struct actor_ops {
 	int (*set_state)(struct actor *a, unsigned long state, uint32_t granted_mw);
 	int (*restore)(struct actor *a);
 	int (*save)(const struct actor *a, saved_value_fn fn, void *userdata);
+	void (*adopt)(struct actor *a, const struct actor *old);
 	void (*destroy)(struct actor *a);
 };
 
@@ -88,6 +96,7 @@ struct actor_ops {
  * @state, @max_state: cooling state written and its maximum.
  * @carry_mw: what its grants left unspent between OPPs, carried into the
  *	next period when its zones dither grants (dither.h), mW.
+ * @retry: its failed writes (counted; the engine retries with backoff).
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -110,6 +119,7 @@ struct actor {
 	unsigned long state;
 	unsigned long max_state;
 	uint32_t carry_mw;
+	struct write_retry retry;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
@@ -141,6 +151,21 @@ static inline int actor_save(const struct actor *a, saved_value_fn fn, void *use
 {
 	return a->ops->save(a, fn, userdata);
 }
+
+/**
+ * actor_same_device() - whether @a and @b drive the same device: same kind,
+ * cooling device and name (an engine built again makes new actors for the
+ * devices the old one drove).
+ */
+bool actor_same_device(const struct actor *a, const struct actor *b);
+
+/**
+ * actor_adopt() - carry into @a, a new actor for the device @old drove, what
+ * @old kept across periods: its carry, grant and failed writes (counted and
+ * backing off), and what its kind keeps (@adopt).  The state stays the one
+ * @a read from the device.
+ */
+void actor_adopt(struct actor *a, const struct actor *old);
 
 static inline void actor_destroy(struct actor *a)
 {

@@ -67,6 +67,11 @@ static int cdev_save(const struct actor *a, saved_value_fn fn, void *userdata)
 	return actor_save_u64(fn, userdata, c->cs.write.path, c->cs.original);
 }
 
+static void cdev_adopt(struct actor *a, const struct actor *old)
+{
+	cooling_state_adopt(&to_cdev(a)->cs, &((const struct cdev_actor *)old)->cs);
+}
+
 static void cdev_destroy(struct actor *a)
 {
 	cooling_state_close(&to_cdev(a)->cs);
@@ -80,6 +85,7 @@ static const struct actor_ops cdev_ops = {
 	.set_state = cdev_set_state,
 	.restore = cdev_restore,
 	.save = cdev_save,
+	.adopt = cdev_adopt,
 	.destroy = cdev_destroy,
 };
 

@@ -67,6 +67,7 @@ static const struct actor_ops cpufreq_ops = {
 	.set_state = freq_actor_set_state,
 	.restore = freq_actor_restore,
 	.save = freq_actor_save,
+	.adopt = freq_actor_adopt,
 	.destroy = cpufreq_destroy,
 };
 

@@ -98,7 +98,8 @@ static int cap_set_state(struct actor *a, unsigned long state, uint32_t granted_
 		uint32_t cap = a->state == 0 ? c->policy[i].original_max_khz : khz;
 		int r = write_cap(&c->policy[i], cap);
 
-		if (r < 0 && !first_error)
+		/* One policy gone is the actor gone, whatever failed before it. */
+		if (r < 0 && (!first_error || r == -ENODEV))
 			first_error = r;
 	}
 	return first_error;
@@ -139,6 +140,24 @@ static int cap_save(const struct actor *a, saved_value_fn fn, void *userdata)
 	return 0;
 }
 
+/* Per policy (the same CPUs, or left as found): the limit found at start, failing writes. */
+static void cap_adopt(struct actor *a, const struct actor *old)
+{
+	struct cap_actor *c = to_cap(a);
+	const struct cap_actor *o = (const struct cap_actor *)old;
+
+	for (size_t i = 0; i < c->n_policies; i++)
+		for (size_t k = 0; k < o->n_policies; k++) {
+			const struct cap_policy *op = &o->policy[k];
+
+			if (op->cpu != c->policy[i].cpu)
+				continue;
+			c->policy[i].original_max_khz = op->original_max_khz;
+			c->policy[i].max_freq.failures = op->max_freq.failures;
+			c->policy[i].freq_khz = op->freq_khz;
+		}
+}
+
 static void cap_destroy(struct actor *a)
 {
 	struct cap_actor *c = to_cap(a);
@@ -157,6 +176,7 @@ static const struct actor_ops cap_ops = {
 	.set_state = cap_set_state,
 	.restore = cap_restore,
 	.save = cap_save,
+	.adopt = cap_adopt,
 	.destroy = cap_destroy,
 };
 

@@ -95,6 +95,7 @@ static const struct actor_ops devfreq_ops = {
 	.set_state = freq_actor_set_state,
 	.restore = freq_actor_restore,
 	.save = freq_actor_save,
+	.adopt = freq_actor_adopt,
 	.destroy = devfreq_destroy,
 };
 

@@ -48,20 +48,28 @@ int freq_actor_set_state(struct actor *a, unsigned long state, uint32_t granted_
 /** freq_actor_restore() - the cooling state found at start. */
 int freq_actor_restore(struct actor *a);
 
+/** freq_actor_adopt() - the state @old found at start, and its failing writes. */
+void freq_actor_adopt(struct actor *a, const struct actor *old);
+
 /** freq_actor_save() - cur_state and the state found at start. */
 int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata);
 
 /**
- * actor_write_u64() - write @value to @attr; a failure is logged once until
- * a write succeeds again (which is logged too).  Return: 0 or negative errno.
+ * actor_write_u64() - write @value to @attr; the first failure of an episode
+ * is logged with the file and its errno, and the end of one with the count
+ * of failures (attr->failures counts them).
+ * Return: 0; -ENODEV when the device is gone (the directory that holds
+ * @attr no longer exists); -EAGAIN when the write failed but the device is
+ * there, so that a later write may take (struct write_retry).
  */
 int actor_write_u64(struct sysfs_attr *attr, uint64_t value);
 
 /**
  * actor_write_changed() - write @value to @attr with actor_write_u64()
  * unless it is *@written (the value last written, or found there); on
- * success *@written becomes @value.  The control path writes only changes.
- * Return: 0 or negative errno.
+ * success *@written becomes @value, on failure it stays, so that the next
+ * call tries again.  The control path writes only changes.
+ * Return: as actor_write_u64().
  */
 int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t value);
 

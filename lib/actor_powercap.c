@@ -109,11 +109,12 @@ static unsigned long powercap_state_for_power(const struct actor *a, uint32_t gr
 static int powercap_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
 {
 	struct powercap_actor *p = to_powercap(a);
+	int r;
 
 	a->state = state > POWERCAP_STEPS ? POWERCAP_STEPS : state;
-	powercap_set_power(a, (uint32_t)(limit_of_state(p, a->state) / 1000));
+	r = powercap_set_power(a, (uint32_t)(limit_of_state(p, a->state) / 1000));
 	a->granted_mw = granted_mw;
-	return p->limit.failing ? -EIO : 0;
+	return r;
 }
 
 static int powercap_restore(struct actor *a)
@@ -128,6 +129,20 @@ static int powercap_save(const struct actor *a, saved_value_fn fn, void *userdat
 	const struct powercap_actor *p = (const struct powercap_actor *)a;
 
 	return actor_save_u64(fn, userdata, p->limit.path, p->original_limit_uw);
+}
+
+/* The limit found at start, failing writes, and the last energy sample (a request at once). */
+static void powercap_adopt(struct actor *a, const struct actor *old)
+{
+	struct powercap_actor *p = to_powercap(a);
+	const struct powercap_actor *o = (const struct powercap_actor *)old;
+
+	p->original_limit_uw = o->original_limit_uw;
+	p->limit.failures = o->limit.failures;
+	p->last_energy_uj = o->last_energy_uj;
+	p->last_us = o->last_us;
+	p->have_last = o->have_last;
+	p->energy_failed = o->energy_failed;
 }
 
 static void powercap_destroy(struct actor *a)
@@ -146,6 +161,7 @@ static const struct actor_ops powercap_ops = {
 	.set_state = powercap_set_state,
 	.restore = powercap_restore,
 	.save = powercap_save,
+	.adopt = powercap_adopt,
 	.destroy = powercap_destroy,
 };
 

@@ -52,6 +52,13 @@ int cooling_state_restore(struct cooling_state *cs)
 	return actor_restore_u64(&cs->write, &cs->written, cs->original);
 }
 
+void cooling_state_adopt(struct cooling_state *cs, const struct cooling_state *old)
+{
+	if (old->original <= cs->max_state)
+		cs->original = old->original;
+	cs->write.failures = old->write.failures;
+}
+
 void cooling_state_close(struct cooling_state *cs)
 {
 	sysfs_attr_close(&cs->read);

@@ -42,5 +42,12 @@ int cooling_state_set(struct cooling_state *cs, unsigned long state);
 /** cooling_state_restore() - write back the state found at open. */
 int cooling_state_restore(struct cooling_state *cs);
 
+/**
+ * cooling_state_adopt() - take over the state @old (the same device, opened
+ * earlier) found at open, within this device's max_state, and the count of
+ * its failing writes (so that an episode is logged once).
+ */
+void cooling_state_adopt(struct cooling_state *cs, const struct cooling_state *old);
+
 /** cooling_state_close() - close the files. */
 void cooling_state_close(struct cooling_state *cs);

@@ -97,6 +97,27 @@ static int apply_dithered_grant(struct actor *a, uint32_t grant_mw)
 	return r;
 }
 
+/* Applies to @a the grant and the state its zones ask for this period. */
+static int apply_actor(const struct engine *e, struct actor *a)
+{
+	bool stepped, dither;
+	uint32_t grant = restrictive_grant(e, a, &dither);
+	unsigned long floor = step_floor(e, a, &stepped);
+
+	/* A carry is owed only across periods that all dither. */
+	if (stepped || !dither)
+		a->carry_mw = 0;
+	if (stepped) {
+		/* The deeper of the power zones' state and the step_wise ones'. */
+		unsigned long state = actor_state_for_power(a, grant);
+
+		return actor_set_state(a, state > floor ? state : floor, grant);
+	}
+	if (dither)
+		return apply_dithered_grant(a, grant);
+	return actor_set_power(a, grant);
+}
+
 int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 {
 	struct cycle_sample s;
@@ -123,23 +144,11 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	}
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];
-		bool stepped, dither;
-		uint32_t grant = restrictive_grant(e, a, &dither);
-		unsigned long floor = step_floor(e, a, &stepped);
 
-		/* A carry is owed only across periods that all dither. */
-		if (stepped || !dither)
-			a->carry_mw = 0;
-		if (stepped) {
-			/* The deeper of the power zones' state and the step_wise ones'. */
-			unsigned long state = actor_state_for_power(a, grant);
-
-			r = actor_set_state(a, state > floor ? state : floor, grant);
-		} else if (dither) {
-			r = apply_dithered_grant(a, grant);
-		} else {
-			r = actor_set_power(a, grant);
-		}
+		/* A device that failed a write is left alone until its backoff ends. */
+		if (!write_retry_due(&a->retry, now_us))
+			continue;
+		r = write_retry_note(&a->retry, apply_actor(e, a), now_us);
 		if (r < 0 && !first_error)
 			first_error = r;
 	}

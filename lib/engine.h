@@ -72,7 +72,10 @@ int engine_sample_load(struct engine *e);
  * of the zones it serves (zones not due count with their last grants).
  * @now_us: monotonic time, us.
  * @due: per zone, whether it runs now; NULL runs them all.
- * Return: 0, or the first negative errno met (logged).
+ * An actor whose write failed while its device is still there is counted
+ * (actor->retry) and left alone until its backoff ends (lib/write_retry.h).
+ * Return: 0, or -ENODEV when a device the engine writes is gone (logged):
+ * the caller should build the engine again.
  */
 int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
 
@@ -87,6 +90,21 @@ int engine_restore(struct engine *e);
  * (zone policies first).  Return: 0 or @fn's negative errno.
  */
 int engine_save(const struct engine *e, saved_value_fn fn, void *userdata);
+
+/**
+ * engine_adopt_state() - carry what @old, the engine @e was built to replace
+ * (a rescan or a reload), remembers into @e, for the zones and devices both
+ * have, so that a rebuild adds what appeared and drops what vanished but
+ * resets no running zone.  An actor is the same when it drives the same
+ * device (actor_adopt(): carry, grant, failed writes, the values found when
+ * the device was first opened).  A zone is the same when its thermal zone
+ * and name are: it keeps its original policy, readings, rise and fallback
+ * states, and, while its law and its switch-on and control temperatures
+ * are unchanged, its controller's memory (PID state, budget, grants,
+ * step_wise states, whether it is active), even when its actors or gains
+ * changed.  Opens and writes nothing.
+ */
+void engine_adopt_state(struct engine *e, const struct engine *old);
 
 /** engine_free() - close and free everything (does not restore). */
 void engine_free(struct engine *e);

@@ -48,7 +48,7 @@ int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
 	int fd;
 
 	attr->fd = -1;
-	attr->failing = false;
+	attr->failures = 0;
 	if (strlen(path) >= sizeof(attr->path))
 		return -ENAMETOOLONG;
 	strcpy(attr->path, path);
@@ -219,6 +219,22 @@ bool sysfs_exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+bool sysfs_attr_dir_exists(const struct sysfs_attr *attr)
+{
+	char dir[SYSFS_PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", attr->path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return true;	/* a relative name: its directory is the working one */
+	if (slash == dir)
+		slash++;	/* "/x" is in "/" */
+	*slash = '\0';
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool sysfs_lexists(const char *path)

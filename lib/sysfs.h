@@ -19,17 +19,17 @@
 /**
  * struct sysfs_attr - an attribute opened once.
  * @fd: the descriptor, -1 when closed.
- * @failing: the caller's last access failed and was logged (so that a
- *	device that stays broken is logged once, not every period).
+ * @failures: the caller's consecutive failed accesses; the first was logged
+ *	(so that a device that stays broken is logged once, not every period).
  * @path: the path it was opened with, for messages.
  */
 struct sysfs_attr {
 	int fd;
-	bool failing;
+	unsigned int failures;
 	char path[SYSFS_PATH_MAX];
 };
 
-#define SYSFS_ATTR_INIT { .fd = -1, .failing = false, .path = "" }
+#define SYSFS_ATTR_INIT { .fd = -1, .failures = 0, .path = "" }
 
 /**
  * sysfs_set_read_only() - from now on, refuse every write (-EROFS) and open
@@ -103,6 +103,14 @@ int sysfs_write_str(const char *path, const char *value);
 
 /** sysfs_exists() - whether @path exists (following links). */
 bool sysfs_exists(const char *path);
+
+/**
+ * sysfs_attr_dir_exists() - whether the directory that holds @attr (its
+ * device: cooling_deviceN, a cpufreq policy, a powercap zone) still exists,
+ * following links.  A device whose directory is gone was removed; one whose
+ * directory is there may fail a write and take the next one.
+ */
+bool sysfs_attr_dir_exists(const struct sysfs_attr *attr);
 
 /** sysfs_lexists() - whether @path exists, without following a final link. */
 bool sysfs_lexists(const char *path);

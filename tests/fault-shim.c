@@ -4,10 +4,11 @@
  * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
  * whose path ends with it fails with EIO; likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
- * that went away).  While $POWERALLOCD_FAULT_DIR/no-netlink exists,
- * genl_connect() fails as without netlink (a kernel or container without
- * it).  The simulator and the tests create and remove those
- * files.  Never installed.
+ * that went away), and $POWERALLOCD_FAULT_DIR/eio-write for pwrite() and
+ * EIO (a device that fails a write but is still there).  While
+ * $POWERALLOCD_FAULT_DIR/no-netlink exists, genl_connect() fails as
+ * without netlink (a kernel or container without it).  The simulator and
+ * the tests create and remove those files.  Never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -83,6 +84,10 @@ ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
 		next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
 	if (faulted(fd, "enodev-write")) {
 		errno = ENODEV;
+		return -1;
+	}
+	if (faulted(fd, "eio-write")) {
+		errno = EIO;
 		return -1;
 	}
 	return next(fd, buf, count, offset);

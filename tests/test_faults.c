@@ -288,42 +288,126 @@ static void test_em_power_zero(void **unused)
 	tree_put(file, "121075\n");
 }
 
-/* The fault hook: writes to cooling_device1 fail as if the device was gone. */
-static int device_gone(const char *path, bool write)
+#define CDEV1_STATE "/sys/class/thermal/cooling_device1/cur_state"
+#define CDEV1_DIR "/sys/devices/virtual/thermal/cooling_device1"
+
+static const char *const two_clusters =
+	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n";
+
+/* The fault hook's error for writes to cooling_device1, and how many it failed. */
+static int cdev1_error;
+static unsigned int cdev1_failed;
+
+static int cdev1_fault(const char *path, bool write)
 {
-	return write && strstr(path, "cooling_device1/cur_state") ? -ENODEV : 0;
+	if (!write || !strstr(path, "cooling_device1/cur_state"))
+		return 0;
+	cdev1_failed++;
+	return cdev1_error;
+}
+
+/* A period's worth of busy ticks on every CPU, more than any test before gave. */
+static void busy_period(void)
+{
+	static unsigned int busy;
+
+	busy += 100;
+	tree_busy_cpus(6, busy);
+}
+
+static struct actor *actor_of_cdev(const struct engine *e, int cdev_id)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (e->actors[i]->cdev_id == cdev_id)
+			return e->actors[i];
+	fail_msg("no actor for cooling_device%d", cdev_id);
+	return NULL;
 }
 
 /*
- * A cooling device that vanishes (-ENODEV on write): the error reaches the
- * caller every period but is logged once; the other actor keeps working;
- * when the device is back its state is written and that is logged.
+ * A cooling device that fails its writes with EIO while its directory is
+ * there (a flaky driver): not an error for the caller (no rescan); tried
+ * again after 100 ms, doubling to 2 s, not every period; counted on the
+ * actor; logged once; the other actor keeps working; when the device takes
+ * writes again its state is written and that is logged with the count.
  */
-static void test_vanished_device(void **unused)
+static void test_failing_write_backs_off(void **unused)
 {
-	const char *file = "/sys/class/thermal/cooling_device1/cur_state";
-	struct pa_config *cfg = tree_config(
-		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
-		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
-		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	struct pa_config *cfg = tree_config(two_clusters);
 	struct engine e;
+	struct actor *a;
+	uint64_t t_us = 0;
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 1);
+	a = actor_of_cdev(&e, 1);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "76000\n");
-	sysfs_set_fault_hook(device_gone);
-	for (int k = 1; k <= 5; k++) {
-		tree_busy_cpus(6, 100U * (unsigned int)k);
+	cdev1_error = -EIO;
+	cdev1_failed = 0;
+	sysfs_set_fault_hook(cdev1_fault);
+	/* 3 s of 100 ms periods: tries at 0, 0.1, 0.3, 0.7 and 1.5 s, not 30. */
+	for (int k = 1; k <= 30; k++, t_us += 100000) {
+		busy_period();
+		assert_int_equal(engine_cycle(&e, t_us, NULL), 0);
+	}
+	assert_int_equal(cdev1_failed, 5);
+	assert_int_equal(a->retry.errors, 5);
+	assert_int_equal(a->retry.failures, 5);
+	assert_int_equal(naming(CDEV1_STATE), 1);
+	assert_true(logged("Input/output error; retrying with backoff"));
+	assert_true(tree_get("/sys/class/thermal/cooling_device0/cur_state") > 0);
+	assert_int_equal(tree_get(CDEV1_STATE), 0);
+	sysfs_set_fault_hook(NULL);
+	/* The next try, at 3.1 s (1.6 s after the last), takes. */
+	for (; t_us < 3100000; t_us += 100000) {
+		busy_period();
+		assert_int_equal(engine_cycle(&e, t_us, NULL), 0);
+		assert_int_equal(tree_get(CDEV1_STATE), 0);
+	}
+	busy_period();
+	assert_int_equal(engine_cycle(&e, t_us, NULL), 0);
+	assert_true(tree_get(CDEV1_STATE) > 0);
+	assert_true(logged("cooling_device1/cur_state: writable again after 5 failures"));
+	assert_int_equal(a->retry.errors, 5);
+	assert_int_equal(a->retry.failures, 0);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A cooling device that is removed (its directory gone, -ENODEV on the file
+ * still open): the engine says so (-ENODEV, for the daemon to rescan), once
+ * logged; while it is back in place a write takes again.
+ */
+static void test_removed_device(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters);
+	char away[512];
+	struct engine e;
+
+	(void)unused;
+	snprintf(away, sizeof(away), "%s-away", tree_real_path(CDEV1_DIR));
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "76000\n");
+	cdev1_error = -ENODEV;
+	sysfs_set_fault_hook(cdev1_fault);
+	assert_int_equal(rename(tree_real_path(CDEV1_DIR), away), 0);
+	for (int k = 1; k <= 3; k++) {
+		busy_period();
 		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)k, NULL), -ENODEV);
 	}
-	assert_int_equal(naming(file), 1);
+	assert_int_equal(naming(CDEV1_STATE), 1);
+	assert_true(logged("No such device; the device is gone"));
+	assert_int_equal(rename(away, tree_real_path(CDEV1_DIR)), 0);
 	assert_true(tree_get("/sys/class/thermal/cooling_device0/cur_state") > 0);
-	assert_int_equal(tree_get(file), 0);
 	sysfs_set_fault_hook(NULL);
-	tree_busy_cpus(6, 600);
-	assert_int_equal(engine_cycle(&e, 600000, NULL), 0);
-	assert_true(tree_get(file) > 0);
-	assert_true(logged("writable again"));
+	busy_period();
+	assert_int_equal(engine_cycle(&e, 400000, NULL), 0);
+	assert_true(tree_get(CDEV1_STATE) > 0);
+	assert_true(logged("writable again after 3 failures"));
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	pa_config_free(cfg);
@@ -361,7 +445,8 @@ int main(void)
 		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),
 		cmocka_unit_test_setup(test_opp_without_voltage, reset_log),
 		cmocka_unit_test_setup(test_em_power_zero, reset_log),
-		cmocka_unit_test_setup(test_vanished_device, reset_log),
+		cmocka_unit_test_setup(test_failing_write_backs_off, reset_log),
+		cmocka_unit_test_setup(test_removed_device, reset_log),
 		cmocka_unit_test_setup(test_missing_configured_device, reset_log),
 	};
 

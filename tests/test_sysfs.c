@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -184,6 +185,35 @@ static void test_one_shot_reads(void **unused)
 	assert_null(ids);
 }
 
+/*
+ * A device is gone when the directory holding its attribute is, links
+ * followed (/sys/class/thermal/cooling_deviceN is a link to the device).
+ */
+static void test_attr_dir_exists(void **unused)
+{
+	struct sysfs_attr w = SYSFS_ATTR_INIT;
+	char real[256], link[256];
+
+	(void)unused;
+	snprintf(real, sizeof(real), "%s", at("device0"));
+	snprintf(link, sizeof(link), "%s", at("class-device0"));
+	assert_int_equal(mkdir(real, 0755), 0);
+	assert_int_equal(symlink(real, link), 0);
+	put("device0/cur_state", "0\n");
+	snprintf(link + strlen(link), sizeof(link) - strlen(link), "/cur_state");
+	assert_int_equal(sysfs_attr_open(&w, link, true), 0);
+	assert_true(sysfs_attr_dir_exists(&w));
+	assert_int_equal(rename(real, at("device0-away")), 0);
+	assert_false(sysfs_attr_dir_exists(&w));
+	/* The file still open takes writes; the caller asks only after one failed. */
+	assert_int_equal(sysfs_attr_write_u64(&w, 1), 0);
+	assert_int_equal(rename(at("device0-away"), real), 0);
+	assert_true(sysfs_attr_dir_exists(&w));
+	sysfs_attr_close(&w);
+	snprintf(w.path, sizeof(w.path), "/cur_state");
+	assert_true(sysfs_attr_dir_exists(&w));	/* in "/" */
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -208,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_attr_reread),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_one_shot_reads),
+		cmocka_unit_test(test_attr_dir_exists),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

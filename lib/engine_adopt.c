@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Carrying what an engine's zones and actors remember into the engine built
+ * to replace it (a rescan, a reload), so that a rebuild adds what appeared
+ * and drops what vanished without resetting a running zone's controller.
+ */
+#include <string.h>
+
+#include "engine.h"
+
+static struct actor *old_actor(const struct engine *old, const struct actor *a)
+{
+	for (size_t i = 0; i < old->n_actors; i++)
+		if (actor_same_device(old->actors[i], a))
+			return old->actors[i];
+	return NULL;
+}
+
+static const struct zone *old_zone(const struct engine *old, const struct zone *z)
+{
+	for (size_t i = 0; i < old->n_zones; i++)
+		if (old->zones[i].tz_id == z->tz_id && strcmp(old->zones[i].name, z->name) == 0)
+			return &old->zones[i];
+	return NULL;
+}
+
+/* Index of @o's power actor for the device of @a, or -1. */
+static long old_index(const struct zone *o, const struct actor *a)
+{
+	for (size_t i = 0; i < o->n_actors; i++)
+		if (actor_same_device(o->actors[i], a))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * The controller's memory: its state, its last budget and grants, the
+ * step_wise states, whether it was active.  The error it integrated is the
+ * same error while its law and temperatures are: new gains (a reload, or
+ * an estimated sustainable power that an actor appearing changed) only
+ * weigh it differently, and an actor that appeared only changes the
+ * division.
+ */
+static void adopt_controller(struct zone *z, const struct zone *o)
+{
+	if (z->pid.mode != o->pid.mode || z->switch_on_mc != o->switch_on_mc ||
+	    z->control_mc != o->control_mc)
+		return;
+	z->pid_state = o->pid_state;
+	z->pid_out = o->pid_out;
+	z->active = o->active;
+	z->budget_mw = o->budget_mw;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		long k = old_index(o, z->actors[i]);
+
+		if (k < 0)
+			continue;	/* appeared: the next division gives it its share */
+		z->request_mw[i] = o->request_mw[k];
+		z->grant_mw[i] = o->grant_mw[k];
+		z->step_state[i] = o->step_state[k];
+	}
+}
+
+/* The step_wise fallback's state per device, and the trips crossed while they are the same trips. */
+static void adopt_fallback(struct zone *z, const struct zone *o)
+{
+	for (size_t i = 0; i < z->n_fallback; i++) {
+		struct fallback_device *f = &z->fallback[i];
+
+		for (size_t k = 0; k < o->n_fallback; k++) {
+			const struct fallback_device *of = &o->fallback[k];
+
+			if (!actor_same_device(of->actor, f->actor))
+				continue;
+			f->state = of->state;
+			if (f->n_trips == of->n_trips &&
+			    memcmp(f->trip_mc, of->trip_mc, f->n_trips * sizeof(f->trip_mc[0])) == 0)
+				memcpy(f->crossed, of->crossed, sizeof(f->crossed));
+		}
+	}
+}
+
+static void adopt_zone(struct zone *z, const struct zone *o)
+{
+	/* The governor found before the first takeover, not the user_space we set. */
+	if (z->original_policy[0] && o->original_policy[0])
+		memcpy(z->original_policy, o->original_policy, sizeof(z->original_policy));
+	z->temp_mc = o->temp_mc;
+	z->prev_temp_mc = o->prev_temp_mc;
+	z->sensor_failed = o->sensor_failed;
+	z->failed_reads = o->failed_reads;
+	z->rise = o->rise;
+	adopt_fallback(z, o);
+	adopt_controller(z, o);
+}
+
+void engine_adopt_state(struct engine *e, const struct engine *old)
+{
+	for (size_t i = 0; i < e->n_actors; i++) {
+		const struct actor *o = old_actor(old, e->actors[i]);
+
+		if (o)
+			actor_adopt(e->actors[i], o);
+	}
+	for (size_t z = 0; z < e->n_zones; z++) {
+		const struct zone *o = old_zone(old, &e->zones[z]);
+
+		if (o)
+			adopt_zone(&e->zones[z], o);
+	}
+}

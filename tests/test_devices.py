@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Devices that fail, vanish or are missing, on the daemon binary and a
+private bus: a cooling device whose writes fail with EIO (through the
+LD_PRELOAD fault shim) is retried with backoff, counted on D-Bus and
+logged once, without a rescan; one whose directory is gone makes the daemon
+rescan; a configured device that is missing (or appears) does not reset the
+zone's controller at the rescans that look for it.
+
+usage: test_devices.py (POWERALLOCD, POWERALLOCCTL and POWERALLOCD_FAULT_SHIM
+name the binaries and the shim)
+"""
+import json
+import os
+import signal
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_bus import PrivateBus, ctl  # noqa: E402
+from test_daemon import CDEV, GPU_CONFIG, HOT_CONFIG, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+
+
+class Faulty(unittest.TestCase):
+    """A hot RK3399 tree and the daemon under the fault shim, on a private bus."""
+
+    def setUp(self):
+        self.bus = PrivateBus()
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.daemon = None
+        self.rules = {}
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        self.tree.close()
+        self.bus.close()
+
+    def fault(self, rule, suffix):
+        """While @suffix is set, pwrite() on a path ending with it fails (rule eio-write or
+        enodev-write); None removes the rule.  Before start(), the rule is set at start."""
+        if self.daemon:
+            self.daemon.fault(rule, suffix)
+        else:
+            self.rules[rule] = suffix
+
+    def start(self, config=HOT_CONFIG):
+        self.daemon = Daemon(self.tree, config, bus="system", faults=self.rules)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
+
+    def actor(self, name):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        actors = [a for z in json.loads(out.stdout)["zones"] for a in z["actors"]]
+        return next(a for a in actors if a["name"] == name)
+
+    def periods(self):
+        """Rows of the trace for cpufreq-cpu0 (one per period of the zone)."""
+        with open(self.daemon.trace) as f:
+            return [r for r in f.read().splitlines() if ",cpufreq-cpu0," in r]
+
+
+class FlakyDevice(Faulty):
+    def test_eio_on_write_is_retried_not_rescanned(self):
+        """cooling_device1's cur_state fails every write with EIO while its
+        directory is there: measured before the fix, 14 rescans in 3 s (the
+        PID reset and the state file rewritten at each)."""
+        cdev1 = "cooling_device1/cur_state"
+        self.fault("eio-write", cdev1)
+        self.start()
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 0)) > 0), self.daemon.logtext())
+        state_mtime = os.stat(self.daemon.state).st_mtime_ns
+        before = len(self.periods())
+        time.sleep(3)
+        log = self.daemon.logtext()
+        self.assertNotIn("rescanning", log)
+        episode = [line for line in log.splitlines() if cdev1 in line]
+        self.assertEqual(len(episode), 1, log)
+        self.assertIn("cannot write", episode[0])
+        self.assertIn("Input/output error", episode[0])
+        self.assertEqual(os.stat(self.daemon.state).st_mtime_ns, state_mtime)
+        # The zone and its other actor go on: about 60 periods of 50 ms.
+        self.assertGreater(len(self.periods()) - before, 20)
+        self.assertGreater(int(self.tree.read(CDEV % 0)), 0)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        # Counted, and backing off (100 ms doubling to 2 s: about 6 tries in 3 s,
+        # where every period would be over 60).
+        errors = self.actor("cpufreq-cpu4")["write_errors"]
+        self.assertGreater(errors, 2)
+        self.assertLess(errors, 15)
+        self.assertEqual(self.actor("cpufreq-cpu0")["write_errors"], 0)
+        # Fault gone: written again within the longest backoff, and that is logged.
+        self.fault("eio-write", None)
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0, timeout=5),
+                        self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: "writable again after" in self.daemon.logtext()))
+        self.assertNotIn("rescanning", self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+
+
+class RemovedDevice(Faulty):
+    def test_write_to_a_removed_device_rescans(self):
+        """cooling_device1 goes away: its directory is gone and the file the
+        daemon holds fails writes with ENODEV.  The daemon rescans and the zone
+        runs without it."""
+        self.start()
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0), self.daemon.logtext())
+        self.tree.write(ZONE0 + "temp", "60000\n")     # limits released: a write
+        self.fault("enodev-write", "cdev1-away/cur_state")
+        os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device1"),
+                  self.tree.path("cdev1-away"))
+        self.assertTrue(wait_for(lambda: "rescanning" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: "the zone runs without it" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+
+
+class Rescans(unittest.TestCase):
+    """While a configured device is missing the daemon looks for it every 5 s;
+    those rescans must not reset a running zone's controller."""
+
+    def setUp(self):
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "75500\n")
+        os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
+                  self.tree.path("gpu-cdev-away"))
+        self.daemon = Daemon(self.tree, GPU_CONFIG)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
+
+    def tearDown(self):
+        self.daemon.close()
+        self.tree.close()
+
+    def controller(self):
+        """(time_ms, err_integral_mc, budget_mw) of every period of the zone."""
+        with open(self.daemon.trace) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        return sorted({(int(r[0]), int(r[5]), int(r[9])) for r in rows if r[1] == "cpu"})
+
+    def state_file(self):
+        with open(self.daemon.state) as f:
+            return f.read()
+
+    def rescans(self):
+        return self.daemon.logtext().count("rescanning")
+
+    def assert_continues(self):
+        """75.5 °C against an aim of 74.95: the integral only grows more negative
+        (to its bound) and the budget, once down, stays down.  Measured before
+        the fix, at each rescan: the integral back from -9393 to one period's
+        error, -550 m°C, and the budget up from 0 to 743 mW."""
+        periods = self.controller()
+        self.assertGreater(len(periods), 100)
+        for (t0, i0, b0), (t1, i1, b1) in zip(periods, periods[1:]):
+            self.assertLessEqual(i1, i0, "integral back from %d to %d at %d ms" % (i0, i1, t1))
+            if t0 > 1000:
+                self.assertLessEqual(b1, b0 + 50, "budget up from %d to %d mW at %d ms"
+                                     % (b0, b1, t1))
+
+    def test_missing_device_does_not_reset_the_controller(self):
+        self.assertTrue(wait_for(lambda: self.rescans() >= 2, timeout=15), self.daemon.logtext())
+        time.sleep(0.5)
+        self.assert_continues()
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+
+    def test_device_that_appears_joins_the_running_controller(self):
+        self.assertTrue(wait_for(lambda: self.rescans() >= 1, timeout=10), self.daemon.logtext())
+        time.sleep(1)   # that rescan is over, without the GPU
+        self.assertNotIn("cooling_device2", self.state_file())
+        os.rename(self.tree.path("gpu-cdev-away"),
+                  self.tree.path("sys/devices/virtual/thermal/cooling_device2"))
+        self.assertTrue(wait_for(lambda: "cooling_device2" in self.state_file(), timeout=10),
+                        self.daemon.logtext())
+        time.sleep(0.5)
+        self.assertEqual(self.rescans(), 2)
+        self.assert_continues()
+        # The GPU is throttled by the running controller, and restored at the end.
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 2)) > 0))
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        for k in range(3):
+            self.assertEqual(self.tree.read(CDEV % k), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

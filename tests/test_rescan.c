@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An engine built again over a running one (a rescan, a reload) on the
+ * RK3399 fixture trees (suite integration): engine_adopt_state() carries
+ * each zone's controller and each device's state over, so that a rebuild
+ * does not reset a running zone, even when a device appeared; the values to
+ * restore stay the ones found before the first takeover.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "engine.h"
+#include "tree.h"
+
+#define ZONE0 "/sys/class/thermal/thermal_zone0/"
+#define GPU_DIR "/sys/devices/virtual/thermal/cooling_device2"
+#define PERIOD_US 100000ULL
+
+static const char *const two_clusters =
+	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n";
+
+static const char *const with_gpu =
+	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\"; },\n"
+	"             { type = \"devfreq\"; device = \"ff9a0000.gpu\"; } ); } );\n";
+
+/* The same zone aiming 10 °C higher: its controller is not the same one. */
+static const char *const hotter_control =
+	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"  switch_on_temp = 70000; control_temp = 85000;\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n";
+
+static uint64_t now_us;
+static unsigned int busy;
+
+/* @n periods of all the engine's zones, with every CPU busy. */
+static void run(struct engine *e, int n)
+{
+	for (int k = 0; k < n; k++) {
+		busy += 100;
+		tree_busy_cpus(6, busy);
+		now_us += PERIOD_US;
+		assert_int_equal(engine_cycle(e, now_us, NULL), 0);
+	}
+}
+
+/* A hot zone, running for 2 s. */
+static void start_hot(struct engine *e, struct pa_config *cfg)
+{
+	tree_put(ZONE0 "temp", "80000\n");
+	assert_int_equal(engine_build(e, cfg), 1);
+	run(e, 20);
+	assert_true(e->zones[0].active);
+}
+
+struct saved_files {
+	char text[4096];
+};
+
+static int save_one(void *userdata, const char *path, const char *value)
+{
+	struct saved_files *s = userdata;
+	size_t len = strlen(s->text);
+
+	snprintf(s->text + len, sizeof(s->text) - len, "%s=%s\n", path, value);
+	return 0;
+}
+
+/* What engine_save() reports, one "path=value" line per file. */
+static const char *saved(const struct engine *e, struct saved_files *s)
+{
+	s->text[0] = '\0';
+	assert_int_equal(engine_save(e, save_one, s), 0);
+	return s->text;
+}
+
+static void assert_same_controller(const struct zone *z, const struct zone *o)
+{
+	assert_memory_equal(&z->pid_state, &o->pid_state, sizeof(z->pid_state));
+	assert_int_equal(z->budget_mw, o->budget_mw);
+	assert_int_equal(z->active, o->active);
+	assert_int_equal(z->prev_temp_mc, o->prev_temp_mc);
+	assert_memory_equal(&z->rise, &o->rise, sizeof(z->rise));
+}
+
+/*
+ * The same config built again over a hot zone: the controller goes on from
+ * its integral (a reset would take it back to one period's error), and what
+ * is to be restored is what the first engine found, not the limits and the
+ * user_space policy the new one found.
+ */
+static void test_rescan_keeps_the_controller(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters);
+	struct engine old, next;
+	struct saved_files s;
+	int64_t integral;
+
+	(void)unused;
+	start_hot(&old, cfg);
+	integral = old.zones[0].pid_state.err_integral;
+	assert_true(integral < old.zones[0].pid_state.prev_err);	/* more than one period in */
+	assert_true(tree_get("/sys/class/thermal/cooling_device1/cur_state") > 0);
+	assert_int_equal(engine_build(&next, cfg), 1);
+	assert_non_null(strstr(saved(&next, &s), ZONE0 "policy=user_space"));
+	engine_adopt_state(&next, &old);
+	assert_same_controller(&next.zones[0], &old.zones[0]);
+	assert_memory_equal(next.zones[0].grant_mw, old.zones[0].grant_mw,
+			    sizeof(next.zones[0].grant_mw));
+	assert_string_equal(saved(&next, &s),
+			    "/sys/class/thermal/cooling_device0/cur_state=0\n"
+			    "/sys/class/thermal/cooling_device1/cur_state=0\n"
+			    "/sys/class/thermal/cooling_device3/cur_state=0\n"
+			    ZONE0 "policy=step_wise\n");
+	engine_free(&old);
+	run(&next, 1);
+	assert_true(next.zones[0].pid_state.err_integral <= integral);
+	assert_int_equal(engine_restore(&next), 0);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
+	engine_free(&next);
+	pa_config_free(cfg);
+}
+
+/*
+ * A configured GPU missing at the first build and there at the next: it
+ * joins the running controller, whose state is carried over; the division
+ * gives it its share at once.
+ */
+static void test_device_that_appears(void **unused)
+{
+	struct pa_config *cfg = tree_config(with_gpu);
+	char away[512];
+	struct engine old, next;
+	int64_t integral;
+
+	(void)unused;
+	snprintf(away, sizeof(away), "%s-away", tree_real_path(GPU_DIR));
+	assert_int_equal(rename(tree_real_path(GPU_DIR), away), 0);
+	start_hot(&old, cfg);
+	assert_int_equal(old.n_missing, 1);
+	assert_int_equal(old.zones[0].n_actors, 2);
+	assert_int_equal(rename(away, tree_real_path(GPU_DIR)), 0);
+	assert_int_equal(engine_build(&next, cfg), 1);
+	assert_int_equal(next.n_missing, 0);
+	assert_int_equal(next.zones[0].n_actors, 3);
+	engine_adopt_state(&next, &old);
+	assert_same_controller(&next.zones[0], &old.zones[0]);
+	assert_int_equal(next.zones[0].grant_mw[1], old.zones[0].grant_mw[1]);
+	integral = old.zones[0].pid_state.err_integral;
+	engine_free(&old);
+	run(&next, 1);
+	assert_true(next.zones[0].pid_state.err_integral <= integral);
+	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+	assert_int_equal(engine_restore(&next), 0);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
+	engine_free(&next);
+	pa_config_free(cfg);
+}
+
+/*
+ * A reload that moves the zone's control temperature: its controller starts
+ * afresh (the error it integrated was against another aim); the devices'
+ * state and the zone's readings and original policy are carried all the same.
+ */
+static void test_new_aim_resets_the_controller(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters), *hotter = tree_config(hotter_control);
+	struct engine old, next;
+	struct saved_files s;
+
+	(void)unused;
+	start_hot(&old, cfg);
+	old.actors[1]->retry.errors = 3;
+	assert_int_equal(engine_build(&next, hotter), 1);
+	engine_adopt_state(&next, &old);
+	assert_false(next.zones[0].pid_state.primed);
+	assert_int_equal(next.zones[0].pid_state.err_integral, 0);
+	assert_false(next.zones[0].active);
+	assert_memory_equal(&next.zones[0].rise, &old.zones[0].rise, sizeof(old.zones[0].rise));
+	assert_int_equal(next.actors[1]->retry.errors, 3);
+	assert_int_equal(next.actors[0]->retry.errors, 0);
+	assert_non_null(strstr(saved(&next, &s), ZONE0 "policy=step_wise"));
+	assert_non_null(strstr(s.text, "cooling_device1/cur_state=0\n"));
+	engine_free(&old);
+	assert_int_equal(engine_restore(&next), 0);
+	engine_free(&next);
+	pa_config_free(cfg);
+	pa_config_free(hotter);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rescan_keeps_the_controller),
+		cmocka_unit_test(test_device_that_appears),
+		cmocka_unit_test(test_new_aim_resets_the_controller),
+	};
+
+	if (tree_main_guard())
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
