@@ -89,7 +89,7 @@ static int open_policy(struct cpufreq_actor *c, const struct cpufreq_policy_info
 	sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_cur_freq", policy->cpu);
 	r = sysfs_attr_open(&c->cur_freq, path, false);
 	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 		return r;
 	}
 	return actor_load_model(&c->f.base, &dev);

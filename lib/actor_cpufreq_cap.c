@@ -202,7 +202,7 @@ static int open_cap_policy(struct cap_policy *p, const struct cpufreq_policy_inf
 		r = sysfs_attr_open(&p->cur_freq, path, false);
 	}
 	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 	return r;
 }
 

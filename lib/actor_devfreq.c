@@ -108,7 +108,7 @@ static int read_frequencies(struct devfreq_actor *d, const char *dir)
 	if (n == 0)
 		n = sysfs_read_str(path, buf, sizeof(buf));
 	if (n < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror((int)-n));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror((int)n));
 		return (int)n;
 	}
 	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
@@ -144,7 +144,7 @@ static int open_device(struct devfreq_actor *d, const char *device, const struct
 	sysfs_pathf(path, "%s/cur_freq", dir);
 	r = sysfs_attr_open(&d->cur_freq, path, false);
 	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 		return r;
 	}
 	sysfs_pathf(path, "%s/load", dir);

@@ -174,7 +174,7 @@ static int read_attr(const char *dir, const char *attr, uint64_t *v, bool requir
 	if (r == 0)
 		r = sysfs_read_u64(path, v);
 	if (r < 0 && required)
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 	return r;
 }
 
@@ -199,7 +199,7 @@ static int open_zone(struct powercap_actor *p, const char *dir)
 		r = sysfs_attr_open(&p->limit, path, true);
 	}
 	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: %s", path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 	return r;
 }
 

@@ -35,7 +35,8 @@ int cooling_state_open(struct cooling_state *cs, int id)
 	cs->original = cs->written = (unsigned long)v;
 	return 0;
 fail:
-	pa_log(PA_LOG_ERR, "%s: %s", path, r == -ERANGE ? "state above max_state" : strerror(-r));
+	pa_log(PA_LOG_ERR, "%s: %s", path,
+	       r == -ERANGE ? "state above max_state" : sysfs_strerror(r));
 	cooling_state_close(cs);
 	return r;
 }

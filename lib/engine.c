@@ -7,6 +7,7 @@
 
 #include "dither.h"
 #include "log.h"
+#include "sensor.h"
 #include "thermal.h"
 
 int engine_sample_load(struct engine *e)
@@ -207,7 +208,7 @@ void engine_free(struct engine *e)
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_destroy(e->actors[i]);
 	for (size_t z = 0; z < e->n_zones; z++)
-		sysfs_attr_close(&e->zones[z].sensor);
+		sensor_close(&e->zones[z]);
 	free(e->actors);
 	free(e->zones);
 	sysfs_attr_close(&e->proc_stat);

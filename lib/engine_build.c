@@ -12,6 +12,7 @@
 #include "divvy.h"
 #include "engine.h"
 #include "log.h"
+#include "sensor.h"
 #include "thermal.h"
 
 /*
@@ -48,7 +49,7 @@ static int open_load(struct engine *e)
 		return -ENOMEM;
 	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
 	if (r < 0) {
-		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", strerror(-r));
+		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", sysfs_strerror(r));
 		return r;
 	}
 	/* Both samples start equal: the first period sees no load yet.  A read
@@ -343,9 +344,10 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 
 	z->tz_id = tz->id;
 	sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", tz->id);
-	r = sysfs_attr_open(&z->sensor, path, false);
+	r = sensor_open(z, path);
 	if (r < 0) {
-		pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path, strerror(-r));
+		pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path,
+		       sysfs_strerror(r));
 		return r;
 	}
 	for (size_t i = 0; i < z->n_actors; i++)
@@ -368,6 +370,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	       z->pid.sustainable_power_mw, sp_names[z->sp_source], z->n_actors, z->n_fallback,
 	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
+	sensor_start(z);
 	return 0;
 }
 
@@ -492,7 +495,7 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 			if (r == 0)
 				e->n_zones++;
 			else
-				sysfs_attr_close(&z->sensor);
+				sensor_close(z);
 		}
 		r = (int)e->n_zones;
 	}

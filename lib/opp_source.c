@@ -75,7 +75,8 @@ static int read_entry(const char *dir, const char *name, uint64_t *v, const char
 	if (r == 0)
 		r = sysfs_read_u64(path, v);
 	if (r < 0)
-		pa_log(PA_LOG_WARNING, "%s: cannot read: %s; %s ignored", path, strerror(-r), what);
+		pa_log(PA_LOG_WARNING, "%s: cannot read: %s; %s ignored", path, sysfs_strerror(r),
+		       what);
 	return r;
 }
 

@@ -38,9 +38,41 @@ bool sysfs_read_only(void)
 	return read_only;
 }
 
-static int open_flags(bool write)
+/*
+ * Opens @path, refusing anything but a regular file (sysfs and procfs
+ * attributes are regular files).  O_NONBLOCK, which a regular file ignores,
+ * keeps the open of a FIFO from waiting for a writer (or a reader) forever.
+ */
+static int open_regular(const char *path, bool write)
 {
-	return write ? O_WRONLY | O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
+	int flags = write ? O_WRONLY | O_NOFOLLOW : O_RDONLY;
+	struct stat st;
+	int fd = open(path, flags | O_CLOEXEC | O_NONBLOCK), r;
+
+	/* A FIFO without a reader, or a socket, cannot even be opened for writing. */
+	if (fd < 0 && errno == ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return -ESPIPE;
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -ESPIPE;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+const char *sysfs_strerror(int error)
+{
+	return error == -ESPIPE ? "not a regular file" : strerror(-error);
+}
+
+bool sysfs_attr_same_file(const struct sysfs_attr *a, const struct sysfs_attr *b)
+{
+	struct stat sa, sb;
+
+	return a->fd >= 0 && b->fd >= 0 && fstat(a->fd, &sa) == 0 && fstat(b->fd, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
@@ -54,9 +86,9 @@ int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write)
 	strcpy(attr->path, path);
 	if (write && read_only)
 		return 0;
-	fd = open(path, open_flags(write));
+	fd = open_regular(path, write);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	attr->fd = fd;
 	return 0;
 }
@@ -154,12 +186,12 @@ int sysfs_pathf(char *buf, const char *fmt, ...)
 
 ssize_t sysfs_read_bin(const char *path, void *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, false);
 	ssize_t n;
 	char extra;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, size);
 	if (n >= 0 && (size_t)n == size && read(fd, &extra, 1) > 0)
 		n = -EFBIG;
@@ -206,9 +238,9 @@ int sysfs_write_str(const char *path, const char *value)
 
 	if (read_only)
 		return -EROFS;
-	fd = open(path, open_flags(true));
+	fd = open_regular(path, true);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = write_fd(fd, value);
 	close(fd);
 	return r;

@@ -5,7 +5,9 @@
  * control path reads or writes every period are opened once (struct
  * sysfs_attr) and re-read with pread at offset 0; discovery uses the
  * one-shot helpers.  Every function returns a negative errno and logs
- * nothing: the caller logs once, with the path.
+ * nothing: the caller logs once, with the path.  Every open refuses, with
+ * -ESPIPE, a path that is not a regular file (a FIFO, socket, device or
+ * directory), without waiting: sysfs and procfs attributes always are.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,11 +52,24 @@ bool sysfs_read_only(void);
 void sysfs_set_fault_hook(int (*hook)(const char *path, bool write));
 
 /**
+ * sysfs_strerror() - strerror() of the negative errno @error, but "not a
+ * regular file" for the -ESPIPE the open of one gives.
+ */
+const char *sysfs_strerror(int error);
+
+/**
  * sysfs_attr_open() - open @path for reading (O_RDONLY) or writing
  * (O_WRONLY|O_NOFOLLOW); both with O_CLOEXEC.
- * Return: 0 or negative errno (-ENAMETOOLONG for a path over SYSFS_PATH_MAX).
+ * Return: 0 or negative errno (-ENAMETOOLONG for a path over SYSFS_PATH_MAX,
+ * -ESPIPE for one that is not a regular file).
  */
 int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write);
+
+/**
+ * sysfs_attr_same_file() - whether @a and @b are open on the same file (a
+ * file at the same path after a device went and came back is another).
+ */
+bool sysfs_attr_same_file(const struct sysfs_attr *a, const struct sysfs_attr *b);
 
 /** sysfs_attr_close() - close @attr if open. */
 void sysfs_attr_close(struct sysfs_attr *attr);

@@ -35,7 +35,7 @@ static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t m
 	}
 	if (r < 0)
 		pa_log(PA_LOG_WARNING, "%s: %s; %s", path,
-		       r == -EINVAL ? "not a number" : strerror(-r), consequence);
+		       r == -EINVAL ? "not a number" : sysfs_strerror(r), consequence);
 	return r;
 }
 
@@ -54,7 +54,7 @@ static int read_text(const char *dir, const char *attr, char *buf, size_t size,
 		buf[0] = '\0';
 		if (consequence)
 			pa_log(PA_LOG_WARNING, "%s: %s; %s", path,
-			       n == -ENODATA ? "empty" : strerror((int)-n), consequence);
+			       n == -ENODATA ? "empty" : sysfs_strerror((int)n), consequence);
 		return (int)n;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include "divvy.h"
 #include "efficiency.h"
 #include "log.h"
+#include "sensor.h"
 
 /* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
 struct zone_fields {
@@ -31,7 +32,7 @@ int zone_read_temp(struct zone *z)
 {
 	struct zone_fields f;
 	int64_t temp;
-	int r = sysfs_attr_read_s64(&z->sensor, &temp);
+	int r = sensor_read_mc(z, &temp);
 
 	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
@@ -40,7 +41,8 @@ int zone_read_temp(struct zone *z)
 			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
 				      "zone %s: %s: %s; holding the current limits", z->name,
 			       z->sensor.path, r == -EINVAL ? "not a number" :
-			       r == -ERANGE ? "not a plausible temperature" : strerror(-r));
+			       r == -ERANGE ? "not a plausible temperature" :
+			       r == -ETIME ? "stuck in a read" : strerror(-r));
 		z->sensor_failed = true;
 		z->failed_reads++;
 		return r;

@@ -25,6 +25,8 @@
 #define ZONE_TEMP_MIN_MC (-60000)
 #define ZONE_TEMP_MAX_MC 200000
 
+struct sensor_reader;
+
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
 	SP_FROM_SYSFS,
@@ -35,7 +37,11 @@ enum sustainable_power_source {
  * struct zone - one controlled thermal zone.
  * @name: label (config name, or the sensor type when auto-configured).
  * @tz_id: N of its thermal_zoneN.
- * @sensor: thermal_zoneN/temp, open for the zone's life.
+ * @sensor: thermal_zoneN/temp, open for the zone's life (its fd moves to
+ *	@sensor_reader when the sensor is found slow).
+ * @sensor_reader: the thread that reads a slow sensor off the control loop
+ *	(lib/sensor.c), NULL while the loop reads it.
+ * @sensor_slow: a read took SENSOR_SLOW_MS or more (logged once).
  * @switch_on_mc, @control_mc: m°C.
  * @pid: controller definition; @pid_state: its memory.
  * @efficiency_division: divide by efficiency, not by request.
@@ -62,6 +68,8 @@ struct zone {
 	char name[64];
 	int tz_id;
 	struct sysfs_attr sensor;
+	struct sensor_reader *sensor_reader;
+	bool sensor_slow;
 	int32_t switch_on_mc;
 	int32_t control_mc;
 	struct pid_params pid;
@@ -87,8 +95,10 @@ struct zone {
 };
 
 /**
- * zone_read_temp() - read the sensor into zone->temp_mc.  A value outside
- * [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a failed read.
+ * zone_read_temp() - read the sensor into zone->temp_mc (sensor_read_mc():
+ * a slow sensor's latest reading, from its thread).  A value outside
+ * [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a failed read, and
+ * so is a slow sensor's reading that is too old.
  * Return: 0, or negative errno (logged once until the sensor reads again).
  */
 int zone_read_temp(struct zone *z);

@@ -5,10 +5,13 @@
  * whose path ends with it fails with EIO; likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
  * that went away), and $POWERALLOCD_FAULT_DIR/eio-write for pwrite() and
- * EIO (a device that fails a write but is still there).  While
- * $POWERALLOCD_FAULT_DIR/no-netlink exists, genl_connect() fails as
- * without netlink (a kernel or container without it).  The simulator and
- * the tests create and remove those files.  Never installed.
+ * EIO (a device that fails a write but is still there).
+ * $POWERALLOCD_FAULT_DIR/slow-read holds a suffix and a delay in ms
+ * ("thermal_zone1/temp 1000"): pread() on that file sleeps that long first
+ * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/no-netlink
+ * exists, genl_connect() fails as without netlink (a kernel or container
+ * without it).  The simulator and the tests create and remove those files.
+ * Never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netlink/errno.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The suffix in @rule_file, "" when there is none (no fault). */
@@ -40,13 +44,13 @@ static void rule(const char *rule_file, char *suffix, size_t size)
 	suffix[strcspn(suffix, "\n")] = '\0';
 }
 
-static int faulted(int fd, const char *rule_file)
+/* Whether the file open as @fd ends with @suffix ("" never matches). */
+static int matches(int fd, const char *suffix)
 {
-	char suffix[256], link[64], path[512];
+	char link[64], path[512];
 	ssize_t n;
 	size_t len;
 
-	rule(rule_file, suffix, sizeof(suffix));
 	if (!suffix[0])
 		return 0;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -58,9 +62,40 @@ static int faulted(int fd, const char *rule_file)
 	return (size_t)n >= len && strcmp(path + n - len, suffix) == 0;
 }
 
+static int faulted(int fd, const char *rule_file)
+{
+	char suffix[256];
+
+	rule(rule_file, suffix, sizeof(suffix));
+	return matches(fd, suffix);
+}
+
+/* The delay of the slow-read rule for @fd, ms; 0 when it does not apply. */
+static long slow_read_ms(int fd)
+{
+	char line[256], *space;
+
+	rule("slow-read", line, sizeof(line));
+	space = strrchr(line, ' ');
+	if (!space)
+		return 0;
+	*space = '\0';
+	return matches(fd, line) ? strtol(space + 1, NULL, 10) : 0;
+}
+
+/* Sleeps @ms whole, through signals (a thread cancelled here ends here). */
+static void sleep_ms(long ms)
+{
+	struct timespec left = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&left, &left) < 0 && errno == EINTR)
+		;
+}
+
 ssize_t pread(int fd, void *buf, size_t count, off_t offset)
 {
 	static ssize_t (*next)(int, void *, size_t, off_t);
+	long delay_ms;
 
 	if (!next)
 		next = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
@@ -68,6 +103,8 @@ ssize_t pread(int fd, void *buf, size_t count, off_t offset)
 		errno = EIO;
 		return -1;
 	}
+	if ((delay_ms = slow_read_ms(fd)) > 0)
+		sleep_ms(delay_ms);
 	return next(fd, buf, count, offset);
 }
 

@@ -214,6 +214,32 @@ static void test_attr_dir_exists(void **unused)
 	assert_true(sysfs_attr_dir_exists(&w));	/* in "/" */
 }
 
+/*
+ * Anything but a regular file is refused at once: a FIFO, whose open would
+ * wait for a writer (or a reader) forever, and a directory.
+ */
+static void test_refuses_non_regular(void **unused)
+{
+	struct sysfs_attr a = SYSFS_ATTR_INIT;
+	char buf[32];
+	int64_t v;
+
+	(void)unused;
+	assert_int_equal(mkfifo(at("fifo"), 0644), 0);
+	assert_int_equal(sysfs_attr_open(&a, at("fifo"), false), -ESPIPE);
+	assert_int_equal(a.fd, -1);
+	assert_int_equal(sysfs_attr_open(&a, at("fifo"), true), -ESPIPE);
+	assert_int_equal(sysfs_read_s64(at("fifo"), &v), -ESPIPE);
+	assert_int_equal(sysfs_read_str(at("fifo"), buf, sizeof(buf)), -ESPIPE);
+	assert_int_equal(sysfs_write_str(at("fifo"), "1"), -ESPIPE);
+	assert_string_equal(sysfs_strerror(-ESPIPE), "not a regular file");
+	assert_int_equal(mkdir(at("subdir"), 0755), 0);
+	assert_int_equal(sysfs_attr_open(&a, at("subdir"), false), -ESPIPE);
+	assert_int_equal(sysfs_read_str(at("subdir"), buf, sizeof(buf)), -ESPIPE);
+	unlink(at("fifo"));
+	rmdir(at("subdir"));
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -239,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_one_shot_reads),
 		cmocka_unit_test(test_attr_dir_exists),
+		cmocka_unit_test(test_refuses_non_regular),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
