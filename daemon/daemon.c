@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The event loop: one timer serves every zone (each has its own next-due
- * time, so /proc/stat is read once for all the zones due together), signals,
- * thermal netlink events, and the fail-safe state file.
+ * The event loop: the zones' timer (schedule.h), signals, thermal netlink
+ * events, rescans and reloads, and the fail-safe state file.
  */
 #include "daemon.h"
 
@@ -22,12 +21,10 @@
 #include "log.h"
 #include "netlink.h"
 #include "saved.h"
+#include "schedule.h"
 #include "trace.h"
 
-#define NEVER UINT64_MAX
 #define USEC_PER_MSEC UINT64_C(1000)
-/* Slowest polling of a zone whose step_wise fallback has a fan on. */
-#define FALLBACK_POLL_MS 1000
 /* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
 #define NO_EVENTS_POLL_MS 1000
 /* Events come in bursts (a module loads several devices): rescan once. */
@@ -48,8 +45,7 @@ struct daemon {
 	struct bus *bus;
 	struct bus_view view;
 	uint64_t start_us;
-	uint64_t *next_due_us;
-	bool *due;
+	struct schedule schedule;
 	bool *was_active;
 	bool ready;
 	char status[512];
@@ -63,84 +59,32 @@ static uint64_t now_us(const struct daemon *d)
 	return t;
 }
 
-/* Per-zone schedule arrays for the current engine; every zone due now. */
+/* Per-zone schedule and reports for the current engine; every zone due now. */
 static int reset_schedule(struct daemon *d)
 {
 	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
 
-	free(d->next_due_us);
-	free(d->due);
 	free(d->was_active);
-	d->next_due_us = calloc(n, sizeof(*d->next_due_us));
-	d->due = calloc(n, sizeof(*d->due));
 	d->was_active = calloc(n, sizeof(*d->was_active));
-	return d->next_due_us && d->due && d->was_active ? 0 : -ENOMEM;
-}
-
-static bool zone_limited(const struct zone *z)
-{
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->actors[i]->granted_mw < z->actors[i]->max_mw)
-			return true;
-	return false;
+	if (!d->was_active)
+		return -ENOMEM;
+	return schedule_reset(&d->schedule, d->engine.n_zones);
 }
 
 /*
- * The configured idle poll, ms, 0 for none: idle_poll_ms = 0 waits for the
- * kernel's thermal netlink events, so without them it is NO_EVENTS_POLL_MS.
+ * The idle poll for the schedule from the config: idle_poll_ms = 0 waits
+ * for the kernel's thermal netlink events, so without them it is
+ * NO_EVENTS_POLL_MS, said once per config when @say.
  */
-static uint64_t idle_poll_ms(const struct daemon *d)
+static void set_idle_poll(struct daemon *d, bool say)
 {
-	if (d->config->idle_poll_ms == 0 && !d->netlink)
-		return NO_EVENTS_POLL_MS;
-	return d->config->idle_poll_ms;
-}
-
-/* Says once per config that idle_poll_ms = 0 polls after all. */
-static void say_idle_poll(const struct daemon *d)
-{
-	if (d->config->idle_poll_ms == 0 && !d->netlink)
+	d->schedule.idle_poll_ms = d->config->idle_poll_ms;
+	if (d->config->idle_poll_ms || d->netlink)
+		return;
+	d->schedule.idle_poll_ms = NO_EVENTS_POLL_MS;
+	if (say)
 		journal_log(PA_LOG_NOTICE, NULL, "idle_poll_ms = 0 waits for thermal netlink events, "
 			    "which are unavailable: polling idle zones every %d ms", NO_EVENTS_POLL_MS);
-}
-
-/* The idle poll, but at most FALLBACK_POLL_MS while a fallback fan is on (0: never). */
-static uint64_t zone_idle_ms(const struct daemon *d, const struct zone *z)
-{
-	uint64_t idle_ms = idle_poll_ms(d);
-
-	if (zone_fallback_engaged(z) && (idle_ms == 0 || idle_ms > FALLBACK_POLL_MS))
-		idle_ms = FALLBACK_POLL_MS;
-	return idle_ms;
-}
-
-/*
- * Poll at the zone's period while it is active or still limiting, and also
- * while, rising as fast as it lately did, it could pass switch-on before
- * its next idle poll: a load that
- * starts while the zone is idle would otherwise go unchecked for a whole
- * idle poll, long enough for a die to heat past control.  Else the idle
- * poll (zone_idle_ms()).
- */
-static bool zone_fast(const struct daemon *d, size_t i)
-{
-	const struct zone *z = &d->engine.zones[i];
-	uint64_t idle_ms = zone_idle_ms(d, z);
-
-	if (z->active || zone_limited(z) || z->sensor_failed)
-		return true;
-	return idle_ms && rise_could_reach(&z->rise, z->switch_on_mc, (uint32_t)idle_ms,
-					   (uint32_t)(z->control_mc - z->switch_on_mc));
-}
-
-static uint64_t zone_next_due(const struct daemon *d, size_t i, uint64_t now)
-{
-	const struct zone *z = &d->engine.zones[i];
-	uint64_t idle_ms = zone_idle_ms(d, z);
-
-	if (zone_fast(d, i))
-		return now + z->pid.period_ms * USEC_PER_MSEC;
-	return idle_ms ? now + idle_ms * USEC_PER_MSEC : NEVER;
 }
 
 /* The Manager's State on D-Bus. */
@@ -203,29 +147,12 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 
 static void arm_tick(struct daemon *d)
 {
-	uint64_t next = NEVER, accuracy = USEC_PER_MSEC;
-	bool fast = false;
-
-	for (size_t i = 0; i < d->engine.n_zones; i++) {
-		if (d->next_due_us[i] < next)
-			next = d->next_due_us[i];
-		fast |= zone_fast(d, i);
-	}
-	if (next == NEVER) {
-		sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
-		return;
-	}
-	/* Idle: let the wakeup move by a quarter of the poll so it coalesces. */
-	if (!fast)
-		accuracy = idle_poll_ms(d) * USEC_PER_MSEC / 4;
-	sd_event_source_set_time(d->tick, next);
-	sd_event_source_set_time_accuracy(d->tick, accuracy ? accuracy : USEC_PER_MSEC);
-	sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
+	schedule_arm(&d->schedule, &d->engine, d->tick);
 }
 
 static void schedule_rescan(struct daemon *d, uint64_t delay_us)
 {
-	uint64_t when = now_us(d) + delay_us, armed = NEVER;
+	uint64_t when = now_us(d) + delay_us, armed = SCHEDULE_NEVER;
 	int enabled = SD_EVENT_OFF;
 
 	sd_event_source_get_enabled(d->rescan, &enabled);
@@ -250,18 +177,17 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	for (size_t i = 0; i < d->engine.n_zones; i++)
-		d->due[i] = d->next_due_us[i] <= now + USEC_PER_MSEC;
-	r = engine_cycle(&d->engine, now, d->due);
+	schedule_mark_due(&d->schedule, &d->engine, now);
+	r = engine_cycle(&d->engine, now, d->schedule.due);
 	/* A device went away (hotplug, module unload): find out what is left.  A
 	 * write that failed on a device still there is the engine's to retry. */
 	if (r == -ENODEV)
 		schedule_rescan(d, RESCAN_DELAY_US);
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
-		if (!d->due[i])
+		if (!d->schedule.due[i])
 			continue;
 		report_zone(d, i, now);
-		d->next_due_us[i] = zone_next_due(d, i, now);
+		schedule_ran(&d->schedule, &d->engine, i, now);
 	}
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
 	update_status(d);
@@ -361,7 +287,7 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 		/* A hint: the zone re-reads its temperature from sysfs now. */
 		for (size_t i = 0; i < d->engine.n_zones; i++)
 			if (d->engine.zones[i].tz_id == ev->tz_id)
-				d->next_due_us[i] = now_us(d);
+				d->schedule.next_due_us[i] = now_us(d);
 		arm_tick(d);
 		return;
 	}
@@ -388,8 +314,7 @@ static int reload(struct daemon *d)
 
 		pa_config_free(d->config);
 		d->config = next;
-		if (was_polling)
-			say_idle_poll(d);
+		set_idle_poll(d, was_polling);
 		if (d->opts->log_level < 0)
 			journal_set_level((int)next->log_level);
 		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu zones", d->opts->config_path,
@@ -439,8 +364,8 @@ static int setup_event(struct daemon *d)
 	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d)) < 0 ||
 	    (r = sd_event_add_time(d->event, &d->tick, CLOCK_MONOTONIC, 0, 0, on_tick, d)) < 0 ||
-	    (r = sd_event_add_time(d->event, &d->rescan, CLOCK_MONOTONIC, NEVER, 0, on_rescan,
-				   d)) < 0)
+	    (r = sd_event_add_time(d->event, &d->rescan, CLOCK_MONOTONIC, SCHEDULE_NEVER, 0,
+				   on_rescan, d)) < 0)
 		return r;
 	sd_event_source_set_enabled(d->rescan, SD_EVENT_OFF);
 	/* WATCHDOG=1 from the loop itself, when systemd asks for it. */
@@ -500,8 +425,7 @@ static size_t teardown(struct daemon *d)
 	sd_event_source_unref(d->rescan);
 	sd_event_unref(d->event);
 	pa_config_free(d->config);
-	free(d->next_due_us);
-	free(d->due);
+	schedule_free(&d->schedule);
 	free(d->was_active);
 	return failed;
 }
@@ -526,7 +450,7 @@ int daemon_run(const struct options *opts)
 	}
 	d.start_us = now_us(&d);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
-	say_idle_poll(&d);
+	set_idle_poll(&d, true);
 	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,
 				    .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)

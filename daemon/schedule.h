@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * When each zone runs: at its period while it is active, limiting, blind or
+ * rising fast enough to pass switch-on before its next idle poll; else at
+ * the idle poll.  One sd-event timer serves every zone, so /proc/stat is
+ * read once for all the zones due together.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "engine.h"
+
+#define SCHEDULE_NEVER UINT64_MAX
+/* Slowest polling of a zone whose step_wise fallback has a fan on, ms. */
+#define SCHEDULE_FALLBACK_POLL_MS 1000
+
+/**
+ * struct schedule - per-zone due times for one engine.
+ * @next_due_us: monotonic time each zone runs next, us (SCHEDULE_NEVER: only
+ *	on an event).
+ * @due: per zone, whether it runs in this tick.
+ * @idle_poll_ms: the poll of an idle zone, ms; 0 waits for events.
+ */
+struct schedule {
+	uint64_t *next_due_us;
+	bool *due;
+	uint64_t idle_poll_ms;
+};
+
+/** schedule_reset() - arrays for @n_zones zones, every zone due now.  Return: 0 or -ENOMEM. */
+int schedule_reset(struct schedule *s, size_t n_zones);
+
+/** schedule_free() - free the arrays (idle_poll_ms stays). */
+void schedule_free(struct schedule *s);
+
+/** schedule_mark_due() - set s->due for the zones due at @now_us (within 1 ms). */
+void schedule_mark_due(struct schedule *s, const struct engine *e, uint64_t now_us);
+
+/** schedule_ran() - zone @i ran at @now_us: when it runs next. */
+void schedule_ran(struct schedule *s, const struct engine *e, size_t i, uint64_t now_us);
+
+/** schedule_arm() - set @tick to the earliest due time, or disable it when none is. */
+void schedule_arm(const struct schedule *s, const struct engine *e, sd_event_source *tick);
