@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "build-config.h"
+#include "coexist.h"
 #include "cpumask.h"
 #include "log.h"
 
@@ -407,6 +408,9 @@ static int connect_bus(struct bus *b)
 		schedule_retry(b);
 		return r;
 	}
+	/* Who else writes what we write: asked once connected, logged once. */
+	if (coexist_check(b->bus) < 0)
+		pa_log(PA_LOG_DEBUG, "D-Bus: cannot ask which other thermal daemons run");
 	if (b->failed)
 		pa_log(PA_LOG_NOTICE, "D-Bus: serving %s again", BUS_NAME);
 	else

@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 from test_daemon import CDEV, HOT_CONFIG, WRAPPER, ZONE0, Daemon, Tree, wait_for  # noqa: E402
 
 POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/daemon/powerallocctl")
+OWN_NAME = os.environ.get("OWN_NAME", "build/tests/own-name")
 POLICY = os.path.join(HERE, "..", "conf", "org.powerallocd1.conf")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
@@ -34,13 +35,17 @@ PERMISSIVE = """<policy context="default">
 
 
 class PrivateBus:
-    def __init__(self, permissive=False):
+    """A private system bus; @permissive: anyone may call org.powerallocd1;
+    @extra: more policy, before powerallocd's own."""
+
+    def __init__(self, permissive=False, extra=""):
         self.dir = tempfile.mkdtemp(prefix="powerallocd-bus.")
         os.chmod(self.dir, 0o755)
         with open(os.path.join(HERE, "dbus-system.conf.in")) as f:
             conf = f.read()
         if permissive:
             conf = conf.replace("<include>@POLICY@</include>", PERMISSIVE)
+        conf = conf.replace("<include>@POLICY@</include>", extra + "<include>@POLICY@</include>")
         socket_path = os.path.join(self.dir, "socket")
         conf = conf.replace("@SOCKET@", socket_path).replace("@POLICY@", os.path.abspath(POLICY))
         with open(os.path.join(self.dir, "bus.conf"), "w") as f:
@@ -133,6 +138,9 @@ class Access(Bus):
         self.assertEqual(mon.returncode, 0)
         self.assertGreaterEqual(out.count("ZONE cpu"), 2)
         self.assertIn("\033[H\033[2J", out)
+
+    def test_no_other_daemon_named_when_none_runs(self):
+        self.assertNotIn(" is running (", self.daemon.logtext())
 
     def test_unprivileged_reads_but_cannot_reload(self):
         s = self.status(user=NOBODY)
@@ -262,6 +270,45 @@ class Flood(Bus):
         self.assertTrue(any(a[1] == "GetManagedObjects" and a[2] == 0 for a in answers))
         self.assertIsNone(self.daemon.proc.poll())
         self.assertEqual(self.status(user=NOBODY)["zones"][0]["name"], "cpu")
+
+
+class Neighbours(unittest.TestCase):
+    """thermald and power-profiles-daemon on the bus (their names, owned by a
+    stand-in): powerallocd names them once, with what it shares with each."""
+
+    NAMES = ["org.freedesktop.thermald", "net.hadess.PowerProfiles"]
+
+    def test_other_daemons_named(self):
+        extra = '<policy user="root">%s</policy>' % "".join(
+            '<allow own="%s"/>' % n for n in self.NAMES)
+        bus = PrivateBus(extra=extra)
+        tree = Tree()
+        others = subprocess.Popen([OWN_NAME] + self.NAMES, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        daemon = None
+        try:
+            self.assertEqual(others.stdout.readline().strip(), "owned")
+            daemon = Daemon(tree, HOT_CONFIG, bus="system")
+            self.assertTrue(wait_for(lambda: "power-profiles-daemon is running" in
+                                     daemon.logtext() and "thermald is running" in
+                                     daemon.logtext()), daemon.logtext())
+            log = daemon.logtext()
+            self.assertIn("thermald is running (org.freedesktop.thermald): it also writes the "
+                          "cooling devices", log)
+            self.assertIn("systemctl disable --now thermald", log)
+            self.assertIn("power-profiles-daemon is running (net.hadess.PowerProfiles): it "
+                          "writes none of the files powerallocd writes", log)
+            self.assertNotIn("tuned is running", log)
+            self.assertEqual(log.count("thermald is running"), 1)
+            daemon.signal(signal.SIGTERM)
+            self.assertEqual(daemon.wait(), 0)
+        finally:
+            if daemon:
+                daemon.close()
+            others.stdin.close()
+            others.wait(timeout=10)
+            tree.close()
+            bus.close()
 
 
 POWERALLOCD_SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
