@@ -89,6 +89,7 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	struct bus *b = userdata;
 	sd_bus_creds *creds = NULL;
 	uid_t uid = (uid_t)-1;
+	char why[1024] = "";
 	int r;
 
 	/* Defence in depth: the bus policy already lets only root call this. */
@@ -100,10 +101,10 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (uid != 0)
 		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
 					"Reload is for root only");
-	r = b->view->reload(b->view->userdata);
+	r = b->view->reload(b->view->userdata, why, sizeof(why));
 	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "The configuration was rejected; "
-					       "see the journal");
+		return sd_bus_error_set_errnof(error, -r, "configuration rejected, the running one "
+					       "stays: %s", why);
 	return sd_bus_reply_method_return(m, NULL);
 }
 

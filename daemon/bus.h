@@ -27,12 +27,13 @@ struct bus;
  * struct bus_view - what the bus shows, owned by the daemon.
  * @engine: zones and actors (their values are read at query time).
  * @state: the Manager's State: "controlling", "idle" or "no-zones".
- * @reload: called for Reload() from root; returns 0 or negative errno.
+ * @reload: called for Reload() from root; returns 0, or negative errno with
+ *	the reason the configuration was rejected in @why (@why_size bytes).
  */
 struct bus_view {
 	const struct engine *engine;
 	const char *state;
-	int (*reload)(void *userdata);
+	int (*reload)(void *userdata, char *why, size_t why_size);
 	void *userdata;
 };
 

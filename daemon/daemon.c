@@ -294,8 +294,11 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 	schedule_rescan(d, RESCAN_DELAY_US);
 }
 
-/* SIGHUP or Reload(): 0, or negative errno when the new config is rejected. */
-static int reload(struct daemon *d)
+/*
+ * SIGHUP or Reload(): 0, or negative errno when the new config is rejected,
+ * with the reason in @why (@why_size bytes) and in the journal.
+ */
+static int reload(struct daemon *d, char *why, size_t why_size)
 {
 	struct pa_config *next;
 	struct pa_config_error err;
@@ -304,10 +307,11 @@ static int reload(struct daemon *d)
 	sd_notify(0, "RELOADING=1");
 	r = pa_config_load_file(d->opts->config_path, &next, &err);
 	if (r < 0) {
-		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s; the running config stays", err.text);
+		snprintf(why, why_size, "%s", err.text);
 	} else if ((r = rebuild(d, next, true)) < 0) {
-		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s could not be applied (%s); the "
-			    "running config stays", d->opts->config_path, strerror(-r));
+		snprintf(why, why_size, "%s could not be applied: %s", d->opts->config_path,
+			 r == -EINVAL ? "a configured zone or device is missing (see the journal)" :
+			 strerror(-r));
 		pa_config_free(next);
 	} else {
 		bool was_polling = d->config->idle_poll_ms != 0;
@@ -322,13 +326,15 @@ static int reload(struct daemon *d)
 		retry_if_incomplete(d);
 		on_tick(d->tick, 0, d);
 	}
+	if (r < 0)
+		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s; the running config stays", why);
 	sd_notify(0, "READY=1");
 	return r < 0 ? r : 0;
 }
 
-static int bus_reload(void *userdata)
+static int bus_reload(void *userdata, char *why, size_t why_size)
 {
-	return reload(userdata);
+	return reload(userdata, why, why_size);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -337,7 +343,9 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
-		reload(d);
+		char why[sizeof(((struct pa_config_error *)0)->text)];
+
+		reload(d, why, sizeof(why));
 		return 0;
 	}
 	journal_log(PA_LOG_INFO, NULL, "%s: stopping", strsignal((int)si->ssi_signo));

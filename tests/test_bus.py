@@ -169,6 +169,17 @@ class Access(Bus):
         for path in ("/org/powerallocd1/zone/0", "/org/powerallocd1/actor/1"):
             self.assertIn(path, out.stdout)
 
+    def test_rejected_reload_says_why(self):
+        # What `systemctl reload` runs (ExecReload=powerallocctl reload): it
+        # must fail, with the reason, when the file is rejected.
+        with open(self.daemon.config, "w") as f:
+            f.write("zones = ( garbage\n")
+        out = ctl("reload")
+        self.assertNotEqual(out.returncode, 0, out.stdout)
+        self.assertIn("configuration rejected, the running one stays", out.stderr)
+        self.assertIn("powerallocd.conf:1: syntax error", out.stderr)
+        self.assertEqual(self.status()["state"], "controlling")
+
     def test_objects_follow_a_reload(self):
         with open(self.daemon.config, "w") as f:
             f.write(HOT_CONFIG.replace(', { type = "cpufreq"; cpus = "4-5"; }', ""))

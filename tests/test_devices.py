@@ -123,16 +123,17 @@ class RemovedDevice(Faulty):
         self.assertEqual(self.tree.read(CDEV % 0), "0")
 
 
-class Rescans(unittest.TestCase):
-    """While a configured device is missing the daemon looks for it every 5 s;
-    those rescans must not reset a running zone's controller."""
+class Continuity(unittest.TestCase):
+    """A zone at 75.5 °C, 0.55 °C over its aim, whose controller must go on
+    through what the test does to the daemon."""
 
-    def setUp(self):
+    def start(self, config, hide_gpu=False):
         self.tree = Tree()
         self.tree.write(ZONE0 + "temp", "75500\n")
-        os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
-                  self.tree.path("gpu-cdev-away"))
-        self.daemon = Daemon(self.tree, GPU_CONFIG)
+        if hide_gpu:
+            os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
+                      self.tree.path("gpu-cdev-away"))
+        self.daemon = Daemon(self.tree, config)
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
 
     def tearDown(self):
@@ -152,18 +153,45 @@ class Rescans(unittest.TestCase):
     def rescans(self):
         return self.daemon.logtext().count("rescanning")
 
-    def assert_continues(self):
+    def assert_continues(self, min_periods=100):
         """75.5 °C against an aim of 74.95: the integral only grows more negative
         (to its bound) and the budget, once down, stays down.  Measured before
         the fix, at each rescan: the integral back from -9393 to one period's
         error, -550 m°C, and the budget up from 0 to 743 mW."""
         periods = self.controller()
-        self.assertGreater(len(periods), 100)
+        self.assertGreater(len(periods), min_periods)
         for (t0, i0, b0), (t1, i1, b1) in zip(periods, periods[1:]):
             self.assertLessEqual(i1, i0, "integral back from %d to %d at %d ms" % (i0, i1, t1))
             if t0 > 1000:
                 self.assertLessEqual(b1, b0 + 50, "budget up from %d to %d mW at %d ms"
                                      % (b0, b1, t1))
+
+
+class Reloads(Continuity):
+    """A reload that changes nothing of a zone keeps its controller (before:
+    the integral reset at every reload)."""
+
+    def setUp(self):
+        self.start(HOT_CONFIG)
+
+    def test_reload_of_the_same_config_keeps_the_controller(self):
+        time.sleep(2.5)
+        for k in range(2):
+            self.daemon.signal(signal.SIGHUP)
+            self.assertTrue(wait_for(lambda: self.daemon.logtext().count("reloaded") > k))
+            time.sleep(1.5)
+        self.assertEqual(self.daemon.logtext().count("reloaded"), 2)
+        self.assert_continues(min_periods=60)
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+
+
+class Rescans(Continuity):
+    """While a configured device is missing the daemon looks for it every 5 s;
+    those rescans must not reset a running zone's controller."""
+
+    def setUp(self):
+        self.start(GPU_CONFIG, hide_gpu=True)
 
     def test_missing_device_does_not_reset_the_controller(self):
         self.assertTrue(wait_for(lambda: self.rescans() >= 2, timeout=15), self.daemon.logtext())

@@ -68,6 +68,7 @@ class Install(unittest.TestCase):
             unit = f.read()
         self.assertIn("ExecStart=%s/powerallocd" % self.sbindir, unit)
         self.assertIn("ExecStopPost=%s/powerallocd --restore" % self.sbindir, unit)
+        self.assertIn("ExecReload=%s/powerallocctl reload" % self.bindir, unit)
         # Nothing else: no test programs or tools installed.
         self.assertEqual(len(files), len(expected) + 1, sorted(files - expected))
 
