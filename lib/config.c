@@ -57,11 +57,11 @@ static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const c
 	int64_t v;
 	int r;
 
-	if ((r = cfg_get_int(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
 		return r;
 	z->has_switch_on_temp = r;
 	z->switch_on_temp_mc = r ? (int32_t)v : 0;
-	if ((r = cfg_get_int(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
 		return r;
 	z->has_control_temp = r;
 	z->control_temp_mc = r ? (int32_t)v : 0;
@@ -70,10 +70,10 @@ static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const c
 		return cfg_fail(ctx, config_setting_get_member(g, "control_temp"), prefix,
 				"control_temp", "%d m°C must be above switch_on_temp (%d m°C)",
 				z->control_temp_mc, z->switch_on_temp_mc);
-	if ((r = cfg_get_int(ctx, g, prefix, "sustainable_power", 1, POWER_MAX_MW, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "sustainable_power", "mW", 1, POWER_MAX_MW, &v)) < 0)
 		return r;
 	z->sustainable_power_mw = r ? (uint32_t)v : 0;
-	if ((r = cfg_get_int(ctx, g, prefix, "period_ms", 10, 60000, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "period_ms", "ms", 10, 60000, &v)) < 0)
 		return r;
 	z->period_ms = r ? (uint32_t)v : 100;
 	return 0;
@@ -106,7 +106,7 @@ static int parse_gains(struct parse_ctx *ctx, const config_setting_t *g, const c
 	    (r = parse_gain(ctx, g, prefix, "k_i", per_mc, GAIN_K_I, z, &z->gains.k_i)) < 0 ||
 	    (r = parse_gain(ctx, g, prefix, "k_d", 1024.0, GAIN_K_D, z, &z->gains.k_d)) < 0)
 		return r;
-	r = cfg_get_int(ctx, g, prefix, "integral_cutoff", -TEMP_MAX_MC, TEMP_MAX_MC, &cutoff);
+	r = cfg_get_int(ctx, g, prefix, "integral_cutoff", "m°C", -TEMP_MAX_MC, TEMP_MAX_MC, &cutoff);
 	if (r < 0)
 		return r;
 	if (r) {
@@ -153,15 +153,15 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
 	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)
 		return r;
-	if ((r = cfg_get_int(ctx, g, prefix, "budget_step_limit", 0, POWER_MAX_MW, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "budget_step_limit", "mW", 0, POWER_MAX_MW, &v)) < 0)
 		return r;
 	if (r)
 		f->budget_step_limit_mw = (uint32_t)v;
-	if ((r = cfg_get_int(ctx, g, prefix, "derivative_filter_ms", 0, 60000, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "derivative_filter_ms", "ms", 0, 60000, &v)) < 0)
 		return r;
 	if (r)
 		f->derivative_filter_ms = (uint32_t)v;
-	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", "m°C", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
 		return r;
 	if (r && z->has_switch_on_temp && z->has_control_temp &&
 	    v > pid_control_margin_limit_mc(z->switch_on_temp_mc, z->control_temp_mc))
@@ -272,7 +272,7 @@ static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struc
 	if ((r = cfg_get_enum(ctx, root, "", "log_level", log_level_names, &level)) < 0)
 		return r;
 	c->log_level = (enum log_level)(level + LOG_LEVEL_ERR);
-	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", 0, 3600000, &poll)) < 0)
+	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", "ms", 0, 3600000, &poll)) < 0)
 		return r;
 	if (r)
 		c->idle_poll_ms = (uint32_t)poll;

@@ -21,19 +21,19 @@ static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const cha
 	int64_t v;
 	int r;
 
-	r = cfg_get_int(ctx, g, prefix, "freq_khz", 1, 100000000, &v);
+	r = cfg_get_int(ctx, g, prefix, "freq_khz", "kHz", 1, 100000000, &v);
 	if (r == 0)
 		return cfg_fail(ctx, g, prefix, "freq_khz", "missing (every OPP needs a frequency)");
 	if (r < 0)
 		return r;
 	o->freq_khz = (uint32_t)v;
-	if ((r = cfg_get_int(ctx, g, prefix, "voltage_uv", 1, 5000000, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "voltage_uv", "uV", 1, 5000000, &v)) < 0)
 		return r;
 	o->voltage_uv = r ? (uint32_t)v : 0;
-	if ((r = cfg_get_int(ctx, g, prefix, "power_mw", 1, POWER_MAX_MW, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "power_mw", "mW", 1, POWER_MAX_MW, &v)) < 0)
 		return r;
 	o->power_mw = r ? (uint32_t)v : 0;
-	if ((r = cfg_get_int(ctx, g, prefix, "static_power_mw", 0, POWER_MAX_MW, &v)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "static_power_mw", "mW", 0, POWER_MAX_MW, &v)) < 0)
 		return r;
 	o->static_power_mw = r ? (uint32_t)v : 0;
 
@@ -129,7 +129,7 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if ((r = cfg_check_keys(ctx, g, prefix, keys_by_kind[kind])) < 0 ||
 	    (r = parse_actor_target(ctx, g, prefix, a)) < 0)
 		return r;
-	if ((r = cfg_get_int(ctx, g, prefix, "dynamic_power_coefficient", 1, 1000000, &dpc)) < 0)
+	if ((r = cfg_get_int(ctx, g, prefix, "dynamic_power_coefficient", "", 1, 1000000, &dpc)) < 0)
 		return r;
 	a->dynamic_power_coefficient = r ? (uint32_t)dpc : 0;
 	if ((r = cfg_get_float(ctx, g, prefix, "weight", 0.0, 64.0, &weight)) < 0)

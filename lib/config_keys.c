@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *type_name(int type)
@@ -57,6 +58,51 @@ static bool is_allowed(const char *name, const char *const *allowed)
 	return false;
 }
 
+/* Edit distance (insertions, deletions, substitutions, swaps of neighbours) of two short names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t d[KEY_NAME_MAX + 1][KEY_NAME_MAX + 1];
+
+	if (la > KEY_NAME_MAX || lb > KEY_NAME_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+/* The allowed name nearest to @name, if a typo away (a third of its letters at most); else NULL. */
+static const char *nearest(const char *name, const char *const *allowed)
+{
+	const char *best = NULL;
+	size_t best_d = strlen(name) / 3 + 1;
+
+	for (; *allowed; allowed++) {
+		size_t d = edit_distance(name, *allowed);
+
+		if (d < best_d) {
+			best_d = d;
+			best = *allowed;
+		}
+	}
+	return best;
+}
+
 int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		   const char *const *allowed)
 {
@@ -65,6 +111,7 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *s = config_setting_get_elem(group, (unsigned int)i);
 		const char *name = config_setting_name(s);
+		const char *near;
 		char list[400] = "";
 
 		if (!name || is_allowed(name, allowed))
@@ -74,6 +121,10 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 
 			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", *a);
 		}
+		near = nearest(name, allowed);
+		if (near)
+			return cfg_fail(ctx, s, prefix, name, "unknown key: did you mean \"%s\"? (valid "
+					"here: %s)", near, list);
 		return cfg_fail(ctx, s, prefix, name, "unknown key (valid here: %s)", list);
 	}
 	return 0;
@@ -98,19 +149,44 @@ static int lookup(struct parse_ctx *ctx, const config_setting_t *group, const ch
 }
 
 int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		const char *key, int64_t min, int64_t max, int64_t *out)
+		const char *key, const char *unit, int64_t min, int64_t max, int64_t *out)
 {
-	config_setting_t *s = NULL;
+	config_setting_t *s = config_setting_get_member(group, key);
+	char hint[64] = "";
 	int64_t v;
-	int r = lookup(ctx, group, prefix, key, CONFIG_TYPE_INT, CONFIG_TYPE_INT64,
-		       "an integer", &s);
+	int r;
 
+	if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && *unit) {
+		double f = config_setting_get_float(s);
+
+		/* In a milli unit a fraction is likely the base unit: 1.5 (W) for mW. */
+		if (unit[0] == 'm' && isfinite(f) && f * 1000 >= (double)min && f * 1000 <= (double)max)
+			snprintf(hint, sizeof(hint), ": did you mean %lld (%s)?", llround(f * 1000), unit);
+		return cfg_fail(ctx, s, prefix, key, "expected %s, an integer, got %g%s", unit, f, hint);
+	}
+	r = lookup(ctx, group, prefix, key, CONFIG_TYPE_INT, CONFIG_TYPE_INT64, "an integer", &s);
 	if (r <= 0)
 		return r;
 	v = config_setting_get_int64(s);
 	if (v < min || v > max)
-		return cfg_fail(ctx, s, prefix, key, "%lld is out of range [%lld, %lld]",
-				(long long)v, (long long)min, (long long)max);
+		return cfg_fail(ctx, s, prefix, key, "%lld%s%s is out of range [%lld, %lld]",
+				(long long)v, *unit ? " " : "", unit, (long long)min, (long long)max);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out)
+{
+	int64_t v;
+	int r = cfg_get_int(ctx, group, prefix, key, "m°C", min_mc, max_mc, &v);
+
+	if (r <= 0)
+		return r;
+	if (v != 0 && v >= -TEMP_IN_C_MAX && v <= TEMP_IN_C_MAX)
+		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
+				"%lld m°C is %.3f °C: did you mean %lld (m°C)?", (long long)v,
+				v / 1000.0, (long long)v * 1000);
 	*out = v;
 	return 1;
 }

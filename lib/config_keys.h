@@ -12,6 +12,10 @@
 
 /* Longest key path we build ("zones[12].actors[3].opps[40].voltage_uv"). */
 #define KEY_PATH_MAX 128
+/* Longest key name compared for "did you mean". */
+#define KEY_NAME_MAX 64
+/* Absolute temperatures this small (m°C) were typed in °C. */
+#define TEMP_IN_C_MAX 200
 
 struct parse_ctx {
 	const char *file;
@@ -30,7 +34,8 @@ void cfg_key_path(char *buf, const char *prefix, const char *key);
 
 /**
  * cfg_check_keys() - reject any member of @group not in the NULL-terminated
- * @allowed list.  Return: 0 or -EINVAL.
+ * @allowed list, suggesting the nearest allowed name when it is a typo away
+ * (at most a third of its letters edited).  Return: 0 or -EINVAL.
  */
 int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		   const char *const *allowed);
@@ -39,8 +44,23 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
  * Getters: return 1 when the key is present and valid (value in *out), 0 when
  * absent (*out untouched), -EINVAL with the error recorded otherwise.
  */
+
+/**
+ * cfg_get_int() - an integer in @unit ("mW", "m°C", "ms", "kHz", "" for a
+ * count).  A number with a fraction is refused naming the unit; in a milli
+ * unit the message offers the value times 1000 (1.5 for mW: "did you mean
+ * 1500 (mW)?").
+ */
 int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		const char *key, int64_t min, int64_t max, int64_t *out);
+		const char *key, const char *unit, int64_t min, int64_t max, int64_t *out);
+
+/**
+ * cfg_get_temp_mc() - an absolute temperature, m°C, in [@min_mc, @max_mc].
+ * A value of 1 to 200 in size is a temperature in °C typed where m°C are
+ * meant (75 m°C is 0.075 °C): refused with "did you mean 75000 (m°C)?".
+ */
+int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out);
 int cfg_get_float(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		  const char *key, double min, double max, double *out);
 int cfg_get_bool(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,

@@ -7,6 +7,7 @@ introspection, objects following a reload, PropertiesChanged.
 
 usage: test_bus.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
+import atexit
 import json
 import os
 import signal
@@ -53,6 +54,8 @@ class PrivateBus:
         self.log = open(os.path.join(self.dir, "dbus-daemon.log"), "w")
         self.proc = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file",
                                       os.path.join(self.dir, "bus.conf")], stderr=self.log)
+        # Killed at exit if a failing setUp leaves it (no tearDown then).
+        atexit.register(self.proc.kill)
         self.address = "unix:path=" + socket_path
         assert wait_for(lambda: os.path.exists(socket_path))
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address

@@ -172,12 +172,55 @@ static void test_unknown_key(void **unused)
 		     3, "zones[0].actors[0].opps[0].hz", "unknown key");
 }
 
+/* Values in the wrong unit, as users type them: the message offers the fix. */
+static void test_wrong_unit(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	(void)unused;
+	expect_error(ZONE_HEAD "control_temp = 75;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "75 m°C is 0.075 °C: did you mean 75000 (m°C)?");
+	expect_error(ZONE_HEAD "switch_on_temp = 65;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].switch_on_temp", "did you mean 65000 (m°C)?");
+	expect_error(ZONE_HEAD "control_temp = -20;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "did you mean -20000 (m°C)?");
+	expect_error(ZONE_HEAD "control_temp = 75.5;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "expected m°C, an integer, got 75.5: did you mean 75500 (m°C)?");
+	expect_error(ZONE_HEAD "sustainable_power = 1.5;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].sustainable_power",
+		     "expected mW, an integer, got 1.5: did you mean 1500 (mW)?");
+	expect_error("idle_poll_ms = 2.5;\n", 1, "idle_poll_ms",
+		     "expected ms, an integer, got 2.5: did you mean 2500 (ms)?");
+	/* No hint where the value times 1000 is out of range. */
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "period_ms = 100.5;\n" ONE_ACTOR "} );",
+					       "bad.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.message, "expected ms, an integer, got 100.5");
+	expect_error(ZONE_HEAD "actors = ( { type = \"devfreq\"; device = \"gpu\";\n"
+		     "  opps = ( { freq_khz = 2.5; power_mw = 100; } ); } );\n} );", 3,
+		     "zones[0].actors[0].opps[0].freq_khz", "expected kHz, an integer, got 2.5");
+}
+
+/* A key one typo away from a valid one is named. */
+static void test_nearest_key(void **unused)
+{
+	(void)unused;
+	expect_error("log_levle = \"debug\";\n", 1, "log_levle",
+		     "unknown key: did you mean \"log_level\"?");
+	expect_error(ZONE_HEAD "contol_temp = 75000;\n" ONE_ACTOR "} );", 2, "zones[0].contol_temp",
+		     "did you mean \"control_temp\"?");
+	expect_error(ZONE_HEAD "sustainable_power_mw = 1500;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].sustainable_power_mw", "did you mean \"sustainable_power\"?");
+	expect_error(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );", 2, "zones[0].target",
+		     "unknown key (valid here:");
+}
+
 static void test_wrong_type(void **unused)
 {
 	(void)unused;
 	expect_error("idle_poll_ms = \"1000\";\n", 1, "idle_poll_ms", "expected an integer, got a string");
 	expect_error(ZONE_HEAD "period_ms = 100.5;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
-		     "expected an integer, got a number");
+		     "expected ms, an integer, got 100.5");
 	expect_error(ZONE_HEAD "k_po = \"fast\";\n" ONE_ACTOR "} );", 2, "zones[0].k_po", "expected a number");
 	expect_error(ZONE_HEAD "wide_integral_bound = 1;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].wide_integral_bound", "expected a boolean");
@@ -237,7 +280,7 @@ static void test_control_margin_range(void **unused)
 	expect_error(ZONE_HEAD "control_margin = 10001;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].control_margin", "out of range [0, 10000]");
 	expect_error(ZONE_HEAD "control_margin = 0.5;\n" ONE_ACTOR "} );", 2,
-		     "zones[0].control_margin", "expected an integer");
+		     "zones[0].control_margin", "expected m°C, an integer, got 0.5: did you mean 500 (m°C)?");
 	assert_int_equal(pa_config_load_string(ZONE_HEAD "switch_on_temp = 84000;\ncontrol_temp = 85000;\n"
 					       "control_margin = 500;\n" ONE_ACTOR "} );", "t.conf",
 					       &c, &err), 0);
@@ -493,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_wrong_unit),
+		cmocka_unit_test(test_nearest_key),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_control_not_above_switch_on),
 		cmocka_unit_test(test_control_margin_range),

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+import atexit
 import contextlib
 import unittest
 
@@ -40,8 +41,13 @@ zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
 """
 
 
+# Under valgrind (WRAPPER) the daemon runs 20-50 times slower: waits for
+# what it does take up to this many times longer before they give up.
+SLOWDOWN = 10 if WRAPPER else 1
+
+
 def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
+    end = time.monotonic() + timeout * SLOWDOWN
     while time.monotonic() < end:
         if predicate():
             return True
@@ -95,6 +101,12 @@ class Tree:
         shutil.rmtree(self.dir)
 
 
+# Daemons not closed yet: a test whose setUp fails gets no tearDown, and a
+# daemon left running would hold meson's output pipe open until its timeout.
+LIVE = set()
+atexit.register(lambda: [d.close() for d in list(LIVE)])
+
+
 class Daemon:
     """powerallocd on @tree; @state, @trace: its state file and trace (default:
     in a directory of its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
@@ -129,6 +141,7 @@ class Daemon:
              "--log-target", "stderr", "--trace", self.trace, "--bus", bus] + list(args),
             env=env, stderr=self._logfile(),
             preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
+        LIVE.add(self)
 
     def fault(self, rule, text):
         """Sets a fault-shim rule; None clears it."""
@@ -162,9 +175,13 @@ class Daemon:
         return self.proc.wait(timeout=10)
 
     def close(self):
+        if self.proc is None:
+            return
+        LIVE.discard(self)
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self.proc = None
         self.notify.close()
         self.logfile.close()
         shutil.rmtree(self.work)
