@@ -141,7 +141,8 @@ int daemon_restore(const struct options *opts)
 	total = s.n;
 	failed = saved_restore(&s);
 	journal_log(failed ? PA_LOG_ERR : PA_LOG_NOTICE, NULL,
-		    "restored %zu of %zu files from %s", total - failed, total, opts->state_path);
+		    "restored %zu of %zu %s from %s", total - failed, total,
+		    plural(total, "file", "files"), opts->state_path);
 	saved_clear(&s);
 	if (failed)
 		return EXIT_RESTORE_INCOMPLETE;

@@ -23,6 +23,7 @@
 #include "saved.h"
 #include "schedule.h"
 #include "trace.h"
+#include "zone_notes.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 /* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
@@ -47,6 +48,7 @@ struct daemon {
 	uint64_t start_us;
 	struct schedule schedule;
 	bool *was_active;
+	struct zone_notes *notes;
 	bool ready;
 	char status[512];
 };
@@ -65,8 +67,10 @@ static int reset_schedule(struct daemon *d)
 	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
 
 	free(d->was_active);
+	free(d->notes);
 	d->was_active = calloc(n, sizeof(*d->was_active));
-	if (!d->was_active)
+	d->notes = calloc(n, sizeof(*d->notes));
+	if (!d->was_active || !d->notes)
 		return -ENOMEM;
 	return schedule_reset(&d->schedule, d->engine.n_zones);
 }
@@ -113,7 +117,7 @@ static void update_status(struct daemon *d)
 		int n;
 
 		if (z->active)
-			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f°C budget %u mW",
+			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f °C budget %u mW",
 				     i ? ", " : "", z->name, z->temp_mc / 1000.0, z->budget_mw);
 		else
 			n = snprintf(status + len, sizeof(status) - len, "%s%s idle", i ? ", " : "",
@@ -131,13 +135,7 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 {
 	const struct zone *z = &d->engine.zones[i];
 
-	/* Without a temperature the zone runs blind (logged by the library). */
-	if (z->active && !d->was_active[i] && !z->sensor_failed)
-		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, switch-on %.1f°C crossed; controlling",
-			     z->name, z->temp_mc / 1000.0, z->switch_on_mc / 1000.0);
-	else if (!z->active && d->was_active[i])
-		journal_zone(PA_LOG_INFO, z, "zone %s: %.1f°C, below switch-on; limits released",
-			     z->name, z->temp_mc / 1000.0);
+	zone_notes_update(&d->notes[i], z, now);
 	if (z->active != d->was_active[i])
 		bus_zone_active_changed(d->bus, i);
 	d->was_active[i] = z->active;
@@ -250,7 +248,7 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	if (reset_schedule(d) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->engine.n_zones; i++)
-		d->was_active[i] = d->engine.zones[i].active;
+		d->was_active[i] = d->notes[i].controlling = d->engine.zones[i].active;
 	return 0;
 }
 
@@ -321,8 +319,8 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 		set_idle_poll(d, was_polling);
 		if (d->opts->log_level < 0)
 			journal_set_level((int)next->log_level);
-		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu zones", d->opts->config_path,
-			    d->engine.n_zones);
+		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu %s", d->opts->config_path,
+			    d->engine.n_zones, plural(d->engine.n_zones, "zone", "zones"));
 		retry_if_incomplete(d);
 		on_tick(d->tick, 0, d);
 	}
@@ -396,8 +394,8 @@ static int setup_engine(struct daemon *d)
 		return n;
 	}
 	if (d->config->n_zones && (size_t)n < d->config->n_zones)
-		pa_log(PA_LOG_WARNING, "%d of %zu configured zones are controlled; see above", n,
-		       d->config->n_zones);
+		pa_log(PA_LOG_WARNING, "%d of %zu configured %s controlled; see above", n,
+		       d->config->n_zones, plural(d->config->n_zones, "zone is", "zones are"));
 	if (n == 0)
 		journal_log(PA_LOG_NOTICE, NULL, "no controllable zone; waiting for thermal zones");
 	if ((r = saved_merge_engine(&d->saved, &d->engine, NULL)) < 0)
@@ -425,8 +423,9 @@ static size_t teardown(struct daemon *d)
 		journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
 	} else {
 		save_state(d);	/* what is left, for powerallocd --restore */
-		journal_log(PA_LOG_ERR, NULL, "%zu of %zu files could not be restored; %s keeps them "
-			    "for powerallocd --restore", failed, total, d->opts->state_path);
+		journal_log(PA_LOG_ERR, NULL, "%zu of %zu %s could not be restored; %s keeps %s "
+			    "for powerallocd --restore", failed, total, plural(total, "file", "files"),
+			    d->opts->state_path, plural(failed, "it", "them"));
 	}
 	saved_clear(&d->saved);
 	sd_event_source_unref(d->tick);
@@ -435,6 +434,7 @@ static size_t teardown(struct daemon *d)
 	pa_config_free(d->config);
 	schedule_free(&d->schedule);
 	free(d->was_active);
+	free(d->notes);
 	return failed;
 }
 

@@ -15,6 +15,8 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "build-config.h"
+
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"
 #define MAX_OBJECTS 256
@@ -43,19 +45,22 @@ struct zone_view {
 	struct actor_view fallback[MAX_OBJECTS];
 };
 
+/* Where errors go: stderr, or a buffer while monitor holds the screen. */
+static FILE *errors;
+
 static int failure_exit(const sd_bus_error *e, int r)
 {
 	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
 				   NULL)) {
-		fprintf(stderr, "powerallocd is not running (no %s on the bus)\n", BUS_NAME);
+		fprintf(errors, "powerallocd is not running (no %s on the bus)\n", BUS_NAME);
 		return EXIT_NOT_RUNNING;
 	}
 	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
-		fprintf(stderr, "permission denied: only root may do this (%s)\n",
+		fprintf(errors, "permission denied: only root may do this (%s)\n",
 			e->message ? e->message : strerror(-r));
 		return EXIT_DENIED;
 	}
-	fprintf(stderr, "powerallocd: %s\n", e->message ? e->message : strerror(-r));
+	fprintf(errors, "powerallocd: %s\n", e->message ? e->message : strerror(-r));
 	return EXIT_ERROR;
 }
 
@@ -199,6 +204,44 @@ static void free_snapshot(struct snapshot *s)
 	free_zones(s->zones, s->n_zones);
 }
 
+/* How many CPUs a list such as "0-3,6" names (0 for "", a device). */
+static unsigned int count_cpus(const char *list)
+{
+	unsigned int n = 0;
+	char *end;
+
+	while (*list) {
+		unsigned long first = strtoul(list, &end, 10), last = first;
+
+		if (end == list)
+			break;
+		if (*end == '-')
+			last = strtoul(end + 1, &end, 10);
+		n += last >= first ? (unsigned int)(last - first + 1) : 0;
+		list = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * One actor's row, 80 columns: the load averaged over its CPUs (percent of
+ * one CPU, as top(1) shows a core), and for a device without a power
+ * model (a fan on the step_wise fallback) only its state.
+ */
+static void print_actor_row(const struct actor_view *a)
+{
+	unsigned int cpus = count_cpus(a->cpus);
+
+	if (strcmp(a->kind, "cooling_device") == 0) {
+		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %2u/%-2u\n", a->name, "cdev", "-", "-",
+		       "-", "-", "-", "-", a->state, a->max_state);
+		return;
+	}
+	printf("  %-20s %-11s %-7s %3u%% %5u %6u %6u %6u %2u/%-2u\n", a->name, a->kind,
+	       *a->cpus ? a->cpus : "-", cpus ? a->load / cpus : a->load, a->freq / 1000,
+	       a->requested, a->granted, a->max, a->state, a->max_state);
+}
+
 static void print_table(const struct snapshot *s)
 {
 	printf("powerallocd %s: %s\n", s->version, s->state);
@@ -207,22 +250,18 @@ static void print_table(const struct snapshot *s)
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct zone_view *z = &s->zones[i];
 
-		printf("\nZONE %-12s %-14s %6.1f °C  switch-on %.1f °C  control %.1f °C "
-		       "(aims %.2f)  budget %u mW of %u mW sustainable  %s\n", z->name, z->sensor,
-		       z->temp / 1000.0, z->switch_on / 1000.0, z->control / 1000.0,
-		       (z->control - (int64_t)z->margin) / 1000.0, z->budget, z->sustainable,
-		       z->active ? "active" : "idle");
-		printf("  %-22s %-11s %-8s %6s %9s %9s %9s %9s %7s\n", "ACTOR", "KIND", "CPUS",
-		       "LOAD", "FREQ", "REQUEST", "GRANTED", "MAX", "STATE");
-		/* The step_wise fallback's devices follow, with their kind cooling_device. */
-		for (size_t k = 0; k < z->n_actors + z->n_fallback; k++) {
-			const struct actor_view *a = k < z->n_actors ? &z->actors[k]
-								     : &z->fallback[k - z->n_actors];
-
-			printf("  %-22s %-11s %-8s %5u%% %5u MHz %6u mW %6u mW %6u mW %3u/%-3u\n",
-			       a->name, a->kind, *a->cpus ? a->cpus : "-", a->load, a->freq / 1000,
-			       a->requested, a->granted, a->max, a->state, a->max_state);
-		}
+		printf("\nZONE %s (%s) %.2f °C: switch-on %.1f, control %.1f °C (aims %.2f)\n",
+		       z->name, z->sensor, z->temp / 1000.0, z->switch_on / 1000.0,
+		       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
+		printf("  %s, budget %u mW of %u mW sustainable; actors' power in mW\n",
+		       z->active ? "active" : "idle", z->budget, z->sustainable);
+		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
+		       "MHz", "REQ", "GRANT", "MAX", "STATE");
+		/* The step_wise fallback's devices follow. */
+		for (size_t k = 0; k < z->n_actors; k++)
+			print_actor_row(&z->actors[k]);
+		for (size_t k = 0; k < z->n_fallback; k++)
+			print_actor_row(&z->fallback[k]);
 	}
 }
 
@@ -314,19 +353,39 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
+/*
+ * The status every second on the terminal's alternate screen, until
+ * interrupted; the screen is then given back and what went wrong, if
+ * anything, printed where it stays.
+ */
 static int monitor(sd_bus *bus)
 {
+	char *text = NULL;
+	size_t size = 0;
 	int x = EXIT_OK;
 
+	errors = open_memstream(&text, &size);
+	if (!errors)
+		errors = stderr;
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
+	printf("\033[?1049h");
 	while (!interrupted && x == EXIT_OK) {
 		/* Home and clear, like watch(1). */
 		printf("\033[H\033[2J");
 		x = status(bus, false);
 		fflush(stdout);
-		sleep(1);
+		if (x == EXIT_OK)
+			sleep(1);
 	}
+	printf("\033[?1049l");
+	fflush(stdout);
+	if (errors != stderr) {
+		fclose(errors);
+		fputs(text, stderr);
+		free(text);
+	}
+	errors = stderr;
 	return x;
 }
 
@@ -351,6 +410,7 @@ static void usage(FILE *out)
 		"  --json       the same as one JSON object\n"
 		"  monitor      refresh the status every second until Ctrl-C\n"
 		"  reload       make powerallocd re-read its configuration (root only)\n"
+		"  --version    print the version\n"
 		"See powerallocctl(1).\n");
 }
 
@@ -360,6 +420,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "bus", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const char *command = "status", *which = "system";
@@ -367,11 +428,13 @@ int main(int argc, char **argv)
 	sd_bus *bus = NULL;
 	int c, r, x;
 
+	errors = stderr;
 	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'b': which = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': printf("powerallocctl %s\n", PACKAGE_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

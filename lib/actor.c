@@ -125,8 +125,8 @@ int actor_write_u64(struct sysfs_attr *attr, uint64_t value)
 
 	if (r == 0) {
 		if (attr->failures)
-			pa_log(PA_LOG_NOTICE, "%s: writable again after %u failures", attr->path,
-			       attr->failures);
+			pa_log(PA_LOG_NOTICE, "%s: writable again after %u %s", attr->path,
+			       attr->failures, plural(attr->failures, "failure", "failures"));
 		attr->failures = 0;
 		return 0;
 	}

@@ -392,8 +392,9 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
 	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
 	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive < 2) {
-		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive trips; set switch_on_temp "
-		       "and control_temp; zone skipped", zc->name, tz->id, passive);
+		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive %s; set switch_on_temp "
+		       "and control_temp; zone skipped", zc->name, tz->id, passive,
+		       plural(passive, "trip", "trips"));
 		return -EINVAL;
 	}
 	if (z->control_mc <= z->switch_on_mc) {

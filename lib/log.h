@@ -31,6 +31,12 @@ void pa_log_set_level(int priority);
 /** pa_log() - log one message (no trailing newline needed). */
 void pa_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/** plural() - @one for a count of 1, else @many: "1 zone", "2 zones". */
+static inline const char *plural(unsigned long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /** pa_log_fields() - log one message with structured @fields (NULL-terminated). */
 void pa_log_fields(int priority, const char *const *fields, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

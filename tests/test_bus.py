@@ -126,12 +126,39 @@ class Access(Bus):
         self.assertEqual(fans[0]["cooling_state"], int(self.tree.read(CDEV % 3)))
 
     def test_table(self):
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0))
         out = ctl("status")
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("ZONE cpu", out.stdout)
+        self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C", out.stdout)
         self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
-        self.assertIn("cpufreq-cpu4", out.stdout)
-        self.assertRegex(out.stdout, r"pwm-fan +cooling_device")
+        # 80 columns, for a terminal and for mail.
+        for line in out.stdout.splitlines():
+            self.assertLessEqual(len(line), 80, line)
+        rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()
+                if line.startswith("  ") and len(line.split()) == 9}
+        # The tree's load generator keeps every CPU busy: about 100 % each,
+        # shown per CPU (the big cluster has two), not summed.
+        big = rows["cpufreq-cpu4"]
+        self.assertEqual(big[1:3], ["cpufreq", "4-5"])
+        self.assertTrue(big[3].endswith("%") and int(big[3][:-1]) <= 100, big)
+        self.assertGreater(int(big[3][:-1]), 50, big)
+        # A fan: its state, no frequency or power.
+        fan = rows["pwm-fan"]
+        self.assertEqual(fan[1:8], ["cdev", "-", "-", "-", "-", "-", "-"])
+        self.assertRegex(fan[8], r"^\d+/3$")
+
+    def test_monitor_shows_its_error_after_the_screen(self):
+        mon = subprocess.Popen([POWERALLOCCTL, "monitor"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        out, err = mon.communicate(timeout=10)
+        self.assertEqual(mon.returncode, 3, err)
+        self.assertIn("powerallocd is not running", err)
+        # The alternate screen is left before the error is printed.
+        self.assertTrue(out.startswith("\033[?1049h"), out[:20])
+        self.assertTrue(out.endswith("\033[?1049l"), out[-20:])
 
     def test_monitor_refreshes_until_interrupted(self):
         mon = subprocess.Popen([POWERALLOCCTL, "monitor"], stdout=subprocess.PIPE, text=True)
@@ -384,6 +411,9 @@ class Usage(unittest.TestCase):
             self.assertIn(word, out.stdout)
             self.assertIn("*%s*" % word, man)
         self.assertEqual(ctl("frobnicate").returncode, 2)
+        out = ctl("--version")
+        self.assertEqual(out.returncode, 0)
+        self.assertRegex(out.stdout, r"^powerallocctl \d+\.\d+")
         self.assertEqual(ctl("reload", "--json").returncode, 2)
 
 

@@ -127,8 +127,14 @@ class Daemon:
             f.write(config)
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify.bind(os.path.join(self.work, "notify"))
-        self.notify.setblocking(False)
+        self.notify.settimeout(0.05)
         self.messages = []
+        # Read as they come: the socket queues 10 datagrams at most
+        # (net.unix.max_dgram_qlen), and a full queue blocks the daemon's
+        # sd_notify() as systemd, which reads at once, never would.
+        self.reading = True
+        self.reader = threading.Thread(target=self._read_notify, daemon=True)
+        self.reader.start()
         env = dict(os.environ, UMOCKDEV_DIR=tree.dir,
                    NOTIFY_SOCKET=os.path.join(self.work, "notify"))
         if faults is not None:
@@ -156,13 +162,15 @@ class Daemon:
         self.logfile = open(self.log, "w")
         return self.logfile
 
-    def notified(self, prefix):
-        while True:
+    def _read_notify(self):
+        while self.reading:
             try:
                 self.messages += self.notify.recv(4096).decode().split("\n")
-            except BlockingIOError:
-                break
-        return [m for m in self.messages if m.startswith(prefix)]
+            except (socket.timeout, OSError):
+                pass
+
+    def notified(self, prefix):
+        return [m for m in list(self.messages) if m.startswith(prefix)]
 
     def logtext(self):
         with open(self.log) as f:
@@ -182,6 +190,8 @@ class Daemon:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+        self.reading = False
+        self.reader.join()
         self.notify.close()
         self.logfile.close()
         shutil.rmtree(self.work)
@@ -327,13 +337,14 @@ class Control(unittest.TestCase):
         self.start()
         self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
-        self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu 80.0°C budget")))
+        self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu 80.0 °C budget")))
         with open(self.daemon.state) as f:
             state = f.read()
         self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise", state)
         self.assertIn("/sys/class/thermal/cooling_device1/cur_state\t0", state)
         log = self.daemon.logtext()
-        self.assertIn("switch-on 70.0°C crossed; controlling ZONE=cpu TEMPERATURE_MC=80000", log)
+        self.assertIn("zone cpu: 80.00 °C, switch-on 70.00 °C crossed; controlling ZONE=cpu "
+                      "TEMPERATURE_MC=80000", log)
         self.assertRegex(log, r"(listening to thermal netlink events|polling only)")
         self.assertTrue(wait_for(lambda: self.trace_rows() > 6))
         self.daemon.signal(signal.SIGTERM)
@@ -416,8 +427,9 @@ class Control(unittest.TestCase):
         self.assertTrue(wait_for(self.throttled))
         self.tree.write(ZONE0 + "temp", "50000\n")
         self.assertTrue(wait_for(lambda: not self.throttled()))
-        self.assertTrue(wait_for(lambda: "below switch-on; limits released"
-                                 in self.daemon.logtext()))
+        # Said once the zone has stayed under switch-on for 10 s.
+        self.assertTrue(wait_for(lambda: "below switch-on for 10 s; limits released"
+                                 in self.daemon.logtext(), timeout=15))
         self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=cpu idle")))
 
 
@@ -561,6 +573,49 @@ zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
             stop(self, daemon)
 
 
+class JournalNotes(unittest.TestCase):
+    """What the journal says about a zone, once per episode."""
+
+    def test_a_bursty_zone_logs_one_pair(self):
+        with running(HOT_CONFIG, 80000) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+            # Five bursts across switch-on (70 °C) in 4 s: one episode.
+            for k in range(8):
+                tree.write(ZONE0 + "temp", "%d\n" % (60000 if k % 2 == 0 else 80000))
+                time.sleep(0.5)
+            tree.write(ZONE0 + "temp", "60000\n")
+            log = daemon.logtext()
+            self.assertEqual(log.count("crossed; controlling"), 1, log)
+            self.assertNotIn("limits released", log)
+            # Released once it stayed under switch-on for 10 s.
+            self.assertTrue(wait_for(lambda: "limits released" in daemon.logtext(), timeout=13))
+            log = daemon.logtext()
+            self.assertIn("zone cpu: 60.00 °C, below switch-on for 10 s; limits released", log)
+            self.assertEqual(log.count("limits released"), 1, log)
+            self.assertEqual(log.count("crossed; controlling"), 1, log)
+            stop(self, daemon)
+
+    def test_over_control_and_lowest_state_said_once(self):
+        with running(HOT_CONFIG, 90000) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
+            # 15 °C over control: the budget is 0 and both clusters sit at
+            # their deepest state; said after 10 s of it, once.
+            self.assertTrue(wait_for(lambda: daemon.logtext().count("at its lowest state") == 2,
+                                     timeout=14), daemon.logtext())
+            time.sleep(1)
+            log = daemon.logtext()
+            self.assertEqual(log.count("15.00 °C over control (75.00 °C)"), 1, log)
+            self.assertIn("warning: zone cpu: 90.00 °C, 15.00 °C over control", log)
+            self.assertIn("zone cpu: cpufreq-cpu4 has been at its lowest state (7) for 10 s", log)
+            self.assertEqual(log.count("cpufreq-cpu0 has been at its lowest state"), 1, log)
+            # Back under control and over again: a new episode, said again.
+            tree.write(ZONE0 + "temp", "74000\n")
+            time.sleep(0.5)
+            tree.write(ZONE0 + "temp", "77000\n")
+            self.assertTrue(wait_for(lambda: "2.00 °C over control" in daemon.logtext()))
+            stop(self, daemon)
+
+
 class NoEvents(unittest.TestCase):
     """idle_poll_ms = 0 waits for the kernel's thermal netlink events; where
     there are none (older kernels, containers: here the shim refuses the
@@ -678,7 +733,7 @@ class PreviousRun(unittest.TestCase):
         daemon.signal(signal.SIGTERM)
         # The GPU's state still cannot be written: the stop says so, and keeps it.
         self.assertEqual(daemon.wait(), 4)
-        self.assertIn("1 of 5 files could not be restored; %s keeps them" % state,
+        self.assertIn("1 of 5 files could not be restored; %s keeps it" % state,
                       daemon.logtext())
         with open(state) as f:
             self.assertEqual(f.read().splitlines()[1:],
@@ -747,7 +802,7 @@ class RestoreFailure(unittest.TestCase):
             self.assertEqual(daemon.wait(), 4)
             log = daemon.logtext()
             self.assertIn("/sys/class/thermal/cooling_device1/cur_state: cannot restore", log)
-            self.assertIn("1 of 4 files could not be restored; %s keeps them for powerallocd "
+            self.assertIn("1 of 4 files could not be restored; %s keeps it for powerallocd "
                           "--restore" % daemon.state, log)
             self.assertNotIn("kernel policies restored", log)
             self.assertEqual(tree.read(ZONE0 + "policy"), "step_wise")
@@ -757,7 +812,7 @@ class RestoreFailure(unittest.TestCase):
             os.rename(tree.path("cpu4-cur-state"), tree.path(CDEV % 1))
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 1 of 1 files", out.stderr)
+            self.assertIn("restored 1 of 1 file", out.stderr)
             self.assertEqual(tree.read(CDEV % 1), "0")
 
 
@@ -814,7 +869,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(self.tree.read("sys/power/state"), "freeze mem disk")
         self.assertEqual(self.tree.read(CDEV % 1), "2")
-        self.assertIn("restored 1 of 1 files", out.stderr)
+        self.assertIn("restored 1 of 1 file", out.stderr)
         self.assertIn("%s:1: /sys/power/state is not a file powerallocd writes; refused" % state,
                       out.stderr)
         self.assertIn(":2: /sys/class/thermal/cooling_device1/max_state is not a file", out.stderr)

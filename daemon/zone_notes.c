@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "zone_notes.h"
+
+#include "journal.h"
+#include "log.h"
+
+#define USEC_PER_MSEC UINT64_C(1000)
+
+/* Switch-on crossed at once; released once the zone stayed under it long enough. */
+static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t now_us)
+{
+	if (z->active) {
+		n->idle_since_us = 0;
+		/* Without a temperature the zone runs blind (logged by the library). */
+		if (!n->controlling && !z->sensor_failed) {
+			journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
+				     "controlling", z->name, z->temp_mc / 1000.0,
+				     z->switch_on_mc / 1000.0);
+			n->controlling = true;
+		}
+		return;
+	}
+	if (!n->idle_since_us)
+		n->idle_since_us = now_us;
+	if (n->controlling && now_us - n->idle_since_us >= NOTES_RELEASE_QUIET_MS * USEC_PER_MSEC) {
+		journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, below switch-on for %d s; limits "
+			     "released", z->name, z->temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
+		n->controlling = false;
+	}
+}
+
+static void note_overshoot(struct zone_notes *n, const struct zone *z)
+{
+	if (z->sensor_failed)
+		return;
+	if (z->temp_mc <= z->control_mc) {
+		n->over = false;
+	} else if (!n->over && z->temp_mc > z->control_mc + NOTES_OVER_MC) {
+		journal_zone(PA_LOG_WARNING, z, "zone %s: %.2f °C, %.2f °C over control (%.2f °C)",
+			     z->name, z->temp_mc / 1000.0, (z->temp_mc - z->control_mc) / 1000.0,
+			     z->control_mc / 1000.0);
+		n->over = true;
+	}
+}
+
+/* An actor held at its deepest state: the zone wants less than it can take away. */
+static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now_us)
+{
+	for (size_t k = 0; k < z->n_actors; k++) {
+		const struct actor *a = z->actors[k];
+
+		if (!a->max_state || a->state < a->max_state) {
+			n->lowest_since_us[k] = 0;
+			n->lowest_said[k] = false;
+			continue;
+		}
+		if (!n->lowest_since_us[k])
+			n->lowest_since_us[k] = now_us;
+		if (!n->lowest_said[k] &&
+		    now_us - n->lowest_since_us[k] >= NOTES_LOWEST_MS * USEC_PER_MSEC) {
+			journal_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state "
+				     "(%lu) for %d s: the budget is under what it draws there; "
+				     "check sustainable_power and what else heats the zone",
+				     z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000);
+			n->lowest_said[k] = true;
+		}
+	}
+}
+
+void zone_notes_update(struct zone_notes *n, const struct zone *z, uint64_t now_us)
+{
+	note_activity(n, z, now_us);
+	note_overshoot(n, z);
+	note_lowest(n, z, now_us);
+}

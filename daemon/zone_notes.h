@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * What the journal says about a zone's state, once per episode: switch-on
+ * crossed, limits released (only once the zone has stayed under switch-on
+ * for NOTES_RELEASE_QUIET_MS, so that a bursty load that dips under it
+ * does not log a pair per burst), more than NOTES_OVER_MC over control,
+ * and an actor held at its lowest state for NOTES_LOWEST_MS.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zone.h"
+
+#define NOTES_RELEASE_QUIET_MS 10000
+#define NOTES_OVER_MC 1000
+#define NOTES_LOWEST_MS 10000
+
+/**
+ * struct zone_notes - what was said about one zone.
+ * @controlling: "controlling" said and "released" not yet.
+ * @idle_since_us: since when the zone has been under switch-on, 0 while active.
+ * @over: "over control" said, and the zone not back under control since.
+ * @lowest_since_us: per actor, since when it has been at its deepest state (0: not).
+ * @lowest_said: per actor, that was said.
+ */
+struct zone_notes {
+	bool controlling;
+	uint64_t idle_since_us;
+	bool over;
+	uint64_t lowest_since_us[ZONE_MAX_ACTORS];
+	bool lowest_said[ZONE_MAX_ACTORS];
+};
+
+/** zone_notes_update() - after a period of @z at @now_us: say what changed. */
+void zone_notes_update(struct zone_notes *n, const struct zone *z, uint64_t now_us);
