@@ -164,7 +164,9 @@ static void schedule_rescan(struct daemon *d, uint64_t delay_us)
 /* Something configured is missing: look for it again later. */
 static bool incomplete(const struct daemon *d)
 {
-	return d->engine.n_missing || d->engine.n_zones < d->config->n_zones;
+	/* A zone the kernel cannot hand over stays so until it is rebuilt. */
+	return d->engine.n_missing ||
+	       d->engine.n_zones + d->engine.n_refused < d->config->n_zones;
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)

@@ -74,7 +74,8 @@ struct netlink *netlink_open(sd_event *event, thermal_event_fn fn, void *userdat
 	group = genl_ctrl_resolve_grp(nl->sock, THERMAL_GENL_FAMILY_NAME,
 				      THERMAL_GENL_EVENT_GROUP_NAME);
 	if (group < 0) {
-		why = "the kernel has no thermal netlink family or event group";
+		why = "the kernel has no thermal netlink family or event group: "
+		      "CONFIG_THERMAL_NETLINK";
 		goto fail;
 	}
 	nl_socket_disable_seq_check(nl->sock);
@@ -92,7 +93,8 @@ struct netlink *netlink_open(sd_event *event, thermal_event_fn fn, void *userdat
 	pa_log(PA_LOG_INFO, "listening to thermal netlink events");
 	return nl;
 fail:
-	pa_log(PA_LOG_NOTICE, "thermal netlink events unavailable (%s); polling only", why);
+	pa_log(PA_LOG_NOTICE, "thermal netlink events unavailable (%s); polling only: no "
+	       "wakeup on trip crossings or on cooling devices added later", why);
 	netlink_close(nl);
 	return NULL;
 }

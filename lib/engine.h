@@ -30,6 +30,8 @@
  * @stat_failed: the last read of /proc/stat failed (logged once).
  * @n_missing: configured actors that could not be found (their zones run
  *	without them), for the daemon to retry.
+ * @n_refused: configured zones the kernel cannot hand over (no user_space
+ *	governor): not worth retrying.
  */
 struct engine {
 	struct zone *zones;
@@ -44,6 +46,7 @@ struct engine {
 	struct cpu_stat *stat_next;
 	bool stat_failed;
 	size_t n_missing;
+	size_t n_refused;
 };
 
 /**
@@ -52,7 +55,9 @@ struct engine {
  * passive trips, every device bound to the last one with a power model).
  * Takes each zone over (policy user_space).  What cannot be used is logged
  * with the reason and left out: a configured actor whose device is missing
- * (counted in e->n_missing), or a zone without any usable actor.
+ * (counted in e->n_missing), a zone without any usable actor, or one whose
+ * kernel offers no user_space governor (counted in e->n_refused when
+ * configured).
  * Return: the number of zones (>= 0), or negative errno when nothing could
  * be read at all.
  */

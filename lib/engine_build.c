@@ -356,8 +356,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
 	if (sysfs_read_only()) {
 		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
-	} else if (!strstr(tz->available_policies, "user_space") ||
-	    thermal_zone_set_policy(tz->id, "user_space") < 0) {
+	} else if (thermal_zone_set_policy(tz->id, "user_space") < 0) {
 		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
 		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
 		z->original_policy[0] = '\0';
@@ -374,6 +373,24 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	return 0;
 }
 
+/*
+ * Whether the kernel can hand thermal zone @tz over: it offers the
+ * user_space governor.  Else two governors would drive the same devices, so
+ * the zone @name is left out, said at @level with the kernel option to
+ * enable and @outcome.
+ */
+static bool offers_user_space(const struct thermal_zone_info *tz, const char *name, int level,
+			      const char *outcome)
+{
+	if (thermal_zone_offers_policy(tz, "user_space"))
+		return true;
+	pa_log(level, "zone %s: thermal_zone%d (%s) offers no user_space policy "
+	       "(available_policies: %s): the kernel needs CONFIG_THERMAL_GOV_USER_SPACE=y; %s",
+	       name, tz->id, tz->type, tz->available_policies[0] ? tz->available_policies :
+	       "unreadable", outcome);
+	return false;
+}
+
 static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
 {
 	const struct thermal_zone_info *tz = thermal_find_zone(&b->thermal, zc->sensor);
@@ -387,6 +404,10 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\"; zone skipped", zc->name,
 		       zc->sensor);
 		return -ENOENT;
+	}
+	if (!offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
+		b->e->n_refused++;
+		return -EOPNOTSUPP;
 	}
 	passive = thermal_passive_range(tz, &on, &control);
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
@@ -443,6 +464,8 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 		       "controlled", tz->id, tz->type);
 		return -EINVAL;
 	}
+	if (!offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
+		return -EOPNOTSUPP;
 	for (size_t i = 0; i < tz->n_bindings; i++)
 		if (tz->bindings[i].trip == trip)
 			total_weight += tz->bindings[i].weight;

@@ -283,6 +283,21 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 	return n;
 }
 
+bool thermal_zone_offers_policy(const struct thermal_zone_info *zone, const char *policy)
+{
+	size_t len = strlen(policy);
+	const char *p = zone->available_policies;
+
+	for (p += strspn(p, " \t\n"); *p; p += strspn(p, " \t\n")) {
+		size_t word = strcspn(p, " \t\n");
+
+		if (word == len && strncmp(p, policy, len) == 0)
+			return true;
+		p += word;
+	}
+	return false;
+}
+
 int thermal_zone_set_policy(int id, const char *policy)
 {
 	char path[SYSFS_PATH_MAX];

@@ -113,6 +113,12 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 			     int32_t *control_mc);
 
 /**
+ * thermal_zone_offers_policy() - whether @policy is one of the words of
+ * @zone's available_policies: the governors the kernel was built with.
+ */
+bool thermal_zone_offers_policy(const struct thermal_zone_info *zone, const char *policy);
+
+/**
  * thermal_zone_set_policy() - write @policy to thermal_zone@id/policy.
  * Return: 0 or negative errno.
  */

@@ -365,12 +365,25 @@ def many_zones(t, n_zones=100):
                          [(0, 1, 0), (z, 2, 0)])
 
 
+def without_governor(t, governor):
+    """A kernel built without @governor (CONFIG_THERMAL_GOV_USER_SPACE=n for
+    "user_space"): no zone lists it in available_policies."""
+    base = "sys/devices/virtual/thermal"
+    for name in sorted(os.listdir(t.path(base))):
+        if name.startswith("thermal_zone"):
+            rel = "%s/%s/available_policies" % (base, name)
+            with open(t.path(rel)) as f:
+                t.write(rel, " ".join(p for p in f.read().split() if p != governor))
+
+
 RK3399_GPU = "ff9a0000.gpu"     # its devfreq device name
 
 TREES = {
     "rk3399-dt": lambda t: board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
     "rk3399-opp-debugfs": lambda t: board_tree(t, "rk3399-rockpro64", "opp-debugfs", RK3399_GPU),
     "rk3399-em": lambda t: board_tree(t, "rk3399-rockpro64", "em", RK3399_GPU),
+    "rk3399-no-user-space": lambda t: (board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
+                                       without_governor(t, "user_space")),
     "odroid-xu4": lambda t: board_tree(t, "odroid-xu4", "dt"),
     "rk3588-dt": lambda t: board_tree(t, "rk3588-rock5b", "dt"),
     "x86-laptop": x86_laptop,

@@ -307,6 +307,28 @@ class CheckConfig(unittest.TestCase):
         self.assertEqual(out.returncode, 3)
         self.assertIn('no thermal zone "nope"', out.stderr)
 
+    def test_zone_without_user_space_is_refused(self):
+        """A kernel without CONFIG_THERMAL_GOV_USER_SPACE cannot hand a zone
+        over: a configured one fails the check, an automatic one is skipped,
+        both with the option to enable."""
+        tree = Tree("rk3399-no-user-space")
+        try:
+            out = run(tree, "--check-config", "-c", self.conf(HOT_CONFIG))
+            self.assertEqual(out.returncode, 3, out.stdout + out.stderr)
+            self.assertIn("err: zone cpu: thermal_zone0 (cpu-thermal) offers no user_space policy "
+                          "(available_policies: power_allocator step_wise fair_share bang_bang): "
+                          "the kernel needs CONFIG_THERMAL_GOV_USER_SPACE=y; zone skipped",
+                          out.stderr)
+            self.assertIn("1 of 1 configured zones cannot be controlled", out.stderr)
+            out = run(tree, "--check-config", "-c", self.conf("log_level = \"info\";\n"))
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            self.assertIn("0 zones controllable", out.stdout)
+            self.assertIn("warning: zone cpu-thermal: thermal_zone0 (cpu-thermal) offers no "
+                          "user_space policy", out.stderr)
+            self.assertIn("CONFIG_THERMAL_GOV_USER_SPACE=y; not controlled", out.stderr)
+        finally:
+            tree.close()
+
     def test_missing_named_config(self):
         out = run(self.tree, "--check-config", "-c", os.path.join(self.work, "absent.conf"))
         self.assertEqual(out.returncode, 3)
@@ -649,6 +671,22 @@ class NoZone(unittest.TestCase):
             self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
             time.sleep(0.3)
             self.assertIsNone(daemon.proc.poll())
+            stop(self, daemon)
+
+
+class NoUserSpaceGovernor(unittest.TestCase):
+    def test_zone_is_not_taken(self):
+        """The kernel's governor keeps the zone: no policy or cooling state
+        written, said once (no retry: the kernel will not change)."""
+        with running(HOT_CONFIG, 80000, tree_name="rk3399-no-user-space") as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+            self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
+            time.sleep(5.5)     # past the 5 s retry of a configured zone that is missing
+            self.assertEqual(tree.read(ZONE0 + "policy"), "step_wise")
+            self.assertEqual([tree.read(CDEV % k) for k in range(4)], ["0"] * 4)
+            log = daemon.logtext()
+            self.assertEqual(log.count("CONFIG_THERMAL_GOV_USER_SPACE=y; zone skipped"), 1, log)
+            self.assertNotIn("rescanning", log)
             stop(self, daemon)
 
 

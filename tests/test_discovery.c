@@ -52,6 +52,13 @@ static void test_thermal_rk3399(void **unused)
 	assert_string_equal(z->policy, "step_wise");
 	assert_string_equal(z->mode, "enabled");
 	assert_non_null(strstr(z->available_policies, "user_space"));
+	/* Whole words of "power_allocator user_space step_wise fair_share bang_bang". */
+	assert_true(thermal_zone_offers_policy(z, "user_space"));
+	assert_true(thermal_zone_offers_policy(z, "power_allocator"));
+	assert_true(thermal_zone_offers_policy(z, "bang_bang"));
+	assert_false(thermal_zone_offers_policy(z, "user"));
+	assert_false(thermal_zone_offers_policy(z, "space step_wise"));
+	assert_false(thermal_zone_offers_policy(z, ""));
 	assert_int_equal(z->sustainable_power_mw, 0);
 	assert_int_equal(z->n_trips, 5);
 	assert_int_equal(z->trips[2].type, TRIP_CRITICAL);

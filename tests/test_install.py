@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`meson install --destdir` places every file where it belongs, and a
-second install keeps the administrator's /etc/powerallocd.conf.
+second install keeps the administrator's /etc/powerallocd.conf.  A build
+with the project's default options installs where the system looks:
+/usr/sbin/powerallocd reading /etc/powerallocd.conf, the D-Bus policy in
+/usr/share/dbus-1/system.d.
 
 usage: test_install.py BUILDDIR
 """
@@ -13,10 +16,38 @@ import tempfile
 import unittest
 
 BUILD = sys.argv.pop(1) if len(sys.argv) > 1 else "build"
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+# Where a build with no options installs, as dbus, systemd and the man pages expect.
+SYSTEM_PATHS = {
+    "sbin": "/usr/sbin/powerallocd",
+    "config": "/etc/powerallocd.conf",
+    "policy": "/usr/share/dbus-1/system.d/org.powerallocd1.conf",
+}
 
 
 def option(options, name):
     return next(o["value"] for o in options if o["name"] == name)
+
+
+def install_paths(options):
+    """The installed daemon, config and D-Bus policy for meson's @options."""
+    prefix = option(options, "prefix")
+    rel = lambda d: os.path.join(prefix, option(options, d))  # noqa: E731
+    return {
+        "sbin": os.path.join(rel("sbindir"), "powerallocd"),
+        "config": os.path.join(rel("sysconfdir"), "powerallocd.conf"),
+        "policy": os.path.join(rel("datadir"), "dbus-1/system.d/org.powerallocd1.conf"),
+    }
+
+
+class Defaults(unittest.TestCase):
+    def test_default_options_install_where_the_system_looks(self):
+        """The project's default_options, as `meson setup build` sees them."""
+        out = subprocess.run(["meson", "introspect", "--buildoptions",
+                              os.path.join(SOURCE, "meson.build")],
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(install_paths(json.loads(out.stdout)), SYSTEM_PATHS)
 
 
 class Install(unittest.TestCase):
@@ -25,6 +56,7 @@ class Install(unittest.TestCase):
         out = subprocess.run(["meson", "introspect", "--buildoptions", BUILD],
                              capture_output=True, text=True, check=True)
         opts = json.loads(out.stdout)
+        self.paths = install_paths(opts)
         self.prefix = option(opts, "prefix")
         rel = lambda d: d if d.startswith("/") else os.path.join(self.prefix, d)  # noqa: E731
         self.sysconfdir = rel(option(opts, "sysconfdir"))
@@ -71,6 +103,16 @@ class Install(unittest.TestCase):
         self.assertIn("ExecReload=%s/powerallocctl reload" % self.bindir, unit)
         # Nothing else: no test programs or tools installed.
         self.assertEqual(len(files), len(expected) + 1, sorted(files - expected))
+        self.assertLessEqual(set(self.paths.values()), files)
+        if self.prefix == "/usr" and self.sysconfdir == "/etc":
+            self.assertLessEqual(set(SYSTEM_PATHS.values()), files)
+
+    def test_installed_daemon_reads_the_installed_config(self):
+        self.install()
+        out = subprocess.run([self.dest + self.paths["sbin"], "--help"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("(default %s)" % self.paths["config"], out.stdout)
 
     def test_existing_config_is_kept(self):
         self.install()

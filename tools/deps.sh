@@ -6,6 +6,8 @@ POWERALLOCD_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev python3
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev
 	libcmocka-dev umockdev libumockdev-dev scdoc valgrind systemd dbus-daemon dbus-bin gnuplot-nox
+	# tests/test_package.py (debian/rules is a makefile; Rules-Requires-Root: no needs no fakeroot)
+	dpkg-dev debhelper make
 )
 
 ensure_packages() {
