@@ -43,11 +43,11 @@ enum { P_A, P_FAST, P_SLOW, P_OFFSET };
 #define OFFSET_MIN_C (-40.0)
 #define OFFSET_ABOVE_MAX_K 30.0
 /* The prior's guesses: time constant, ambient (°C), the fast share of the gain. */
-#define PRIOR_TAU_S 30.0
+#define PRIOR_TAU_PERIODS 300.0
 #define PRIOR_AMBIENT_C 25.0
 #define PRIOR_FAST_SHARE 0.2
 /* The prior's standard deviations: of the pole a, and of the offset (K). */
-#define PRIOR_A_SD 0.3
+#define PRIOR_A_SD 0.1
 #define PRIOR_OFFSET_SD_K 20.0
 /* Confidence 0.5 when the sustainable power's standard deviation is this share of it. */
 #define CONFIDENCE_HALF 0.1
@@ -137,7 +137,7 @@ void thermal_model_init(struct thermal_model *m, uint32_t period_ms, int32_t con
 	m->ref_c = control_mc / 1000.0;
 	rise = m->ref_c - PRIOR_AMBIENT_C > 10 ? m->ref_c - PRIOR_AMBIENT_C : 10;
 	gain = clampd(rise / prior_w, GAIN_MIN_K_PER_W, GAIN_MAX_K_PER_W);
-	a = exp(-m->block_s / PRIOR_TAU_S);
+	a = exp(-m->block_s / (PRIOR_TAU_PERIODS * (period_ms ? period_ms : 100) / 1000.0));
 	m->gain_min_k_per_w = fmax(GAIN_MIN_K_PER_W, gain / GAIN_PRIOR_RANGE);
 	m->gain_max_k_per_w = fmin(GAIN_MAX_K_PER_W, gain * GAIN_PRIOR_RANGE);
 	m->theta[P_A] = a;

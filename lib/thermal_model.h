@@ -26,7 +26,7 @@
 
 /* A block is this many zone periods, within the bounds below (ms). */
 #define THERMAL_MODEL_BLOCK_PERIODS 50
-#define THERMAL_MODEL_BLOCK_MIN_MS 5000
+#define THERMAL_MODEL_BLOCK_MIN_MS 500
 #define THERMAL_MODEL_BLOCK_MAX_MS 20000
 
 /**
