@@ -150,38 +150,73 @@ static double step_length(int n, int m, const double *c, const double *d, const 
 	return alpha;
 }
 
+/*
+ * One step of the primal active-set method from the feasible @x: to the
+ * minimum on the @active constraints, or as far as the first one met (then
+ * active); at that minimum, a constraint that holds x back is released.
+ * Return: true when x is the minimum (or the system is singular: *@x is
+ * then left where it was and the caller sees it unchanged).
+ */
+static bool active_set_step(int n, const double *a, const double *b, int m, const double *c,
+			    const double *d, double *x, bool *active)
+{
+	double p[BLSQ_MAX_N], lambda[BLSQ_MAX_N + BLSQ_MAX_M], size = 0, scale = 1, alpha;
+	int set[BLSQ_MAX_M], w = equality_step(n, a, b, c, active, m, x, p, lambda, set);
+	int block, drop = -1;
+
+	if (w < 0)
+		return true;
+	for (int i = 0; i < n; i++) {
+		size = fmax(size, fabs(p[i]));
+		scale = fmax(scale, fabs(x[i]));
+	}
+	if (size <= 1e-12 * scale) {
+		for (int j = 0; j < w; j++)
+			if (lambda[j] < -1e-12 && (drop < 0 || lambda[j] < lambda[drop]))
+				drop = j;
+		if (drop < 0)
+			return true;
+		active[set[drop]] = false;
+		return false;
+	}
+	alpha = step_length(n, m, c, d, active, x, p, &block);
+	for (int i = 0; i < n; i++)
+		x[i] += alpha * p[i];
+	if (block >= 0)
+		active[block] = true;
+	return false;
+}
+
+/* Whether @x meets every constraint, to rounding. */
+static bool feasible(int n, int m, const double *c, const double *d, const double *x)
+{
+	for (int i = 0; i < m; i++) {
+		double cx = 0, scale = fabs(d[i]);
+
+		for (int j = 0; j < n; j++) {
+			cx += c[i * n + j] * x[j];
+			scale += fabs(c[i * n + j] * x[j]);
+		}
+		if (!(cx - d[i] >= -1e-9 * (1 + scale)))
+			return false;
+	}
+	return true;
+}
+
 bool blsq_solve_bounded(int n, const double *a, const double *b, int m, const double *c,
 			const double *d, double *x)
 {
 	bool active[BLSQ_MAX_M] = { false };
+	double start[BLSQ_MAX_N];
+	bool ok = false;
 
-	for (int iter = 0; iter < 4 * (n + m); iter++) {
-		double p[BLSQ_MAX_N], lambda[BLSQ_MAX_N + BLSQ_MAX_M], size = 0, scale = 1;
-		int set[BLSQ_MAX_M], w = equality_step(n, a, b, c, active, m, x, p, lambda, set);
-		int block, drop = -1;
-		double alpha;
-
-		if (w < 0)
-			return false;
-		for (int i = 0; i < n; i++) {
-			size = fmax(size, fabs(p[i]));
-			scale = fmax(scale, fabs(x[i]));
-		}
-		if (size <= 1e-12 * scale) {
-			/* At the minimum on these constraints: release one that holds x back. */
-			for (int j = 0; j < w; j++)
-				if (lambda[j] < -1e-12 && (drop < 0 || lambda[j] < lambda[drop]))
-					drop = j;
-			if (drop < 0)
-				return true;
-			active[set[drop]] = false;
-			continue;
-		}
-		alpha = step_length(n, m, c, d, active, x, p, &block);
-		for (int i = 0; i < n; i++)
-			x[i] += alpha * p[i];
-		if (block >= 0)
-			active[block] = true;
+	memcpy(start, x, (size_t)n * sizeof(*x));
+	for (int iter = 0; iter < 4 * (n + m) && !ok; iter++)
+		ok = active_set_step(n, a, b, m, c, d, x, active);
+	/* An ill-conditioned system can step out of bounds: then nothing moves. */
+	if (!ok || !feasible(n, m, c, d, x)) {
+		memcpy(x, start, (size_t)n * sizeof(*x));
+		return false;
 	}
 	return true;
 }

@@ -32,8 +32,9 @@ double blsq_quad_inverse(int n, const double *a, const double *v);
  * @n: parameters; @a: A (n x n, positive definite); @b: b (n).
  * @m: constraints (at most BLSQ_MAX_M); @c: C (m x n); @d: d (m).
  * @x: in: a point satisfying the constraints; out: the minimum.
- * Return: false when a system on the way is singular (x is then the last
- * feasible point reached).
+ * Return: true, or false when the method did not settle within its
+ * iterations or ended out of bounds (an ill-conditioned A): x is then
+ * left as it came.  A singular system on the way stops it where it is.
  */
 bool blsq_solve_bounded(int n, const double *a, const double *b, int m, const double *c,
 			const double *d, double *x);

@@ -69,6 +69,12 @@ static double a_max(const struct thermal_model *m)
 	return exp(-m->block_s / TAU_MAX_S);
 }
 
+/* The offset's lowest, less Tref (K): at OFFSET_MIN_C, never above Tref. */
+static double offset_low_k(const struct thermal_model *m)
+{
+	return fmin(OFFSET_MIN_C - m->ref_c, 0);
+}
+
 /*
  * The least-squares parameters within their physical bounds, each a linear
  * constraint C theta >= d: 0 <= a <= a_max, 0 <= g <= GAIN_MAX_K_PER_W,
@@ -78,7 +84,7 @@ static double a_max(const struct thermal_model *m)
  */
 static void fit(struct thermal_model *m)
 {
-	double lo = OFFSET_MIN_C - m->ref_c, hi = OFFSET_ABOVE_MAX_K;
+	double lo = offset_low_k(m), hi = OFFSET_ABOVE_MAX_K;
 	const double c[2 * N][N] = {
 		{ 1, 0, 0, 0 },				/* a >= 0 */
 		{ -1, 0, 0, 0 },			/* a <= a_max */
@@ -126,7 +132,7 @@ void thermal_model_init(struct thermal_model *m, uint32_t period_ms, int32_t con
 {
 	uint64_t block_ms = (uint64_t)period_ms * THERMAL_MODEL_BLOCK_PERIODS;
 	double prior_w = prior_sustainable_mw ? prior_sustainable_mw / 1000.0 : 1.0;
-	double rise, gain, a, sd[N];
+	double rise, gain, a, offset, sd[N];
 
 	memset(m, 0, sizeof(*m));
 	if (block_ms < THERMAL_MODEL_BLOCK_MIN_MS)
@@ -137,13 +143,16 @@ void thermal_model_init(struct thermal_model *m, uint32_t period_ms, int32_t con
 	m->ref_c = control_mc / 1000.0;
 	rise = m->ref_c - PRIOR_AMBIENT_C > 10 ? m->ref_c - PRIOR_AMBIENT_C : 10;
 	gain = clampd(rise / prior_w, GAIN_MIN_K_PER_W, GAIN_MAX_K_PER_W);
-	a = exp(-m->block_s / (PRIOR_TAU_PERIODS * (period_ms ? period_ms : 100) / 1000.0));
+	a = fmin(exp(-m->block_s / (PRIOR_TAU_PERIODS * (period_ms ? period_ms : 100) / 1000.0)),
+		 a_max(m));
+	/* Within the bounds fit() keeps, which start from here. */
+	offset = clampd(-gain * prior_w, offset_low_k(m), OFFSET_ABOVE_MAX_K);
 	m->gain_min_k_per_w = fmax(GAIN_MIN_K_PER_W, gain / GAIN_PRIOR_RANGE);
 	m->gain_max_k_per_w = fmin(GAIN_MAX_K_PER_W, gain * GAIN_PRIOR_RANGE);
 	m->theta[P_A] = a;
 	m->theta[P_FAST] = PRIOR_FAST_SHARE * gain;
 	m->theta[P_SLOW] = (1 - a) * gain;
-	m->theta[P_OFFSET] = -(1 - a) * gain * prior_w;
+	m->theta[P_OFFSET] = (1 - a) * offset;
 	/*
 	 * The prior's standard deviations: the pole, the fast gain, the slow
 	 * gain (as much as the gain itself) and the offset (PRIOR_OFFSET_SD_K

@@ -281,10 +281,18 @@ static double variance_factor(const struct thermal_model *m, int i)
 	return a[i][n];
 }
 
-/* Finite estimates and a covariance never wider than the prior's. */
+/* Finite estimates within the bounds, and a covariance never wider than the prior's. */
 static void assert_sane(const struct thermal_model *m)
 {
-	assert_true(finite_estimate(&m->est));
+	const struct thermal_estimate *e = &m->est;
+
+	assert_true(finite_estimate(e));
+	assert_true(m->theta[0] >= 0 && m->theta[0] < 1);
+	assert_true(e->time_constant_s <= 1200 * (1 + 1e-9));
+	assert_true(e->gain_k_per_w >= m->gain_min_k_per_w * (1 - 1e-9));
+	assert_true(e->gain_k_per_w <= m->gain_max_k_per_w * (1 + 1e-9));
+	assert_true(e->offset_c >= fmin(-40, m->ref_c) - 1e-6);
+	assert_true(e->offset_c <= m->ref_c + 30 + 1e-6);
 	for (int i = 0; i < THERMAL_MODEL_N; i++) {
 		double v = variance_factor(m, i);
 
@@ -315,8 +323,17 @@ static void test_degenerate_input(void **unused)
 	for (int k = 0; k < 20000; k++)	/* the extremes, alternating */
 		thermal_model_sample(&m, 100000, k % 2 ? 200000 : -60000, k % 3 ? UINT32_MAX : 0);
 	assert_sane(&m);
+	/* Odd zones: a huge or tiny prior, a cold control temperature, a slow period. */
 	thermal_model_init(&m, 100, 75000, UINT32_MAX);
-	thermal_model_sample(&m, 100000, 75000, 1000);
+	assert_sane(&m);
+	thermal_model_init(&m, 10000, -50000, 1);
+	assert_sane(&m);
+	for (int k = 0; k < 2000; k++)
+		thermal_model_sample(&m, 10000000, -50000 + 1000 * (k % 7), 1 + k % 3);
+	assert_sane(&m);
+	thermal_model_init(&m, 1, 200000, UINT32_MAX);
+	for (int k = 0; k < 20000; k++)
+		thermal_model_sample(&m, 1000, 200000 - k, UINT32_MAX - (uint32_t)k);
 	assert_sane(&m);
 }
 
