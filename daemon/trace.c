@@ -36,8 +36,9 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 	if (!t->file)
 		return;
 	/* The zone's thermal model, the same on each of its rows. */
-	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f", thermal_model_sustainable_mw(&z->model),
-		 m->time_constant_s, m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence);
+	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f",
+		 thermal_model_sustainable_mw(&z->model), m->time_constant_s,
+		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence);
 	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]

@@ -50,7 +50,7 @@ double blsq_quad_inverse(int n, const double *a, const double *v)
 	return q;
 }
 
-/* Solves the @n x @n system @k (destroyed) for @rhs in place; Gaussian elimination, partial pivoting. */
+/* Solves the @n x @n system @k (destroyed) for @rhs in place: Gauss, partial pivoting. */
 static bool gauss(int n, double k[KKT_MAX][KKT_MAX], double *rhs)
 {
 	for (int c = 0; c < n; c++) {
@@ -123,7 +123,10 @@ static int equality_step(int n, const double *a, const double *b, const double *
 	return w;
 }
 
-/* The longest step along @p (at most 1) that keeps the inactive constraints; *@block: the one met, or -1. */
+/*
+ * The longest step along @p (at most 1) that keeps the inactive
+ * constraints; *@block: the one met, or -1.
+ */
 static double step_length(int n, int m, const double *c, const double *d, const bool *active,
 			  const double *x, const double *p, int *block)
 {

@@ -188,8 +188,9 @@ static void discount(struct thermal_model *m, double keep)
  * A two-sided CUSUM of the standardised errors: predictions that keep
  * missing on one side, more than chance allows, mean that the plant changed
  * (a heatsink, a fan, the ambient).  Most of what was learnt is then
- * dropped (the prior gets its weight back), and the noise is taken to be as large as the recent errors, so
- * the confidence falls and the new plant is learnt quickly.
+ * dropped (the prior gets its weight back), and the noise is taken to be
+ * as large as the recent errors, so the confidence falls and the new plant
+ * is learnt quickly.
  */
 static void detect_change(struct thermal_model *m, double z, double e2)
 {

@@ -171,7 +171,7 @@ void zone_cycle_blind(struct zone *z)
 
 void zone_observe_power(struct zone *z, uint64_t now_us)
 {
-	uint32_t power_mw = 0;
+	double power_mw = 0;
 
 	for (size_t i = 0; i < z->n_actors; i++)
 		power_mw += z->actors[i]->req_mw;
@@ -201,7 +201,8 @@ bool zone_model_departs(const struct zone *z, int *pct)
 
 	if (z->model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
 		return false;
-	*pct = (int)lround((learnt / given - 1) * 100);
+	/* Within what an int holds: a learnt power 10000 times the given is news enough. */
+	*pct = (int)lround(fmin((learnt / given - 1) * 100, 1e6));
 	return abs(*pct) > ZONE_MODEL_DEPARTS_PCT;
 }
 

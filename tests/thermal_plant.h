@@ -57,7 +57,8 @@ struct synth_spec {
  * @demand: share of the maximum the load asks for.
  * @demand_until_s: when the current load ends.
  * @rng: random state.
- * @abs_error_sum: |temperature - control| summed per period (for the RMS).
+ * @abs_error_sum, @periods: |die - control| summed over the periods, and
+ *	their count (the mean error of the control, K).
  * @model: the model it feeds.
  */
 struct synth {
@@ -79,7 +80,11 @@ struct synth {
 /** synth_init() - the plant at 60 °C throughout, a model with prior @prior_w. */
 void synth_init(struct synth *s, const struct synth_spec *spec, double prior_w);
 
-/** synth_set_resistance() - scale the plant's resistances (a changed heatsink); returns the new sustainable power, W. */
+/**
+ * synth_scale_resistance() - scale the plant's resistances by @factor, its
+ * time constants kept (a fan that stops, a heatsink that comes loose).
+ * Return: the new sustainable power, W.
+ */
 double synth_scale_resistance(struct synth *s, double factor);
 
 /** synth_run() - run until @until_s: plant, sensor, controller and model. */
