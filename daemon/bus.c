@@ -171,6 +171,12 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "u", z->pid.sustainable_power_mw);
 	if (strcmp(prop, "PowerBudget") == 0)
 		return sd_bus_message_append(reply, "u", z->budget_mw);
+	if (strcmp(prop, "LearnedSustainablePower") == 0)
+		return sd_bus_message_append(reply, "u", thermal_model_sustainable_mw(&z->model));
+	if (strcmp(prop, "ThermalTimeConstant") == 0)
+		return sd_bus_message_append(reply, "d", z->model.est.time_constant_s);
+	if (strcmp(prop, "ModelConfidence") == 0)
+		return sd_bus_message_append(reply, "d", z->model.est.confidence);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
 	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
@@ -224,6 +230,9 @@ static const sd_bus_vtable zone_vtable[] = {
 	SLOW("ControlMargin", "u", zone_property),
 	SLOW("SustainablePower", "u", zone_property),
 	LIVE("PowerBudget", "u", zone_property),
+	LIVE("LearnedSustainablePower", "u", zone_property),
+	LIVE("ThermalTimeConstant", "d", zone_property),
+	LIVE("ModelConfidence", "d", zone_property),
 	SLOW("Active", "b", zone_property),
 	SLOW("Actors", "ao", zone_property),
 	SLOW("FallbackDevices", "ao", zone_property),

@@ -37,7 +37,8 @@ struct actor_view {
 struct zone_view {
 	char *name, *sensor;
 	int32_t temp, switch_on, control;
-	uint32_t margin, sustainable, budget;
+	uint32_t margin, sustainable, budget, learned;
+	double time_constant, confidence;	/* the thermal model's, s and 0-1 */
 	int active;
 	size_t n_actors;
 	struct actor_view actors[MAX_OBJECTS];
@@ -147,6 +148,9 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
 	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
 	get(bus, path, i, "Active", 'b', &z->active, x);
+	get(bus, path, i, "LearnedSustainablePower", 'u', &z->learned, x);
+	get(bus, path, i, "ThermalTimeConstant", 'd', &z->time_constant, x);
+	get(bus, path, i, "ModelConfidence", 'd', &z->confidence, x);
 	z->n_actors = read_zone_actors(bus, path, "Actors", z->actors, x);
 	z->n_fallback = read_zone_actors(bus, path, "FallbackDevices", z->fallback, x);
 }
@@ -255,6 +259,8 @@ static void print_table(const struct snapshot *s)
 		       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
 		printf("  %s, budget %u mW of %u mW sustainable; actors' power in mW\n",
 		       z->active ? "active" : "idle", z->budget, z->sustainable);
+		printf("  learned: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
+		       z->learned, z->time_constant, z->confidence);
 		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
 		       "MHz", "REQ", "GRANT", "MAX", "STATE");
 		/* The step_wise fallback's devices follow. */
@@ -311,9 +317,10 @@ static void print_json(const struct snapshot *s)
 		json_string(z->sensor);
 		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
 		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
-		       "\"active\":%s,\"actors\":[",
+		       "\"active\":%s,\"learned_sustainable_power_mw\":%u,"
+		       "\"thermal_time_constant_s\":%.1f,\"model_confidence\":%.3f,\"actors\":[",
 		       z->temp, z->switch_on, z->control, z->margin, z->sustainable, z->budget,
-		       z->active ? "true" : "false");
+		       z->active ? "true" : "false", z->learned, z->time_constant, z->confidence);
 		for (size_t k = 0; k < z->n_actors; k++) {
 			if (k)
 				putchar(',');

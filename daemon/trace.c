@@ -18,7 +18,8 @@ int trace_open(struct trace *t, const char *path)
 	if ((r = new_file_open(&nf, path, 0644)) < 0)
 		return r;
 	fputs("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
-	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc\n",
+	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,"
+	      "learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence\n",
 	      nf.file);
 	if ((r = new_file_commit(&nf, path)) < 0)
 		return r;
@@ -29,9 +30,15 @@ int trace_open(struct trace *t, const char *path)
 void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 {
 	const struct pid_output *o = &z->pid_out;
+	const struct thermal_estimate *m = &z->model.est;
+	char model[96];
 
 	if (!t->file)
 		return;
+	/* The zone's thermal model, the same on each of its rows. */
+	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f",
+		 thermal_model_sustainable_mw(&z->model), m->time_constant_s,
+		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence);
 	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]
@@ -39,11 +46,11 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 		uint32_t req_mw = i < z->n_actors ? z->request_mw[i] : a->req_mw;
 
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
-			"%d,%d\n",
+			"%d,%d,%s\n",
 			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
 			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
-			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc);
+			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc, model);
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

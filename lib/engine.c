@@ -132,10 +132,14 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		actor_sample(e->actors[i], &s);
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
+		bool have_temp;
 
+		zone_observe_power(zone, now_us);
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		if (zone_read_temp(zone) == 0) {
+		have_temp = zone_read_temp(zone) == 0;
+		zone_observe(zone, have_temp);
+		if (have_temp) {
 			rise_track(&zone->rise, zone->temp_mc, now_us);
 			zone_cycle(zone);
 		}

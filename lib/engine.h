@@ -75,6 +75,8 @@ int engine_sample_load(struct engine *e);
  * engine_cycle() - one period of the zones that are due: load (read once),
  * temperatures, budgets, grants; each actor then applies the smallest grant
  * of the zones it serves (zones not due count with their last grants).
+ * Every zone counts its actors' power for its thermal model; the zones
+ * due feed it their reading (zone_observe()).
  * @now_us: monotonic time, us.
  * @due: per zone, whether it runs now; NULL runs them all.
  * An actor whose write failed while its device is still there is counted
@@ -107,7 +109,8 @@ int engine_save(const struct engine *e, saved_value_fn fn, void *userdata);
  * states, and, while its law and its switch-on and control temperatures
  * are unchanged, its controller's memory (PID state, budget, grants,
  * step_wise states, whether it is active), even when its actors or gains
- * changed.  Opens and writes nothing.
+ * changed, and, while its actors, control temperature and period are the
+ * same, its thermal model.  Opens and writes nothing.
  */
 void engine_adopt_state(struct engine *e, const struct engine *old);
 

@@ -80,6 +80,28 @@ static void adopt_fallback(struct zone *z, const struct zone *o)
 	}
 }
 
+/*
+ * The thermal model, while what it learnt holds: the same actors (their
+ * power is what it learnt from), control temperature (its reference) and
+ * period (its block length).  The journal's word on a departing
+ * sustainable power stays said while that power is the same.
+ */
+static void adopt_model(struct zone *z, const struct zone *o)
+{
+	if (z->n_actors != o->n_actors || z->control_mc != o->control_mc ||
+	    z->pid.period_ms != o->pid.period_ms)
+		return;
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (old_index(o, z->actors[i]) < 0)
+			return;
+	z->model = o->model;
+	z->observed_us = o->observed_us;
+	z->model_energy_mj = o->model_energy_mj;
+	z->model_elapsed_us = o->model_elapsed_us;
+	z->model_departure_said = o->model_departure_said &&
+				  z->pid.sustainable_power_mw == o->pid.sustainable_power_mw;
+}
+
 static void adopt_zone(struct zone *z, const struct zone *o)
 {
 	/* The governor found before the first takeover, not the user_space we set. */
@@ -92,6 +114,7 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->rise = o->rise;
 	adopt_fallback(z, o);
 	adopt_controller(z, o);
+	adopt_model(z, o);
 }
 
 void engine_adopt_state(struct engine *e, const struct engine *old)

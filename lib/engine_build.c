@@ -353,6 +353,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	for (size_t i = 0; i < z->n_actors; i++)
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
+	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
 	if (sysfs_read_only()) {
 		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */

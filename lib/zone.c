@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "divvy.h"
@@ -166,6 +167,43 @@ void zone_cycle_blind(struct zone *z)
 	/* Without a temperature there is no trend to follow: fans to full. */
 	for (size_t i = 0; i < z->n_fallback; i++)
 		z->fallback[i].state = z->fallback[i].actor->max_state;
+}
+
+void zone_observe_power(struct zone *z, uint64_t now_us)
+{
+	double power_mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		power_mw += z->actors[i]->req_mw;
+	if (z->observed_us && now_us > z->observed_us) {
+		z->model_energy_mj += power_mw * ((now_us - z->observed_us) / 1e6);
+		z->model_elapsed_us += now_us - z->observed_us;
+	}
+	z->observed_us = now_us;
+}
+
+void zone_observe(struct zone *z, bool have_temp)
+{
+	double mean_mw = z->model_elapsed_us ? z->model_energy_mj * 1e6 / z->model_elapsed_us : 0;
+
+	if (have_temp)
+		thermal_model_sample(&z->model, z->model_elapsed_us, z->temp_mc,
+				     mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX);
+	else
+		thermal_model_break(&z->model);
+	z->model_energy_mj = 0;
+	z->model_elapsed_us = 0;
+}
+
+bool zone_model_departs(const struct zone *z, int *pct)
+{
+	double learnt = z->model.est.sustainable_w * 1000, given = z->pid.sustainable_power_mw;
+
+	if (z->model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
+		return false;
+	/* Within what an int holds: a learnt power 10000 times the given is news enough. */
+	*pct = (int)lround(fmin((learnt / given - 1) * 100, 1e6));
+	return abs(*pct) > ZONE_MODEL_DEPARTS_PCT;
 }
 
 bool zone_fallback_engaged(const struct zone *z)

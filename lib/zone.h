@@ -14,6 +14,7 @@
 #include "pid.h"
 #include "rise.h"
 #include "sysfs.h"
+#include "thermal_model.h"
 
 #define ZONE_MAX_ACTORS 64
 /* Cooling devices without a power model one zone drives (fans, ...). */
@@ -24,6 +25,10 @@
 /* Readings outside this range are sensor faults, not temperatures (m°C). */
 #define ZONE_TEMP_MIN_MC (-60000)
 #define ZONE_TEMP_MAX_MC 200000
+/* The learnt sustainable power is worth a word in the journal when it is
+ * this sure of itself and departs from the configured one by this much. */
+#define ZONE_MODEL_CONFIDENT 0.9
+#define ZONE_MODEL_DEPARTS_PCT 25
 
 struct sensor_reader;
 
@@ -63,6 +68,14 @@ enum sustainable_power_source {
  * @rise: how fast the zone has lately heated, from its readings (the
  *	daemon polls an idle zone at its period when it could pass switch-on
  *	before the next idle poll).
+ * @model: its thermal response, learnt from every period, active or idle
+ *	(an observer: the controller does not use it yet).
+ * @observed_us: the last engine cycle its actors' power was counted at (0:
+ *	none yet).
+ * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
+ *	the model's last sample (mJ), and over how long (µs).
+ * @model_departure_said: the journal said that the learnt sustainable power
+ *	departs from the configured one.
  */
 struct zone {
 	char name[64];
@@ -92,6 +105,11 @@ struct zone {
 	size_t n_fallback;
 	struct fallback_device fallback[ZONE_MAX_FALLBACK];
 	struct rise_tracker rise;
+	struct thermal_model model;
+	uint64_t observed_us;
+	double model_energy_mj;
+	uint64_t model_elapsed_us;
+	bool model_departure_said;
 };
 
 /**
@@ -120,6 +138,27 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
+
+/**
+ * zone_observe_power() - count the power the zone's actors drew since the
+ * previous engine cycle (each actor's request: what it uses now, from its
+ * table and load) towards the model's next sample.  Every cycle, due or not.
+ */
+void zone_observe_power(struct zone *z, uint64_t now_us);
+
+/**
+ * zone_observe() - the zone's period for its model: this reading with the
+ * mean power since the previous one (@have_temp), or, without a reading, a
+ * break in its samples.
+ */
+void zone_observe(struct zone *z, bool have_temp);
+
+/**
+ * zone_model_departs() - whether the model is confident (at least
+ * ZONE_MODEL_CONFIDENT) that the sustainable power departs from the zone's
+ * by more than ZONE_MODEL_DEPARTS_PCT; *@pct: by how much, percent.
+ */
+bool zone_model_departs(const struct zone *z, int *pct);
 
 /** zone_fallback_engaged() - whether a fallback device is asked for a state above 0. */
 bool zone_fallback_engaged(const struct zone *z);

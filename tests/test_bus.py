@@ -110,6 +110,12 @@ class Access(Bus):
         self.assertEqual(zone["control_mc"], 75000)
         self.assertEqual(zone["control_margin_mc"], 50)     # the default controller's default
         self.assertTrue(zone["active"])
+        # The thermal model, seconds in: still near its prior (the
+        # configured sustainable power), and not sure of it.
+        self.assertGreater(zone["learned_sustainable_power_mw"], 0)
+        self.assertGreater(zone["thermal_time_constant_s"], 0)
+        self.assertGreaterEqual(zone["model_confidence"], 0)
+        self.assertLess(zone["model_confidence"], 0.5)
         names = [a["name"] for a in zone["actors"]]
         self.assertEqual(names, ["cpufreq-cpu0", "cpufreq-cpu4"])
         # Within a period: the states the tree holds now.
@@ -131,6 +137,8 @@ class Access(Bus):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C", out.stdout)
         self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
+        self.assertRegex(out.stdout, r"learned: \d+ mW sustainable, time constant \d+ s, "
+                         r"confidence [01]\.\d\d")
         # 80 columns, for a terminal and for mail.
         for line in out.stdout.splitlines():
             self.assertLessEqual(len(line), 80, line)
@@ -189,7 +197,8 @@ class Access(Bus):
                              text=True, env=env)
         self.assertEqual(out.returncode, 0, out.stderr)
         for member in ("org.powerallocd1.Zone", ".Temperature", ".ControlMargin", ".PowerBudget",
-                       ".Actors"):
+                       ".Actors", ".LearnedSustainablePower", ".ThermalTimeConstant",
+                       ".ModelConfidence"):
             self.assertIn(member, out.stdout)
         out = subprocess.run(["busctl", "--system", "introspect", "org.powerallocd1",
                               "/org/powerallocd1"], capture_output=True, text=True)

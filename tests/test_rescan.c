@@ -4,7 +4,8 @@
  * RK3399 fixture trees (suite integration): engine_adopt_state() carries
  * each zone's controller and each device's state over, so that a rebuild
  * does not reset a running zone, even when a device appeared; the values to
- * restore stay the ones found before the first takeover.
+ * restore stay the ones found before the first takeover.  Also what every
+ * period gives a zone's thermal model, and when a rebuild keeps it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -199,12 +200,111 @@ static void test_new_aim_resets_the_controller(void **unused)
 	pa_config_free(hotter);
 }
 
+/* The power the zone's actors draw now (their requests), mW. */
+static uint32_t zone_power_mw(const struct zone *z)
+{
+	uint32_t mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		mw += z->actors[i]->req_mw;
+	return mw;
+}
+
+/*
+ * Every period feeds the zone's thermal model its reading and its actors'
+ * power: a block of 50 periods is the mean of their requests, a period the
+ * zone is not due counts towards its next one, and a failed read breaks the
+ * chain of blocks.
+ */
+static void test_zone_feeds_its_model(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters);
+	double sum_mw = 0, block_mw = 0;
+	struct engine e;
+	struct zone *z;
+	bool due = false;
+
+	(void)unused;
+	start_hot(&e, cfg);
+	z = &e.zones[0];
+	assert_float_equal(z->model.block_s, 5, 1e-9);
+	while (z->model.updates < 2) {
+		uint32_t updates = z->model.updates;
+
+		run(&e, 1);
+		sum_mw += zone_power_mw(z);
+		if (z->model.updates != updates) {	/* a block completed: its last 50 periods */
+			block_mw = sum_mw / 50;
+			sum_mw = 0;
+		}
+	}
+	assert_float_equal(z->model.prev_power_w * 1000, block_mw, 0.5);
+	assert_float_equal(z->model.prev_temp_c, 80, 1e-6);
+	/* A period the zone is not due: its power waits for the next one. */
+	busy += 100;
+	tree_busy_cpus(6, busy);
+	now_us += PERIOD_US;
+	assert_int_equal(engine_cycle(&e, now_us, &due), 0);
+	assert_int_equal(z->model_elapsed_us, PERIOD_US);
+	assert_float_equal(z->model_energy_mj, zone_power_mw(z) * 0.1, 1e-6);
+	run(&e, 1);
+	assert_int_equal(z->model_elapsed_us, 0);
+	/* A failed read: the chain of blocks starts anew, what was learnt stays. */
+	tree_put(ZONE0 "temp", "garbage\n");
+	run(&e, 1);
+	assert_false(z->model.have_prev);
+	assert_int_equal(z->model.updates, 2);
+	tree_put(ZONE0 "temp", "80000\n");
+	engine_restore(&e);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A rebuild carries the model while the zone's actors, control temperature
+ * and period are the same; another actor or another aim starts it afresh
+ * from the prior.
+ */
+static void test_model_follows_the_zone(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters), *gpu = tree_config(with_gpu);
+	struct pa_config *hotter = tree_config(hotter_control);
+	struct pa_config *next_cfg[] = { cfg, gpu, hotter };
+	struct engine old;
+
+	(void)unused;
+	start_hot(&old, cfg);
+	run(&old, 120);
+	assert_true(old.zones[0].model.updates > 0);
+	for (size_t k = 0; k < 3; k++) {
+		struct engine next;
+
+		assert_int_equal(engine_build(&next, next_cfg[k]), 1);
+		engine_adopt_state(&next, &old);
+		if (k == 0) {
+			assert_memory_equal(&next.zones[0].model, &old.zones[0].model,
+					    sizeof(old.zones[0].model));
+		} else {
+			assert_int_equal(next.zones[0].model.updates, 0);
+			assert_int_equal(thermal_model_sustainable_mw(&next.zones[0].model), 1500);
+		}
+		engine_free(&next);
+	}
+	engine_restore(&old);
+	engine_free(&old);
+	pa_config_free(cfg);
+	pa_config_free(gpu);
+	pa_config_free(hotter);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rescan_keeps_the_controller),
 		cmocka_unit_test(test_device_that_appears),
 		cmocka_unit_test(test_new_aim_resets_the_controller),
+		cmocka_unit_test(test_zone_feeds_its_model),
+		cmocka_unit_test(test_model_follows_the_zone),
 	};
 
 	if (tree_main_guard())
