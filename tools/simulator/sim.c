@@ -132,15 +132,6 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 	}
 }
 
-/*
- * A limit cycle: in the second half, the budget went between the bottom and
- * the top of its range (sim_io.h's bands) at least every LIMIT_CYCLE_SWING_S
- * on average, LIMIT_CYCLE_MIN_SWINGS times or more.  A 10 s burst load moves
- * it at most twice in 10 s; the cycles this catches are 1-2 s long.
- */
-#define LIMIT_CYCLE_SWING_S 2.5
-#define LIMIT_CYCLE_MIN_SWINGS 4
-
 /* The plant as varied, its true sustainable power, the daemon's, the sensor. */
 static void print_plant(const struct sim *sim, const struct plant *pl,
 			const struct sim_options *o)
@@ -166,15 +157,12 @@ static void print_plant(const struct sim *sim, const struct plant *pl,
 
 static void print_swings(const struct sim *sim, const struct sim_options *o)
 {
-	double settled_s = o->duration_s / 2;
-	int cycle = sim->budget_swings >= LIMIT_CYCLE_MIN_SWINGS &&
-		    settled_s / sim->budget_swings <= LIMIT_CYCLE_SWING_S;
-
 	printf("  budget swings, second half %6u (0-%.0f%% to %.0f-100%% of %.0f mW or back)\n",
 	       sim->budget_swings, SIM_BUDGET_LOW * 100, SIM_BUDGET_HIGH * 100,
 	       sim->max_budget_mw);
 	printf("  limit cycle                %s\n", strcmp(o->controller, "step_wise") == 0 ?
-	       "n/a (step_wise has no budget)" : cycle ? "yes" : "no");
+	       "n/a (step_wise has no budget)" :
+	       sim_limit_cycle(sim, o->duration_s / 2) ? "yes" : "no");
 }
 
 static void print_summary(const struct sim *sim, const struct plant *pl, const struct series *s,

@@ -166,6 +166,18 @@ bool sim_daemon_exited(struct sim *sim);
  */
 int sim_stop_daemon(struct sim *sim);
 
+/*
+ * A limit cycle: in the second half, the budget went between the bottom and
+ * the top of its range at least every SIM_LIMIT_CYCLE_SWING_S on average,
+ * SIM_LIMIT_CYCLE_MIN_SWINGS times or more.  A 10 s burst load moves it at
+ * most twice in 10 s; the cycles this catches are 1-2 s long.
+ */
+#define SIM_LIMIT_CYCLE_SWING_S 2.5
+#define SIM_LIMIT_CYCLE_MIN_SWINGS 4
+
+/** sim_limit_cycle() - whether the swings counted over @settled_s make a limit cycle. */
+bool sim_limit_cycle(const struct sim *sim, double settled_s);
+
 /**
  * sim_daemon_sustainable() - the sustainable power the daemon says it uses,
  * from its log ("N mW (source)"), into @buf; "?" when it says none.

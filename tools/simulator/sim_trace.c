@@ -97,6 +97,12 @@ void sim_read_trace(struct sim *sim)
 }
 
 
+bool sim_limit_cycle(const struct sim *sim, double settled_s)
+{
+	return sim->budget_swings >= SIM_LIMIT_CYCLE_MIN_SWINGS &&
+	       settled_s / sim->budget_swings <= SIM_LIMIT_CYCLE_SWING_S;
+}
+
 void sim_daemon_sustainable(const struct sim *sim, char *buf, size_t size)
 {
 	static const char key[] = "sustainable power ";
