@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "tools", "bench-robust")
 FIELDS = ("cell", "seed", "board", "workload", "die_tau", "case_tau", "die_share", "scale", "sp",
           "sensor", "ambient_step", "controller", "work", "overshoot", "above", "swings",
-          "limit_cycle", "daemon_sp", "disturbed")
+          "limit_cycle", "daemon_sp", "gap_ms", "lag_ms", "disturbed")
 
 
 def bench(*args, timeout=120):
@@ -31,7 +31,8 @@ def row(cell, controller, work, overshoot, workload="steady", sensor="exact", cy
               "die_tau": "-", "case_tau": "-", "die_share": "-", "scale": "-", "sp": sp,
               "sensor": sensor, "ambient_step": "-", "controller": controller, "work": work,
               "overshoot": overshoot, "above": 0.0, "swings": 12 if cycle == "yes" else 0,
-              "limit_cycle": cycle, "daemon_sp": "2200mW(config)", "disturbed": "no"}
+              "limit_cycle": cycle, "daemon_sp": "2200mW(config)", "gap_ms": 140,
+              "lag_ms": 30, "disturbed": "no"}
     return "\t".join(str(values[k]) for k in FIELDS) + "\n"
 
 

@@ -236,6 +236,7 @@ int main(int argc, char **argv)
 		sim_cleanup(&sim);
 		return 1;
 	}
+	sim_wait_first_period(&sim, 10);
 	run_loop(&sim, &pl, &o, &s);
 	restored = sim_stop_daemon(&sim);
 	sim_read_trace(&sim);

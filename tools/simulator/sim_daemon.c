@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim_io.h"
@@ -110,4 +111,20 @@ int sim_stop_daemon(struct sim *sim)
 	if (sim->killed)
 		return restored && WIFEXITED(sim->restore_status) && WEXITSTATUS(sim->restore_status) == 0;
 	return restored && WIFEXITED(sim->daemon_status) && WEXITSTATUS(sim->daemon_status) == 0;
+}
+
+int sim_wait_first_period(struct sim *sim, double timeout_s)
+{
+	const struct timespec poll = { 0, 5 * 1000 * 1000 };
+
+	for (double waited_s = 0; waited_s < timeout_s; waited_s += 0.005) {
+		sim_read_trace(sim);
+		if (sim->trace_last_ms >= 0)
+			return 0;
+		if (sim_daemon_exited(sim))
+			return -1;
+		nanosleep(&poll, NULL);
+	}
+	fprintf(stderr, "powerallocd ran no period in %.0f s; simulating anyway\n", timeout_s);
+	return -1;
 }

@@ -166,6 +166,14 @@ bool sim_daemon_exited(struct sim *sim);
  */
 int sim_stop_daemon(struct sim *sim);
 
+/**
+ * sim_wait_first_period() - wait, in real time and up to @timeout_s, until
+ * the daemon has traced its first period: the plant's clock starts with a
+ * daemon that runs, however long the machine took to start it.
+ * Return: 0, or -1 when it exited or did not run in time.
+ */
+int sim_wait_first_period(struct sim *sim, double timeout_s);
+
 /*
  * A limit cycle: in the second half, the budget went between the bottom and
  * the top of its range at least every SIM_LIMIT_CYCLE_SWING_S on average,
