@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "tools", "bench-robust")
 FIELDS = ("cell", "seed", "board", "workload", "die_tau", "case_tau", "die_share", "scale", "sp",
           "sensor", "ambient_step", "controller", "work", "overshoot", "above", "swings",
-          "limit_cycle", "daemon_sp", "gap_ms", "lag_ms", "disturbed")
+          "limit_cycle", "first_over", "daemon_sp", "gap_ms", "lag_ms", "disturbed")
 
 
 def bench(*args, timeout=120):
@@ -26,12 +26,12 @@ def bench(*args, timeout=120):
 
 
 def row(cell, controller, work, overshoot, workload="steady", sensor="exact", cycle="no",
-        sp="1"):
+        sp="1", first_over=0.0):
     values = {"cell": cell, "seed": "1001", "board": "rk3399-rockpro64", "workload": workload,
               "die_tau": "-", "case_tau": "-", "die_share": "-", "scale": "-", "sp": sp,
               "sensor": sensor, "ambient_step": "-", "controller": controller, "work": work,
               "overshoot": overshoot, "above": 0.0, "swings": 12 if cycle == "yes" else 0,
-              "limit_cycle": cycle, "daemon_sp": "2200mW(config)", "gap_ms": 140,
+              "limit_cycle": cycle, "first_over": first_over, "daemon_sp": "2200mW(config)", "gap_ms": 140,
               "lag_ms": 30, "disturbed": "no"}
     return "\t".join(str(values[k]) for k in FIELDS) + "\n"
 
@@ -84,20 +84,27 @@ class Summary(unittest.TestCase):
                 row("c003", "step_wise", 111.8, 0.4, workload="burst"),
                 row("c004", "default", 96.0, 1.2, sensor="1"),
                 row("c004", "kernel", 95.0, 1.6, sensor="1"),
-                row("c004", "step_wise", 90.0, 0.9, sensor="1")]
+                row("c004", "step_wise", 90.0, 0.9, sensor="1"),
+                row("c005", "default", 99.0, 5.0, first_over=4.8),
+                row("c005", "kernel", 99.0, 5.1, first_over=4.8),
+                row("c005", "step_wise", 99.0, 5.2, first_over=4.8)]
         rc, out, err = summarize(rows)
         self.assertEqual(rc, 0, err)
-        self.assertIn("steady, exact sensor: 2 cells", out)
-        # worst (cell), tail, median: the default's work 94 (c002) and 99.
-        self.assertRegex(out, r"default +94\.00 \(c002\) +94\.00 +96\.50 +0\.70 \(c002\)")
-        self.assertIn("default    T1 MISS median work 96.5, worst 94.0, overshoot over 0.5", out)
-        self.assertIn("kernel     T1 pass median work 97.5, worst 97.0, overshoot <= 0.5", out)
+        self.assertIn("steady, exact sensor: 3 cells", out)
+        # worst (cell), tail, median: the default's work 94 (c002), 99, 99.
+        self.assertRegex(out, r"default +94\.00 \(c002\) +94\.00 +99\.00 +5\.00 \(c005\)")
+        self.assertIn("default    T1 MISS median work 99.0, worst 94.0, overshoot over 0.5 in 2 "
+                      "cells (1 already at the first active period)", out)
+        self.assertIn("kernel     T1 MISS median work 98.0, worst 97.0, overshoot over 0.5 in 1 "
+                      "cells (1 already at the first active period)", out)
+        self.assertIn("c005 rk3399-rockpro64 steady: overshoot 5.00 > 0.5 (4.80 over at the "
+                      "first active period: idle until then)", out)
         self.assertIn("default    T2 pass median work 96.0, overshoot <= 1.5", out)
         self.assertIn("kernel     T2 MISS median work 95.0, overshoot over 1.5", out)
         # 110 against the kernel's 112: a miss; step_wise's 111.8 is within 0.5.
         self.assertIn("default    T3 MISS 1 cells miss", out)
         self.assertIn("step_wise  T3 pass 0 cells miss", out)
-        self.assertIn("default    T4 MISS 1 of 4 cells limit-cycle", out)
+        self.assertIn("default    T4 MISS 1 of 5 cells limit-cycle", out)
         self.assertNotIn("step_wise  T4", out)
         self.assertIn("c002 rk3399-rockpro64 steady, sp 4: overshoot 0.70 > 0.5; work 94.0 < 95; "
                       "limit cycle (12 swings)", out)
@@ -105,7 +112,7 @@ class Summary(unittest.TestCase):
         self.assertIn("tools/sim --quiet --speed 10 --duration 120 --settled --sim "
                       "tools/simulator/rk3399-rockpro64.sim --workload steady --controller "
                       "default --sustainable-power 4", out)
-        self.assertRegex(out, r"failing cells, default: 2\n")
+        self.assertRegex(out, r"failing cells, default: 3\n")
 
 
 class Run(unittest.TestCase):

@@ -3,7 +3,8 @@
  * The simulator's limit-cycle detector (tools/simulator/sim_trace.c) on
  * written traces: the budget's swings between the bottom and the top
  * 15 % of the actors' maximum, counted in active periods once settled,
- * and the verdict (a swing every 2.5 s or more often, 4 at least).
+ * the verdict (a swing every 2.5 s or more often, 4 at least), and the
+ * temperature at the first active period.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,9 +57,11 @@ static void test_swings_counted(void **unused)
 	run(&sim, budget, 6, 1);
 	assert_int_equal(sim.budget_swings, 3);
 	assert_int_equal(sim.budget_mw, 4500);
+	assert_int_equal(sim.first_active_mc, 75000);
 	/* Inactive periods are not counted. */
 	run(&sim, budget, 6, 0);
 	assert_int_equal(sim.budget_swings, 0);
+	assert_int_equal(sim.first_active_mc, 0);
 }
 
 static void test_limit_cycle_verdict(void **unused)

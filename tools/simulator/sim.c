@@ -179,6 +179,9 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
 	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
 	printf("  time above control         %6.1f s\n", s->above_s);
+	if (sim->first_active_mc)
+		printf("  first active period at     %6.2f °C (the sensor's)\n",
+		       sim->first_active_mc / 1000.0);
 	printf("  mean |error|, second half  %6.2f °C\n",
 	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
 	printf("  work delivered             %6.2f %% of demanded\n",

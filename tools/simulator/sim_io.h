@@ -81,6 +81,7 @@ struct sim {
 	char trace_tail[256];		/* a row not yet complete at the last read */
 	long trace_last_ms;		/* the daemon's clock, ms */
 	bool trace_last_active;
+	long first_active_mc;		/* the sensor at the first active period, 0: none yet */
 	long trace_max_gap_ms;		/* longest gap between two active periods */
 	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;

@@ -39,13 +39,15 @@ static void count_swing(struct sim *sim)
 }
 
 /*
- * One complete trace row: the budget (column 10), and the gap since the
+ * One complete trace row: the budget (column 10), the gap since the
  * previous period when both were active (columns 1 and 4), which shows a
- * daemon that did not run on time.
+ * daemon that did not run on time, and the temperature the zone first
+ * became active at (column 3).
  */
 static void trace_row(struct sim *sim, const char *row)
 {
-	const char *active = trace_field(row, 3), *budget = trace_field(row, 9);
+	const char *temp = trace_field(row, 2), *active = trace_field(row, 3);
+	const char *budget = trace_field(row, 9);
 	long time_ms = strtol(row, NULL, 10);
 	bool is_active = active && active[0] == '1';
 
@@ -56,6 +58,8 @@ static void trace_row(struct sim *sim, const char *row)
 		return;	/* another actor of the same period */
 	if (is_active && sim->trace_last_active && time_ms - sim->trace_last_ms > sim->trace_max_gap_ms)
 		sim->trace_max_gap_ms = time_ms - sim->trace_last_ms;
+	if (is_active && !sim->first_active_mc && temp)
+		sim->first_active_mc = strtol(temp, NULL, 10);
 	if (is_active)
 		count_swing(sim);
 	sim->trace_last_ms = time_ms;
