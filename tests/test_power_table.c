@@ -51,8 +51,11 @@ static void test_boards_match_kernel_power(void **unused)
 			}
 		}
 	}
-	/* rockpro64 and rock960: 6 + 8 + 6 each; odroid-xu4: 13 + 19; rock5b: 5 + 7 + 7 */
-	assert_int_equal(checked, 40 + 32 + 19);
+	/*
+	 * rockpro64 and rock960: 6 + 8 + 6 each; odroid-xu4: 13 + 19; rock5b:
+	 * 5 + 7 + 7; hikey960: 5 + 5; mt8183: 16 + 16; rk3288: 12; rk3576: 9 + 10
+	 */
+	assert_int_equal(checked, 40 + 32 + 19 + 10 + 32 + 12 + 19);
 }
 
 static void rockpro64_domain(const char *name, struct power_table *t)

@@ -196,6 +196,74 @@ class OtherBoards(unittest.TestCase):
         self.assertGreater(dithered["work"], plain["work"] + 4, plain["output"])
 
 
+MORE_BOARDS = os.path.join(SIMULATOR_DIR, "more-boards")
+
+
+def run_sim(*args, duration=10):
+    """A short steady run with @args; returns (returncode, stdout + stderr)."""
+    out = subprocess.run([SIM, "--speed", "10", "--duration", str(duration)] + list(args),
+                         capture_output=True, text=True, timeout=120)
+    return out.returncode, out.stdout + out.stderr
+
+
+class PlantOptions(unittest.TestCase):
+    """The plant's options reach the daemon as they say."""
+
+    def test_sensor_steps_reach_the_daemon(self):
+        """With --sensor-step 1 every temperature the daemon read (its trace)
+        is a multiple of 1000 m°C, and the noise moves it between steps."""
+        env = dict(os.environ, SIM_KEEP_TREE="1")
+        out = subprocess.run([SIM, "--speed", "10", "--duration", "10", "--settled",
+                              "--sensor-step", "1", "--sensor-noise", "0.2", "--seed", "5"],
+                             capture_output=True, text=True, timeout=120, env=env)
+        tree = re.search(r"^tree: (\S+)", out.stdout, re.M).group(1)
+        try:
+            with open(os.path.join(tree, "trace.csv")) as f:
+                temps = {int(row.split(",")[2]) for row in list(f)[1:]}
+        finally:
+            subprocess.run(["rm", "-rf", tree], check=True)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("sensor: 1.00 °C steps, noise sd 0.20 °C, seed 5", out.stdout)
+        self.assertGreater(len(temps), 1, temps)
+        self.assertEqual({t % 1000 for t in temps}, {0}, temps)
+
+    def test_sustainable_power_modes(self):
+        """A factor of the true value is configured; none leaves the daemon to
+        estimate it; dt gives it the tree's (the ROCK960's 1550 mW)."""
+        for args, true_mw, used in (
+                (["--sustainable-power", "2"], 2200, "4400 mW (config)"),
+                (["--sustainable-power", "0.25", "--thermal-resistance", "25"], 1700,
+                 "425 mW (config)"),
+                (["--sustainable-power", "none"], 2200, "(estimated)"),
+                (["--sustainable-power", "dt", "--sim",
+                  os.path.join(MORE_BOARDS, "rk3399-rock960.sim")], 2200, "1550 mW (sysfs)"),
+                (["--sustainable-power", "none", "--sim",
+                  os.path.join(MORE_BOARDS, "rk3399-rock960.sim")], 2200, "(estimated)")):
+            rc, out = run_sim("--quiet", *args, duration=3)
+            self.assertEqual(rc, 0, out)
+            self.assertRegex(out, r"true sustainable power +%d mW" % true_mw)
+            self.assertIn(used, out)
+
+    def test_plant_reported(self):
+        """The summary gives the plant as varied: the time constants, the share
+        of a kept total, the silicon's scale (its true sustainable power in
+        the table's terms), the ambient step."""
+        rc, out = run_sim("--quiet", "--die-tau", "2.5", "--case-tau", "30", "--die-share",
+                          "0.3", "--power-scale", "1.25", "--ambient-step", "10", duration=3)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("plant: die tau 2.50 s, case tau 30.0 s, die share 0.30 of 20.0 K/W, "
+                      "silicon 1.25 x table, ambient step +10.0 °C", out)
+        self.assertIn("2200 mW (1760 mW of the power table's)", out)
+
+    def test_bad_values_refused(self):
+        for args in (["--die-tau", "0"], ["--die-share", "1"], ["--case-tau", "x"],
+                     ["--sustainable-power", "often"], ["--power-scale", "-1"],
+                     ["--sensor-step", "9"], ["stray"]):
+            rc, out = run_sim(*args, duration=1)
+            self.assertEqual(rc, 2, args)
+            self.assertTrue("--" in out or "unexpected" in out, out)
+
+
 class Fan(unittest.TestCase):
     """The Odroid-XU4 with its fan modelled (tests/sim/odroid-xu4-fan.sim):
     the kernel stops driving the fan once the zones are taken over, and the

@@ -39,6 +39,8 @@ void plant_init(struct plant *pl, const struct board *b, const struct thermal_pa
 	pl->workload = w;
 	pl->duration_s = duration_s;
 	pl->die_c = pl->case_c = p->initial_c;
+	if (w == WORKLOAD_AMBIENT_STEP && pl->p.ambient_step_c == 0)
+		pl->p.ambient_step_c = PLANT_DEFAULT_AMBIENT_STEP_C;
 	for (size_t k = 0; k < b->n_domains; k++) {
 		struct opp opps[BOARD_MAX_OPPS] = { { 0 } };
 
@@ -55,8 +57,8 @@ double plant_ambient_c(const struct plant *pl)
 {
 	double third = pl->duration_s / 3;
 
-	if (pl->workload == WORKLOAD_AMBIENT_STEP && pl->t_s >= third && pl->t_s < 2 * third)
-		return pl->p.ambient_c + 15.0;
+	if (pl->t_s >= third && pl->t_s < 2 * third)
+		return pl->p.ambient_c + pl->p.ambient_step_c;
 	return pl->p.ambient_c;
 }
 
@@ -115,7 +117,7 @@ static void step_domain(struct plant *pl, size_t k, double dt_s)
 	s->freq_khz = d->opps[opp].freq_khz;
 	/* Work that fits at this frequency; the rest waits (is lost here). */
 	s->busy = fmin(1.0, s->demand * top / s->freq_khz);
-	s->power_w = d->opps[opp].power_uw / 1e6 * n * s->busy;
+	s->power_w = d->opps[opp].power_uw / 1e6 * n * s->busy * pl->p.power_scale;
 	pl->work_demanded += s->demand * top / 1000 * n * weight * dt_s;
 	pl->work_done += s->busy * s->freq_khz / 1000 * n * weight * dt_s;
 }
@@ -130,20 +132,39 @@ static double case_resistance(const struct plant *pl)
 	return pl->p.fan_case_to_ambient_k_per_w[pl->fan_state < n ? pl->fan_state : n - 1];
 }
 
+void plant_heat(struct plant *pl, double power_w, double dt_s)
+{
+	double die_to_case = (pl->die_c - pl->case_c) / pl->p.die_to_case_k_per_w;
+	double case_to_ambient = (pl->case_c - plant_ambient_c(pl)) / case_resistance(pl);
+
+	pl->die_c += (power_w - die_to_case) * dt_s / pl->p.die_capacity_j_per_k;
+	pl->case_c += (die_to_case - case_to_ambient) * dt_s / pl->p.case_capacity_j_per_k;
+	pl->t_s += dt_s;
+}
+
 void plant_step(struct plant *pl, double dt_s)
 {
-	double die_to_case, case_to_ambient;
-
 	pl->power_w = pl->p.static_power_w;
 	for (size_t k = 0; k < pl->board->n_domains; k++) {
 		step_domain(pl, k, dt_s);
 		pl->power_w += pl->dom[k].power_w;
 	}
-	die_to_case = (pl->die_c - pl->case_c) / pl->p.die_to_case_k_per_w;
-	case_to_ambient = (pl->case_c - plant_ambient_c(pl)) / case_resistance(pl);
-	pl->die_c += (pl->power_w - die_to_case) * dt_s / pl->p.die_capacity_j_per_k;
-	pl->case_c += (die_to_case - case_to_ambient) * dt_s / pl->p.case_capacity_j_per_k;
-	pl->t_s += dt_s;
+	plant_heat(pl, pl->power_w, dt_s);
+}
+
+double plant_sustainable_w(const struct thermal_params *p, double control_c, double ambient_c)
+{
+	return (control_c - ambient_c) / (p->die_to_case_k_per_w + p->case_to_ambient_k_per_w) -
+	       p->static_power_w;
+}
+
+void plant_start_settled(struct plant *pl, double control_c)
+{
+	const struct thermal_params *t = &pl->p;
+	double total_w = (control_c - t->ambient_c) /
+			 (t->die_to_case_k_per_w + t->case_to_ambient_k_per_w);
+
+	pl->case_c = pl->die_c = t->ambient_c + total_w * t->case_to_ambient_k_per_w;
 }
 
 double plant_best_work_rate(const struct plant *pl, double power_w)
@@ -162,5 +183,7 @@ double plant_best_work_rate(const struct plant *pl, double power_w)
 					   .weight_q10 = 1024,
 					   .max_mw = t->entry[t->n - 1].power_mw * n };
 	}
-	return efficiency_best_throughput(e, pl->board->n_domains, power_w * 1000);
+	/* The tables' milliwatts: the silicon draws power_scale times their figure. */
+	return efficiency_best_throughput(e, pl->board->n_domains,
+					  power_w * 1000 / pl->p.power_scale);
 }

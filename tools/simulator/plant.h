@@ -22,6 +22,9 @@ enum workload {
 	WORKLOAD_AMBIENT_STEP,	/* steady, ambient +15 °C during the middle third */
 };
 
+/* The ambient step of WORKLOAD_AMBIENT_STEP when none is given, °C. */
+#define PLANT_DEFAULT_AMBIENT_STEP_C 15.0
+
 #define PLANT_MAX_FAN_STATES 8
 
 /*
@@ -37,6 +40,8 @@ struct thermal_params {
 	double case_capacity_j_per_k;
 	double case_to_ambient_k_per_w;
 	double static_power_w;		/* the rest of the board, always on */
+	double power_scale;		/* the silicon's power / the power table's */
+	double ambient_step_c;		/* added to ambient during the middle third */
 	size_t n_fan_states;		/* 0: no fan */
 	double fan_case_to_ambient_k_per_w[PLANT_MAX_FAN_STATES];
 };
@@ -77,7 +82,8 @@ struct plant {
 /**
  * plant_best_work_rate() - the physical limit: the most work per second
  * (DMIPS) any mix of OPPs (time-shared) could deliver for the demand of
- * this step within @power_w of dynamic power.  Each domain's (power, work)
+ * this step within @power_w of dynamic power (the silicon's: the power
+ * table's figure times power_scale).  Each domain's (power, work)
  * points, idle included, are reduced to their upper concave hull and the
  * power goes to the steepest segments first (lib/efficiency.c, the same
  * computation efficiency-aware division starts from).
@@ -90,6 +96,27 @@ void plant_init(struct plant *pl, const struct board *b, const struct thermal_pa
 
 /** plant_step() - advance @dt_s seconds with the current cooling states. */
 void plant_step(struct plant *pl, double dt_s);
+
+/**
+ * plant_heat() - advance the thermal model alone @dt_s seconds with @power_w
+ * (everything the die dissipates, static power included).
+ */
+void plant_heat(struct plant *pl, double power_w, double dt_s);
+
+/**
+ * plant_sustainable_w() - the plant's true sustainable power: the dynamic
+ * power (the silicon's, W) at which the die settles at @control_c with the
+ * ambient at @ambient_c: (control - ambient) / (die + case resistance) -
+ * static power.  The case resistance is the fan-less one.
+ */
+double plant_sustainable_w(const struct thermal_params *p, double control_c, double ambient_c);
+
+/**
+ * plant_start_settled() - the case at the temperature it settles at while
+ * the die holds @control_c (at the base ambient), and the die at the case's
+ * temperature: a device that has long run at its limit, its load just back.
+ */
+void plant_start_settled(struct plant *pl, double control_c);
 
 /** plant_ambient_c() - the ambient temperature now (the workload may change it). */
 double plant_ambient_c(const struct plant *pl);

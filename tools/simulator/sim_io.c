@@ -110,6 +110,7 @@ static int read_description(struct sim *sim, const char *path)
 	config_t cfg;
 	int r = -1;
 
+	t->power_scale = 1;
 	config_init(&cfg);
 	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
 		fprintf(stderr, "%s:%d: %s\n", path, config_error_line(&cfg), config_error_text(&cfg));
@@ -158,19 +159,23 @@ static int build_tree(const struct sim *sim)
 	return 0;
 }
 
+/* The zone's sustainable_power key, or nothing where the daemon must find it. */
+static void write_sustainable(FILE *f, const struct sim *sim, const struct sim_settings *set)
+{
+	if (set->sp == SIM_SP_FACTOR)
+		fprintf(f, "  sustainable_power = %d;\n",
+			(int)lround(sim->sustainable_w * 1000 * set->sp_factor));
+}
+
 /*
  * The daemon's config: one zone with every domain as an actor, the
- * sustainable power the thermal model actually has at the daemon's control
- * temperature (the description's, or moved by --trip-below or --trip-above),
- * and the period scaled by the speed.
+ * sustainable power as set (by default the thermal model's true one at the
+ * daemon's control temperature: the description's, or moved by
+ * --trip-below or --trip-above), and the period scaled by the speed.
  */
 static int write_config(const struct sim *sim, const struct sim_settings *set)
 {
 	double speed = set->speed;
-	const struct thermal_params *t = &sim->thermal;
-	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
-	int control_mc = (int)(sim->control_c * 1000) + set->trip_offset_mc;
-	double sp_w = (control_mc / 1000.0 - t->ambient_c) / r_total - t->static_power_w;
 	char path[512];
 	FILE *f;
 
@@ -179,11 +184,12 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 	if (!f)
 		return -1;
 	fprintf(f, "idle_poll_ms = %d;\nzones = ( { name = \"soc\"; sensor = \"%s\";\n"
-		"  switch_on_temp = %d; control_temp = %d; sustainable_power = %d;\n"
+		"  switch_on_temp = %d; control_temp = %d;\n"
 		"  period_ms = %d; controller = \"%s\"; division = \"%s\";\n",
 		(int)(1000 / speed), sim->sensor, (int)(sim->switch_on_c * 1000),
-		control_mc, (int)(sp_w * 1000), (int)(SIM_PERIOD_MS / speed), set->controller,
+		sim->daemon_control_mc, (int)(SIM_PERIOD_MS / speed), set->controller,
 		set->division);
+	write_sustainable(f, sim, set);
 	if (set->zone_keys)
 		fprintf(f, "  %s\n", set->zone_keys);
 	fprintf(f, "  actors = (\n");
@@ -199,6 +205,43 @@ static int write_config(const struct sim *sim, const struct sim_settings *set)
 	}
 	fprintf(f, "  ); } );\n");
 	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* --sustainable-power none: no zone of the tree has one either. */
+static int clear_tree_sustainable(const struct sim *sim)
+{
+	for (size_t z = 0; z < SIM_MAX_SENSORS; z++) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "%s/sys/devices/virtual/thermal/thermal_zone%zu/sustainable_power", sim->dir, z);
+		if (access(path, F_OK) != 0)
+			continue;
+		f = fopen(path, "w");
+		if (!f || fputs("0\n", f) < 0 || fclose(f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The description changed as asked, the plant's true sustainable power at
+ * the daemon's control temperature, the actors' maximum, the sensor.
+ */
+static void apply_settings(struct sim *sim, const struct sim_settings *set)
+{
+	const struct board *b = sim->board;
+
+	if (set->vary)
+		plant_vary(&sim->thermal, set->vary);
+	sim->daemon_control_mc = (int)(sim->control_c * 1000) + set->trip_offset_mc;
+	sim->sustainable_w = plant_sustainable_w(&sim->thermal, sim->daemon_control_mc / 1000.0,
+						 sim->thermal.ambient_c);
+	for (size_t k = 0; k < b->n_domains; k++)
+		sim->max_budget_mw += b->domains[k].opps[b->domains[k].n_opps - 1].power_mw *
+				      (b->domains[k].n_cpus ? b->domains[k].n_cpus : 1);
+	sensor_model_init(&sim->sensor_model, set->sensor_step_c, set->sensor_noise_c, set->seed);
 }
 
 static int open_files(struct sim *sim)
@@ -267,7 +310,9 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
 		return -1;
-	if (build_tree(sim) < 0 || write_config(sim, set) < 0 || open_files(sim) < 0) {
+	apply_settings(sim, set);
+	if (build_tree(sim) < 0 || write_config(sim, set) < 0 || open_files(sim) < 0 ||
+	    (set->sp == SIM_SP_NONE && clear_tree_sustainable(sim) < 0)) {
 		sim_cleanup(sim);
 		return -1;
 	}
@@ -301,7 +346,8 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
 {
 	char text[64];
 
-	snprintf(text, sizeof(text), "%ld\n", sim->spike_now ? 150000L : lround(pl->die_c * 1000));
+	snprintf(text, sizeof(text), "%ld\n",
+		 sim->spike_now ? 150000L : sensor_model_read_mc(&sim->sensor_model, pl->die_c));
 	for (size_t z = 0; z < sim->n_sensors; z++)
 		put_fd(sim->sensor_fd[z], text);
 	write_proc_stat(sim, pl, dt_s);
@@ -322,7 +368,7 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
 }
 
 /* A cooling state from @fd, or @fallback when it cannot be read. */
-static unsigned long read_state(int fd, unsigned long fallback)
+unsigned long sim_read_state(int fd, unsigned long fallback)
 {
 	char buf[32];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -336,176 +382,12 @@ static unsigned long read_state(int fd, unsigned long fallback)
 void sim_read_states(struct sim *sim, struct plant *pl)
 {
 	for (size_t k = 0; k < pl->board->n_domains; k++)
-		pl->dom[k].state = read_state(sim->state_fd[k], pl->dom[k].state);
+		pl->dom[k].state = sim_read_state(sim->state_fd[k], pl->dom[k].state);
 	if (sim->fan_fd >= 0) {
-		pl->fan_state = read_state(sim->fan_fd, pl->fan_state);
+		pl->fan_state = sim_read_state(sim->fan_fd, pl->fan_state);
 		if (pl->fan_state > sim->fan_highest)
 			sim->fan_highest = pl->fan_state;
 	}
-}
-
-/* Field @col (0-based) of a trace row, or NULL. */
-static const char *trace_field(const char *row, int col)
-{
-	for (int c = 0; c < col && row; c++) {
-		row = strchr(row, ',');
-		row = row ? row + 1 : NULL;
-	}
-	return row;
-}
-
-/*
- * One complete trace row: the budget (column 10), and the gap since the
- * previous period when both were active (columns 1 and 4), which shows a
- * daemon that did not run on time.
- */
-static void trace_row(struct sim *sim, const char *row)
-{
-	const char *active = trace_field(row, 3), *budget = trace_field(row, 9);
-	long time_ms = strtol(row, NULL, 10);
-	bool is_active = active && active[0] == '1';
-
-	if (row[0] < '0' || row[0] > '9' || !budget || !strchr(budget, ','))
-		return;	/* the header, or not a row */
-	sim->budget_mw = strtol(budget, NULL, 10);
-	if (time_ms == sim->trace_last_ms)
-		return;	/* another actor of the same period */
-	if (is_active && sim->trace_last_active && time_ms - sim->trace_last_ms > sim->trace_max_gap_ms)
-		sim->trace_max_gap_ms = time_ms - sim->trace_last_ms;
-	sim->trace_last_ms = time_ms;
-	sim->trace_last_active = is_active;
-}
-
-void sim_read_trace(struct sim *sim)
-{
-	char buf[4096 + sizeof(sim->trace_tail)];
-	size_t kept = strlen(sim->trace_tail);
-	ssize_t n;
-
-	if (sim->trace_fd < 0) {
-		char path[512];
-
-		snprintf(path, sizeof(path), "%s/trace.csv", sim->dir);
-		sim->trace_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (sim->trace_fd < 0)
-			return;	/* no trace yet */
-	}
-	/* A row the daemon had not finished writing at the last read comes first. */
-	memcpy(buf, sim->trace_tail, kept);
-	while ((n = read(sim->trace_fd, buf + kept, sizeof(buf) - 1 - kept)) > 0) {
-		char *row = buf, *nl;
-
-		buf[kept + (size_t)n] = '\0';
-		while ((nl = strchr(row, '\n'))) {
-			*nl = '\0';
-			trace_row(sim, row);
-			row = nl + 1;
-		}
-		kept = strlen(row);
-		if (kept >= sizeof(sim->trace_tail))
-			kept = 0;	/* no row is that long: drop it */
-		memmove(buf, row, kept);
-	}
-	memcpy(sim->trace_tail, buf, kept);
-	sim->trace_tail[kept] = '\0';
-}
-
-int sim_start_daemon(struct sim *sim)
-{
-	char conf[512], state[512], trace[512], log[512];
-
-	snprintf(conf, sizeof(conf), "%s/powerallocd.conf", sim->dir);
-	snprintf(state, sizeof(state), "%s/state", sim->dir);
-	snprintf(trace, sizeof(trace), "%s/trace.csv", sim->dir);
-	snprintf(log, sizeof(log), "%s/powerallocd.log", sim->dir);
-	sim->daemon = fork();
-	if (sim->daemon == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			dup2(fd, STDERR_FILENO);
-		setenv("UMOCKDEV_DIR", sim->dir, 1);
-		if (sim->fault == FAULT_SENSOR_EIO || sim->fault == FAULT_CDEV_VANISH) {
-			char faults[600];
-
-			snprintf(faults, sizeof(faults), "%s/faults", sim->dir);
-			mkdir(faults, 0755);
-			setenv("POWERALLOCD_FAULT_DIR", faults, 1);
-			setenv("LD_PRELOAD", SIM_FAULT_SHIM, 1);
-		}
-		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
-		       "--state-file", state, "--trace", trace, "--log-target", "stderr",
-		       (char *)NULL);
-		_exit(127);
-	}
-	if (sim->daemon < 0) {
-		perror("fork");
-		return -1;
-	}
-	return 0;
-}
-
-bool sim_daemon_exited(struct sim *sim)
-{
-	if (!sim->daemon_done && waitpid(sim->daemon, &sim->daemon_status, WNOHANG) == sim->daemon) {
-		char path[600], line[512];
-		FILE *log;
-
-		sim->daemon_done = true;
-		/* The tree, the log with it, goes at the end: show the log now. */
-		fprintf(stderr, "powerallocd exited early:\n");
-		snprintf(path, sizeof(path), "%s/powerallocd.log", sim->dir);
-		log = fopen(path, "re");
-		while (log && fgets(line, sizeof(line), log))
-			fprintf(stderr, "  %s", line);
-		if (log)
-			fclose(log);
-	}
-	return sim->daemon_done;
-}
-
-/* Every zone of the tree back on the kernel's governor (the fixture's). */
-static bool policies_restored(const struct sim *sim)
-{
-	for (size_t z = 0; z < sim->n_sensors; z++) {
-		char path[600], buf[64] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/sys/devices/virtual/thermal/thermal_zone%zu/policy",
-			 sim->dir, z);
-		f = fopen(path, "r");
-		if (!f || !fgets(buf, sizeof(buf), f) || strncmp(buf, "step_wise", 9) != 0) {
-			if (f)
-				fclose(f);
-			return false;
-		}
-		fclose(f);
-	}
-	return true;
-}
-
-int sim_stop_daemon(struct sim *sim)
-{
-	bool restored = true;
-
-	if (sim->daemon <= 0)
-		return 0;
-	if (!sim->daemon_done) {
-		kill(sim->daemon, SIGTERM);
-		waitpid(sim->daemon, &sim->daemon_status, 0);
-		sim->daemon_done = true;
-	}
-	/* The tree starts every state at 0: the fan too must be back there. */
-	for (size_t k = 0; k < sim->board->n_domains; k++)
-		if (read_state(sim->state_fd[k], 1) != 0)
-			restored = false;
-	if (sim->fan_fd >= 0 && read_state(sim->fan_fd, 1) != 0)
-		restored = false;
-	if (!policies_restored(sim))
-		restored = false;
-	if (sim->killed)
-		return restored && WIFEXITED(sim->restore_status) && WEXITSTATUS(sim->restore_status) == 0;
-	return restored && WIFEXITED(sim->daemon_status) && WEXITSTATUS(sim->daemon_status) == 0;
 }
 
 void sim_cleanup(struct sim *sim)

@@ -11,6 +11,8 @@
 
 #include "board.h"
 #include "plant.h"
+#include "plant_vary.h"
+#include "sensor_model.h"
 
 #define SIM_MAX_CPUS 64
 #define SIM_MAX_SENSORS 8
@@ -25,6 +27,20 @@ enum sim_fault {
 	FAULT_RELOAD_GARBAGE,	/* a garbage config and SIGHUP */
 	FAULT_SIGKILL,		/* SIGKILL, then powerallocd --restore; the run ends */
 };
+
+/* Where the daemon's sustainable power comes from (tools/sim --sustainable-power). */
+enum sim_sp {
+	SIM_SP_FACTOR,		/* configured: a factor times the plant's true value */
+	SIM_SP_NONE,		/* nowhere: the daemon estimates it */
+	SIM_SP_TREE,		/* the tree's zone, as the device tree sets it */
+};
+
+/*
+ * The budget's bands for the limit-cycle detector, as fractions of the
+ * actors' maximum: a swing is the budget going from one band to the other.
+ */
+#define SIM_BUDGET_LOW 0.15
+#define SIM_BUDGET_HIGH 0.85
 
 /* The daemon's control period in simulated time, ms (divided by the speed in its config). */
 #define SIM_PERIOD_MS 100
@@ -55,9 +71,17 @@ struct sim {
 	bool daemon_done;
 	int trace_fd;
 	long budget_mw;
+	double max_budget_mw;		/* every actor at its top OPP, the tables' mW */
+	bool trace_settled;		/* count swings in the rows read from now on */
+	int budget_band;		/* -1 low, 1 high, 0 neither yet */
+	unsigned int budget_swings;	/* low to high or back, settled rows */
+	struct sensor_model sensor_model;	/* what the sensor reports */
+	double sustainable_w;		/* the plant's true one at the daemon's control */
+	int daemon_control_mc;
 	char trace_tail[256];		/* a row not yet complete at the last read */
 	long trace_last_ms;		/* the daemon's clock, ms */
 	bool trace_last_active;
+	long first_active_mc;		/* the sensor at the first active period, 0: none yet */
 	long trace_max_gap_ms;		/* longest gap between two active periods */
 	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;
@@ -89,6 +113,9 @@ void sim_apply_fault(struct sim *sim, double t_s);
  *	description's).
  * @speed: simulated seconds per real second (the period is scaled by it).
  * @powerallocd: the daemon's path.
+ * @vary: changes to the description's thermal model.
+ * @sp, @sp_factor: the daemon's sustainable power.
+ * @sensor_step_c, @sensor_noise_c, @seed: the sensor (sensor_model.h).
  */
 struct sim_settings {
 	const char *controller;
@@ -97,6 +124,12 @@ struct sim_settings {
 	int trip_offset_mc;
 	double speed;
 	const char *powerallocd;
+	const struct plant_variation *vary;
+	enum sim_sp sp;
+	double sp_factor;
+	double sensor_step_c;
+	double sensor_noise_c;
+	uint64_t seed;
 };
 
 /** sim_setup() - read the description, build the tree, write the daemon's config. */
@@ -105,14 +138,19 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 /** sim_write_outputs() - temperature, /proc/stat (@dt_s of time), frequencies, GPU load. */
 void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s);
 
+/** sim_read_state() - a cooling state from @fd, or @fallback when it cannot be read. */
+unsigned long sim_read_state(int fd, unsigned long fallback);
+
 /** sim_read_states() - the cooling states the daemon wrote, into the plant. */
 void sim_read_states(struct sim *sim, struct plant *pl);
 
 /**
  * sim_read_trace() - read the daemon's trace rows written since the last
  * call: keeps the zone's latest budget and the longest gap between two
- * consecutive active periods (trace_max_gap_ms, daemon ms).  budget_mw
- * stays -1 until the trace has a row.
+ * consecutive active periods (trace_max_gap_ms, daemon ms), and, once
+ * trace_settled is set, counts the budget's swings between the bands
+ * SIM_BUDGET_LOW and SIM_BUDGET_HIGH of max_budget_mw in active periods.
+ * budget_mw stays -1 until the trace has a row.
  */
 void sim_read_trace(struct sim *sim);
 
@@ -128,6 +166,32 @@ bool sim_daemon_exited(struct sim *sim);
  * Return: whether it exited 0 and restored everything.
  */
 int sim_stop_daemon(struct sim *sim);
+
+/**
+ * sim_wait_first_period() - wait, in real time and up to @timeout_s, until
+ * the daemon has traced its first period: the plant's clock starts with a
+ * daemon that runs, however long the machine took to start it.
+ * Return: 0, or -1 when it exited or did not run in time.
+ */
+int sim_wait_first_period(struct sim *sim, double timeout_s);
+
+/*
+ * A limit cycle: in the second half, the budget went between the bottom and
+ * the top of its range at least every SIM_LIMIT_CYCLE_SWING_S on average,
+ * SIM_LIMIT_CYCLE_MIN_SWINGS times or more.  A 10 s burst load moves it at
+ * most twice in 10 s; the cycles this catches are 1-2 s long.
+ */
+#define SIM_LIMIT_CYCLE_SWING_S 2.5
+#define SIM_LIMIT_CYCLE_MIN_SWINGS 4
+
+/** sim_limit_cycle() - whether the swings counted over @settled_s make a limit cycle. */
+bool sim_limit_cycle(const struct sim *sim, double settled_s);
+
+/**
+ * sim_daemon_sustainable() - the sustainable power the daemon says it uses,
+ * from its log ("N mW (source)"), into @buf; "?" when it says none.
+ */
+void sim_daemon_sustainable(const struct sim *sim, char *buf, size_t size);
 
 /** sim_cleanup() - close files and remove the tree. */
 void sim_cleanup(struct sim *sim);
