@@ -79,10 +79,14 @@ class ClosedLoop(unittest.TestCase):
     def test_lag_is_reported(self):
         # A simulator held up (here stopped for 0.3 s, 3 s simulated at 10x)
         # steps unpaced to catch up; the summary says for how long.
-        sim = subprocess.Popen([SIM, "--quiet", "--speed", "10", "--duration", "30",
+        sim = subprocess.Popen([SIM, "--speed", "10", "--duration", "30",
                                 "--workload", "steady"], stdout=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.0)
+            # Stopped once the plant's clock runs (after the daemon's first
+            # period, which a loaded machine may delay past any fixed sleep).
+            for line in sim.stdout:
+                if re.match(r"\s*2 s\b", line):
+                    break
             sim.send_signal(signal.SIGSTOP)
             time.sleep(0.3)
             sim.send_signal(signal.SIGCONT)
