@@ -234,6 +234,23 @@ static void save_state(struct daemon *d)
 		       strerror(-r));
 }
 
+/*
+ * engine_build() with descriptors held aside: zones beyond the open files
+ * limit are skipped, and the state file, netlink and the bus still find
+ * descriptors.  A rebuild builds while the old engine is open, so it needs
+ * about twice the descriptors.
+ */
+static int build_engine(struct engine *e, const struct pa_config *cfg)
+{
+	struct fd_reserve reserve;
+	int n;
+
+	fd_reserve_hold(&reserve);
+	n = engine_build(e, cfg);
+	fd_reserve_release(&reserve);
+	return n;
+}
+
 /* Files the previous engine wrote that @next does not: give them back now. */
 static int release_unused(void *userdata, const char *path, const char *value)
 {
@@ -248,10 +265,11 @@ static int release_unused(void *userdata, const char *path, const char *value)
  */
 static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 {
-	struct engine next;
+	struct engine next, old;
 	struct saved keep = { 0 };
+	struct zone_notes *old_notes = d->notes;
 	size_t old_zones = d->engine.n_zones, old_actors = d->engine.n_actors;
-	int n = engine_build(&next, cfg);
+	int n = build_engine(&next, cfg), r;
 
 	if (n < 0)
 		return n;
@@ -267,14 +285,22 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	saved_clear(&keep);
 	saved_merge_engine(&d->saved, &next, NULL);
 	save_state(d);
-	engine_free(&d->engine);
+	old = d->engine;
 	d->engine = next;
 	bus_zones_changed(d->bus, old_zones, old_actors);
-	if (reset_schedule(d) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->engine.n_zones; i++)
-		d->was_active[i] = d->notes[i].controlling = d->engine.zones[i].active;
-	return 0;
+	d->notes = NULL;	/* kept in old_notes for the zones that go on */
+	r = reset_schedule(d);
+	/* What was said of a zone that goes on stays said (one episode, one line). */
+	for (size_t i = 0; r == 0 && i < d->engine.n_zones; i++) {
+		long k = engine_zone_index(&old, &d->engine.zones[i]);
+
+		d->was_active[i] = d->engine.zones[i].active;
+		if (k >= 0)
+			d->notes[i] = old_notes[k];
+	}
+	free(old_notes);
+	engine_free(&old);
+	return r;
 }
 
 /* After every build: retry while configured devices or zones are missing. */
@@ -406,13 +432,7 @@ static int setup_event(struct daemon *d)
 static int setup_engine(struct daemon *d)
 {
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
-	struct fd_reserve reserve;
-	int n, r;
-
-	/* Zones beyond the open files limit are skipped, and the daemon still runs. */
-	fd_reserve_hold(&reserve);
-	n = engine_build(&d->engine, d->config);
-	fd_reserve_release(&reserve);
+	int n = build_engine(&d->engine, d->config), r;
 
 	if (n < 0) {
 		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
@@ -475,7 +495,15 @@ int daemon_run(const struct options *opts)
 	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level
 							      : (int)d.config->log_level);
 	fd_limit_raise();
-	saved_adopt(&d.saved, opts->state_path);
+	/* Its originals are the only copy of the kernel's values: never overwritten unread. */
+	if ((r = saved_adopt(&d.saved, opts->state_path)) < 0) {
+		pa_log(PA_LOG_ERR, "%s: cannot read the state file of a previous run: %s; not "
+		       "starting, so that it is not overwritten (powerallocd --restore, or remove "
+		       "it)", opts->state_path, strerror(-r));
+		saved_clear(&d.saved);
+		pa_config_free(d.config);
+		return EXIT_FAILURE_RUNTIME;
+	}
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
 		teardown(&d);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "cpumask.h"
 
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"
@@ -208,23 +209,12 @@ static void free_snapshot(struct snapshot *s)
 	free_zones(s->zones, s->n_zones);
 }
 
-/* How many CPUs a list such as "0-3,6" names (0 for "", a device). */
+/* How many CPUs a list such as "0-3,6" names (0 for "", a device, or a list it cannot read). */
 static unsigned int count_cpus(const char *list)
 {
-	unsigned int n = 0;
-	char *end;
+	struct cpumask mask;
 
-	while (*list) {
-		unsigned long first = strtoul(list, &end, 10), last = first;
-
-		if (end == list)
-			break;
-		if (*end == '-')
-			last = strtoul(end + 1, &end, 10);
-		n += last >= first ? (unsigned int)(last - first + 1) : 0;
-		list = *end == ',' ? end + 1 : end;
-	}
-	return n;
+	return *list && cpumask_parse_list(list, &mask, NULL) == 0 ? cpumask_weight(&mask) : 0;
 }
 
 /*

@@ -251,9 +251,6 @@ int saved_adopt(struct saved *s, const char *path)
 		       "written back, %zu kept to restore at stop (could not be written), %zu "
 		       "dropped (their files are gone)", path, found - previous.n, kept,
 		       previous.n - kept);
-	} else if (r != -ENOENT) {
-		pa_log(PA_LOG_ERR, "%s: cannot read the state file of a previous run: %s", path,
-		       strerror(-r));
 	}
 	saved_clear(&previous);
 	return r == -ENOENT ? 0 : r;

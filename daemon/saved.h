@@ -83,7 +83,8 @@ size_t saved_restore(struct saved *s);
  * before the engine reads what it will restore, and those that cannot be
  * written are added to @s, where they come before the engine's (first seen
  * wins), unless their file is gone.  Logged, with the counts.
- * Return: 0 (also without a state file) or negative errno.
+ * Return: 0 (also without a state file) or negative errno when it cannot
+ * be read (not logged: the caller says what it does about it).
  */
 int saved_adopt(struct saved *s, const char *path);
 

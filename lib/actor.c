@@ -130,7 +130,7 @@ int actor_write_u64(struct sysfs_attr *attr, uint64_t value)
 		attr->failures = 0;
 		return 0;
 	}
-	gone = !sysfs_attr_dir_exists(attr);
+	gone = !sysfs_attr_still_there(attr);
 	if (!attr->failures)
 		pa_log(PA_LOG_ERR, "%s: cannot write %" PRIu64 ": %s; %s", attr->path, value,
 		       strerror(-r), gone ? "the device is gone" : "retrying with backoff");
@@ -143,7 +143,9 @@ int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t val
 {
 	int r;
 
-	if (value == *written)
+	/* During a failure episode the value is written even when unchanged: only a
+	 * write that succeeds ends it, here and in the actor's write_retry. */
+	if (value == *written && !attr->failures)
 		return 0;
 	r = actor_write_u64(attr, value);
 	if (r == 0)

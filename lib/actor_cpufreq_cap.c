@@ -154,7 +154,6 @@ static void cap_adopt(struct actor *a, const struct actor *old)
 				continue;
 			c->policy[i].original_max_khz = op->original_max_khz;
 			c->policy[i].max_freq.failures = op->max_freq.failures;
-			c->policy[i].freq_khz = op->freq_khz;
 		}
 }
 

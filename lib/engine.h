@@ -99,6 +99,12 @@ int engine_restore(struct engine *e);
 int engine_save(const struct engine *e, saved_value_fn fn, void *userdata);
 
 /**
+ * engine_zone_index() - the index in @e of the zone that is @z (the same
+ * thermal zone and name, as engine_adopt_state() matches them), or -1.
+ */
+long engine_zone_index(const struct engine *e, const struct zone *z);
+
+/**
  * engine_adopt_state() - carry what @old, the engine @e was built to replace
  * (a rescan or a reload), remembers into @e, for the zones and devices both
  * have, so that a rebuild adds what appeared and drops what vanished but

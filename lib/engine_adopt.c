@@ -16,12 +16,12 @@ static struct actor *old_actor(const struct engine *old, const struct actor *a)
 	return NULL;
 }
 
-static const struct zone *old_zone(const struct engine *old, const struct zone *z)
+long engine_zone_index(const struct engine *e, const struct zone *z)
 {
-	for (size_t i = 0; i < old->n_zones; i++)
-		if (old->zones[i].tz_id == z->tz_id && strcmp(old->zones[i].name, z->name) == 0)
-			return &old->zones[i];
-	return NULL;
+	for (size_t i = 0; i < e->n_zones; i++)
+		if (e->zones[i].tz_id == z->tz_id && strcmp(e->zones[i].name, z->name) == 0)
+			return (long)i;
+	return -1;
 }
 
 /* Index of @o's power actor for the device of @a, or -1. */
@@ -126,9 +126,9 @@ void engine_adopt_state(struct engine *e, const struct engine *old)
 			actor_adopt(e->actors[i], o);
 	}
 	for (size_t z = 0; z < e->n_zones; z++) {
-		const struct zone *o = old_zone(old, &e->zones[z]);
+		long o = engine_zone_index(old, &e->zones[z]);
 
-		if (o)
-			adopt_zone(&e->zones[z], o);
+		if (o >= 0)
+			adopt_zone(&e->zones[z], &old->zones[o]);
 	}
 }

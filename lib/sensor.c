@@ -187,7 +187,10 @@ static int latest(const struct zone *z, int64_t *temp_mc)
 	pthread_mutex_lock(&r->lock);
 	*temp_mc = r->temp_mc;
 	error = r->error;
-	too_old_us = r->done_us + 2 * r->slowest_us + SENSOR_STALE_PERIODS * r->period_us;
+	/* One read that took seconds must not make a stuck sensor trusted for ever. */
+	too_old_us = r->done_us + 2 * (r->slowest_us < SENSOR_STOP_MS * USEC_PER_MSEC ?
+				       r->slowest_us : SENSOR_STOP_MS * USEC_PER_MSEC) +
+		     SENSOR_STALE_PERIODS * r->period_us;
 	pthread_mutex_unlock(&r->lock);
 	return now_us > too_old_us ? -ETIME : error;
 }

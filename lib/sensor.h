@@ -23,7 +23,8 @@
 #define SENSOR_SLOW_MS 50
 /*
  * A reading from the thread is too old to use once it is older than twice
- * the slowest read the sensor took plus this many of the zone's periods:
+ * the slowest read the sensor took (counted at most SENSOR_STOP_MS) plus
+ * this many of the zone's periods:
  * the sensor is stuck in a read, and the zone takes the path of a failed
  * read.  The slowest, not the last: a sensor whose reads vary does not
  * flap between fresh and stuck.

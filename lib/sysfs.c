@@ -253,20 +253,14 @@ bool sysfs_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-bool sysfs_attr_dir_exists(const struct sysfs_attr *attr)
+bool sysfs_attr_still_there(const struct sysfs_attr *attr)
 {
-	char dir[SYSFS_PATH_MAX];
-	char *slash;
-	struct stat st;
+	struct stat at_path, held;
 
-	snprintf(dir, sizeof(dir), "%s", attr->path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return true;	/* a relative name: its directory is the working one */
-	if (slash == dir)
-		slash++;	/* "/x" is in "/" */
-	*slash = '\0';
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	if (attr->fd < 0)
+		return stat(attr->path, &at_path) == 0;
+	return stat(attr->path, &at_path) == 0 && fstat(attr->fd, &held) == 0 &&
+	       at_path.st_dev == held.st_dev && at_path.st_ino == held.st_ino;
 }
 
 bool sysfs_lexists(const char *path)

@@ -120,12 +120,12 @@ int sysfs_write_str(const char *path, const char *value);
 bool sysfs_exists(const char *path);
 
 /**
- * sysfs_attr_dir_exists() - whether the directory that holds @attr (its
- * device: cooling_deviceN, a cpufreq policy, a powercap zone) still exists,
- * following links.  A device whose directory is gone was removed; one whose
- * directory is there may fail a write and take the next one.
+ * sysfs_attr_still_there() - whether @attr's path still names the file it
+ * holds open, following links.  A device that was removed fails this, also
+ * when another took its number (cooling_deviceN is handed out again); one
+ * that is still there may fail a write and take the next one.
  */
-bool sysfs_attr_dir_exists(const struct sysfs_attr *attr);
+bool sysfs_attr_still_there(const struct sysfs_attr *attr);
 
 /** sysfs_lexists() - whether @path exists, without following a final link. */
 bool sysfs_lexists(const char *path);

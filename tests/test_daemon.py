@@ -715,6 +715,20 @@ class PreviousRun(unittest.TestCase):
     def throttled(self):
         return int(self.tree.read(CDEV % 1)) > 0
 
+    def test_unreadable_state_file_is_not_overwritten(self):
+        # A state file that cannot be read holds the only copy of the
+        # kernel's values: the daemon does not start over it.
+        state = os.path.join(self.tree.dir, "state")
+        os.mkdir(state)
+        daemon = Daemon(self.tree, HOT_CONFIG, state=state)
+        self.daemons.append(daemon)
+        self.assertTrue(wait_for(lambda: daemon.proc.poll() is not None), daemon.logtext())
+        self.assertEqual(daemon.proc.returncode, 1, daemon.logtext())
+        self.assertIn("cannot read the state file of a previous run", daemon.logtext())
+        self.assertIn("not starting, so that it is not overwritten", daemon.logtext())
+        self.assertTrue(os.path.isdir(daemon.state))
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
     def killed_while_throttling(self):
         first = self.start()
         self.assertTrue(wait_for(self.throttled), first.logtext())

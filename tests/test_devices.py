@@ -127,9 +127,9 @@ class Continuity(unittest.TestCase):
     """A zone at 75.5 °C, 0.55 °C over its aim, whose controller must go on
     through what the test does to the daemon."""
 
-    def start(self, config, hide_gpu=False):
+    def start(self, config, hide_gpu=False, temp_mc=75500):
         self.tree = Tree()
-        self.tree.write(ZONE0 + "temp", "75500\n")
+        self.tree.write(ZONE0 + "temp", "%d\n" % temp_mc)
         if hide_gpu:
             os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
                       self.tree.path("gpu-cdev-away"))
@@ -220,6 +220,23 @@ class Rescans(Continuity):
         for k in range(3):
             self.assertEqual(self.tree.read(CDEV % k), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+
+class RescansKeepWhatWasSaid(Continuity):
+    """A zone 15 °C over control while the 5 s rescans look for a missing
+    device: the journal says so once, not once per rescan."""
+
+    def setUp(self):
+        self.start(GPU_CONFIG, hide_gpu=True, temp_mc=90000)
+
+    def test_over_control_said_once_across_rescans(self):
+        self.assertTrue(wait_for(lambda: self.rescans() >= 2, timeout=15), self.daemon.logtext())
+        time.sleep(0.5)
+        log = self.daemon.logtext()
+        self.assertEqual(log.count("15.00 °C over control"), 1, log)
+        self.assertEqual(log.count("crossed; controlling"), 1, log)
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
 
 
 if __name__ == "__main__":

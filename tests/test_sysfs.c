@@ -186,10 +186,11 @@ static void test_one_shot_reads(void **unused)
 }
 
 /*
- * A device is gone when the directory holding its attribute is, links
- * followed (/sys/class/thermal/cooling_deviceN is a link to the device).
+ * A device is gone when its attribute's path, links followed
+ * (/sys/class/thermal/cooling_deviceN is a link to the device), no longer
+ * names the file held open: removed, or another device took its number.
  */
-static void test_attr_dir_exists(void **unused)
+static void test_attr_still_there(void **unused)
 {
 	struct sysfs_attr w = SYSFS_ATTR_INIT;
 	char real[256], link[256];
@@ -202,16 +203,19 @@ static void test_attr_dir_exists(void **unused)
 	put("device0/cur_state", "0\n");
 	snprintf(link + strlen(link), sizeof(link) - strlen(link), "/cur_state");
 	assert_int_equal(sysfs_attr_open(&w, link, true), 0);
-	assert_true(sysfs_attr_dir_exists(&w));
+	assert_true(sysfs_attr_still_there(&w));
 	assert_int_equal(rename(real, at("device0-away")), 0);
-	assert_false(sysfs_attr_dir_exists(&w));
+	assert_false(sysfs_attr_still_there(&w));
 	/* The file still open takes writes; the caller asks only after one failed. */
 	assert_int_equal(sysfs_attr_write_u64(&w, 1), 0);
 	assert_int_equal(rename(at("device0-away"), real), 0);
-	assert_true(sysfs_attr_dir_exists(&w));
+	assert_true(sysfs_attr_still_there(&w));
+	/* Another device under the same number: not the one held. */
+	assert_int_equal(rename(real, at("device0-old")), 0);
+	assert_int_equal(mkdir(real, 0755), 0);
+	put("device0/cur_state", "0\n");
+	assert_false(sysfs_attr_still_there(&w));
 	sysfs_attr_close(&w);
-	snprintf(w.path, sizeof(w.path), "/cur_state");
-	assert_true(sysfs_attr_dir_exists(&w));	/* in "/" */
 }
 
 /*
@@ -264,7 +268,7 @@ int main(void)
 		cmocka_unit_test(test_attr_reread),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_one_shot_reads),
-		cmocka_unit_test(test_attr_dir_exists),
+		cmocka_unit_test(test_attr_still_there),
 		cmocka_unit_test(test_refuses_non_regular),
 	};
 
