@@ -3,6 +3,7 @@
 #include "model_store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,7 +86,10 @@ void model_store_open(struct model_store *s, const char *dir, sd_event *event,
 		       "are saved at stop and reload only");
 }
 
-/* The file at @path, up to @size - 1 bytes, NUL-terminated.  Return: 0 or negative errno. */
+/*
+ * The file at @path, up to @size - 1 bytes, NUL-terminated.
+ * Return: its length, or negative errno.
+ */
 static int read_text(const char *path, char *text, size_t size)
 {
 	/* Not through a link; a FIFO planted there does not block the open. */
@@ -113,15 +117,29 @@ static int read_text(const char *path, char *text, size_t size)
 	}
 	close(fd);
 	text[len] = '\0';
-	return r;
+	return r < 0 ? r : (int)len;
+}
+
+/* One line about @z's model, with its ZONE= field. */
+__attribute__((format(printf, 3, 4)))
+static void say(int priority, const struct zone *z, const char *fmt, ...)
+{
+	char field[sizeof(z->name) + 8], text[PATH_MAX + 256];
+	const char *fields[] = { field, NULL };
+	va_list ap;
+
+	snprintf(field, sizeof(field), "ZONE=%s", z->name);
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	journal_log(priority, fields, "zone %s: %s", z->name, text);
 }
 
 /* The saved model of @z is of no use: removed, said with @why. */
 static void discard(const char *path, const struct zone *z, const char *what, const char *why)
 {
 	unlink(path);
-	journal_zone(PA_LOG_NOTICE, z, "zone %s: %s %s discarded (%s); learning anew", z->name,
-		     what, path, why);
+	say(PA_LOG_NOTICE, z, "%s %s discarded (%s); learning anew", what, path, why);
 }
 
 /* The model saved at @path for @z, when it fits. */
@@ -141,8 +159,12 @@ static void resume_zone(struct zone *z, const char *path)
 		return;
 	}
 	if (r < 0) {
-		journal_zone(PA_LOG_WARNING, z, "zone %s: cannot read the thermal model %s: %s; "
-			     "learning anew", z->name, path, strerror(-r));
+		say(PA_LOG_WARNING, z, "cannot read the thermal model %s: %s; learning anew", path,
+		    strerror(-r));
+		return;
+	}
+	if (strlen(text) != (size_t)r) {
+		discard(path, z, "the corrupt thermal model", "not text");
 		return;
 	}
 	r = model_record_parse(text, &rec, why, sizeof(why));
@@ -156,10 +178,10 @@ static void resume_zone(struct zone *z, const char *path)
 	else if (thermal_model_import(&z->model, &rec.state) < 0)
 		discard(path, z, "the corrupt thermal model", "values out of range");
 	else
-		journal_zone(PA_LOG_NOTICE, z, "zone %s: resumed the thermal model saved in %s: "
-			     "sustainable power %u mW, time constant %.0f s, confidence %.2f",
-			     z->name, path, thermal_model_sustainable_mw(&z->model),
-			     z->model.est.time_constant_s, z->model.est.confidence);
+		say(PA_LOG_NOTICE, z, "resumed the thermal model saved in %s: sustainable power %u "
+		    "mW, time constant %.0f s, confidence %.2f", path,
+		    thermal_model_sustainable_mw(&z->model), z->model.est.time_constant_s,
+		    z->model.est.confidence);
 }
 
 void model_store_resume(struct model_store *s, struct engine *e)
@@ -212,9 +234,8 @@ void model_store_save(struct model_store *s, const struct engine *e)
 		if (r == 0)
 			r = save_zone(z, path);
 		if (r < 0 && !s->save_failed && !failed)
-			journal_zone(PA_LOG_WARNING, z, "zone %s: cannot save its thermal model in %s: "
-				     "%s; it will be learnt anew at the next start", z->name, s->dir,
-				     strerror(-r));
+			say(PA_LOG_WARNING, z, "cannot save its thermal model in %s: %s; it will be "
+			    "learnt anew at the next start", s->dir, strerror(-r));
 		failed |= r < 0;
 	}
 	s->save_failed = failed;
