@@ -312,6 +312,11 @@ class Simulated(unittest.TestCase):
         first_mw = int(self.column(rows, "learned_sp_mw", 1))
         self.assertLess(abs(first_mw / learnt_mw - 1), 0.01, rows[1])
         self.assertGreater(float(self.column(rows, "model_confidence", 1)), 0.9, rows[1])
+        print("saved %d mW at %.3f; resumed: first trace row %d mW at %s, first status "
+              "--json %d mW at %.3f" % (learnt_mw, confidence, first_mw,
+                                         self.column(rows, "model_confidence", 1),
+                                         seen["learned_sustainable_power_mw"],
+                                         seen["model_confidence"]), file=sys.stderr)
         self.assertLess(abs(seen["learned_sustainable_power_mw"] / learnt_mw - 1), 0.05, seen)
         self.assertGreater(seen["model_confidence"], 0.9, seen)
 
