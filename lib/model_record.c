@@ -42,14 +42,16 @@ static uint64_t fnv_u32(uint64_t h, uint32_t v)
 	return fnv(h, b, sizeof(b));
 }
 
-/* The device an actor drives: its kind, name and CPUs. */
+/*
+ * The device an actor drives: its kind, name and CPUs (the policy's, not
+ * the online ones: a CPU taken offline for a while is the same hardware).
+ */
 static uint64_t actor_hash(const struct actor *a)
 {
 	char cpus[1024] = "";
 
 	cpumask_format_list(&a->cpus, cpus, sizeof(cpus));
-	return fnv_u32(fnv_str(fnv_str(fnv_str(FNV_OFFSET, actor_kind_name(a->kind)), a->name),
-			       cpus), a->n_cpus);
+	return fnv_str(fnv_str(fnv_str(FNV_OFFSET, actor_kind_name(a->kind)), a->name), cpus);
 }
 
 /* Its power table: each frequency and the power at it. */

@@ -276,9 +276,10 @@ static void test_fingerprint(void **unused)
 	setup_zone();
 	model_fingerprint_of(&zone, &saved);
 	assert_null(differs(&saved));
-	/* The order the actors are listed in does not count. */
+	/* The order the actors are listed in does not count, nor CPUs offline. */
 	zone.actors[0] = &big;
 	zone.actors[1] = &little;
+	little.n_cpus = 3;
 	assert_null(differs(&saved));
 	/* An OPP's power, an OPP's frequency, an OPP more. */
 	big.table.entry[2].power_uw++;
