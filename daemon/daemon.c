@@ -302,8 +302,8 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 			d->notes[i] = old_notes[k];
 	}
 	free(old_notes);
-	/* Models the new zones did not carry on: saved, and resumed where they still fit. */
-	model_store_save(&d->models, &old);
+	/* Models the new zones do not carry on: saved, and resumed where they still fit. */
+	model_store_save(&d->models, &old, &d->engine);
 	model_store_resume(&d->models, &d->engine);
 	engine_free(&old);
 	return r;

@@ -45,7 +45,7 @@ static int on_save_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	struct model_store *s = userdata;
 
-	model_store_save(s, s->engine);
+	model_store_save(s, s->engine, NULL);
 	sd_event_source_set_time(src, usec + s->interval_us);
 	return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 }
@@ -216,7 +216,18 @@ static int save_zone(const struct zone *z, const char *path)
 	return new_file_finish(&nf, path);
 }
 
-void model_store_save(struct model_store *s, const struct engine *e)
+/*
+ * Whether @next carries @z's model on: its zone has the model's blocks
+ * (a model built anew has none before its first period).
+ */
+static bool carried_on(const struct zone *z, const struct engine *next)
+{
+	long k = next ? engine_zone_index(next, z) : -1;
+
+	return k >= 0 && next->zones[k].model.updates == z->model.updates;
+}
+
+void model_store_save(struct model_store *s, const struct engine *e, const struct engine *next)
 {
 	char path[PATH_MAX];
 	bool failed = false;
@@ -228,7 +239,7 @@ void model_store_save(struct model_store *s, const struct engine *e)
 		int r;
 
 		/* A model that learnt nothing leaves what an earlier run saved. */
-		if (z->model.updates == 0)
+		if (z->model.updates == 0 || carried_on(z, next))
 			continue;
 		r = zone_path(s, e, z, path);
 		if (r == 0)
@@ -244,6 +255,6 @@ void model_store_save(struct model_store *s, const struct engine *e)
 void model_store_close(struct model_store *s)
 {
 	if (s->engine)
-		model_store_save(s, s->engine);
+		model_store_save(s, s->engine, NULL);
 	s->timer = sd_event_source_unref(s->timer);
 }

@@ -3,7 +3,7 @@
 /*
  * The zones' learnt thermal models, kept between runs in the state
  * directory (/var/lib/powerallocd): one file per zone (lib/model_record.h),
- * written at exit, when a rebuild replaces the engine, and every save
+ * written at exit, when a rebuild ends a zone's model, and every save
  * interval from a timer of its own (never from the control path); read
  * when a zone is built, and reused only when the zone's hardware is the
  * same.  Every file is written under a temporary name and renamed
@@ -58,9 +58,11 @@ void model_store_resume(struct model_store *s, struct engine *e);
 
 /**
  * model_store_save() - write the model of every zone of @e that has fitted
- * a block.  A failure is said once until a save succeeds.
+ * a block, except those @next, the engine built to replace @e, carries on
+ * (they go on, and are saved later; NULL: none is carried on).  A failure
+ * is said once until a save succeeds.
  */
-void model_store_save(struct model_store *s, const struct engine *e);
+void model_store_save(struct model_store *s, const struct engine *e, const struct engine *next);
 
 /** model_store_close() - save the engine's models and stop the timer. */
 void model_store_close(struct model_store *s);
