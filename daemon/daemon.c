@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The event loop: the zones' timer (schedule.h), signals, thermal netlink
- * events, rescans and reloads, and the fail-safe state file.
+ * events, rescans and reloads, the fail-safe state file and the learnt
+ * thermal models (model_store.h).
  */
 #include "daemon.h"
 
@@ -19,6 +20,7 @@
 #include "engine.h"
 #include "fd_limit.h"
 #include "log.h"
+#include "model_store.h"
 #include "netlink.h"
 #include "saved.h"
 #include "schedule.h"
@@ -41,6 +43,7 @@ struct daemon {
 	struct pa_config *config;
 	struct engine engine;
 	struct saved saved;
+	struct model_store models;
 	struct trace trace;
 	struct netlink *netlink;
 	struct bus *bus;
@@ -299,6 +302,9 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 			d->notes[i] = old_notes[k];
 	}
 	free(old_notes);
+	/* Models the new zones do not carry on: saved, and resumed where they still fit. */
+	model_store_save(&d->models, &old, &d->engine);
+	model_store_resume(&d->models, &d->engine);
 	engine_free(&old);
 	return r;
 }
@@ -461,6 +467,7 @@ static size_t teardown(struct daemon *d)
 	bus_close(d->bus);
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
+	model_store_close(&d->models);
 	engine_free(&d->engine);
 	failed = saved_restore(&d->saved);
 	if (failed == 0) {
@@ -510,6 +517,8 @@ int daemon_run(const struct options *opts)
 		return EXIT_FAILURE_RUNTIME;
 	}
 	d.start_us = now_us(&d);
+	model_store_open(&d.models, opts->state_dir, d.event, &d.engine, opts->model_save_interval_s);
+	model_store_resume(&d.models, &d.engine);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
 	set_idle_poll(&d, true);
 	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,

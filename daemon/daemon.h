@@ -24,6 +24,9 @@
  * @log_target: journald, stderr or the first that works.
  * @trace_path: CSV trace, overriding the config's trace_file; NULL for none given.
  * @state_path: the state file.
+ * @state_dir: where the zones' thermal models are kept; "" for nowhere.
+ * @model_save_interval_s: how often they are saved while running, s (0:
+ *	at stop and reload only).
  * @bus: "system" (default), "session" or "none".
  */
 struct options {
@@ -33,6 +36,8 @@ struct options {
 	enum log_target log_target;
 	const char *trace_path;
 	const char *state_path;
+	const char *state_dir;
+	unsigned int model_save_interval_s;
 	const char *bus;
 };
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* powerallocd: command line. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "build-config.h"
 #include "daemon.h"
+#include "model_store.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/powerallocd.conf"
 #define DEFAULT_RUNTIME_DIR "/run/powerallocd"
@@ -29,12 +31,17 @@ static void usage(FILE *out)
 		"                          interface org.powerallocd1 is served\n"
 		"      --state-file PATH   where the values to restore are kept (default\n"
 		"                          $RUNTIME_DIRECTORY/state, else " DEFAULT_RUNTIME_DIR "/state)\n"
+		"      --state-directory DIR  where the zones' learnt thermal models are kept\n"
+		"                          (default $STATE_DIRECTORY, else " MODEL_STORE_DEFAULT_DIR ";\n"
+		"                          \"\" keeps them nowhere)\n"
+		"      --model-save-interval SECONDS  save them this often while running\n"
+		"                          (default %d; 0: at stop and reload only)\n"
 		"      --restore           restore what a stopped or killed powerallocd left\n"
 		"                          limited, from the state file, and exit\n"
 		"  -V, --version           print the version and exit\n"
 		"  -h, --help              print this help and exit\n"
 		"\n"
-		"See powerallocd(8) and powerallocd.conf(5).\n");
+		"See powerallocd(8) and powerallocd.conf(5).\n", MODEL_STORE_DEFAULT_INTERVAL_S);
 }
 
 /*
@@ -52,19 +59,39 @@ static int one_of(const char *option, const char *value, const char *const *name
 	return -1;
 }
 
-static const char *default_state_path(void)
+/*
+ * In @buf (@size bytes): the first of the directories systemd sets in
+ * $@variable (it may list several, separated by ':'), followed by @file;
+ * else @fallback followed by @file.
+ */
+static const char *systemd_path(const char *variable, const char *fallback, const char *file,
+				char *buf, size_t size)
 {
-	static char path[512];
-	const char *dir = getenv("RUNTIME_DIRECTORY");
+	const char *dir = getenv(variable);
 
-	/* systemd may list several directories, separated by ':'. */
-	snprintf(path, sizeof(path), "%.*s/state", dir ? (int)strcspn(dir, ":") : 16,
-		 dir ? dir : DEFAULT_RUNTIME_DIR);
-	return path;
+	snprintf(buf, size, "%.*s%s", dir ? (int)strcspn(dir, ":") : (int)strlen(fallback),
+		 dir ? dir : fallback, file);
+	return buf;
+}
+
+/* --model-save-interval: whole seconds, at most a week.  Return: 0 or -1 (said). */
+static int parse_interval(const char *text, unsigned int *interval_s)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+
+	if (end == text || *end || *text == '-' || v > 7 * 24 * 3600) {
+		fprintf(stderr, "powerallocd: --model-save-interval: \"%s\" is not a number of "
+			"seconds from 0 to 604800\n", text);
+		return -1;
+	}
+	*interval_s = (unsigned int)v;
+	return 0;
 }
 
 enum command { RUN, CHECK_CONFIG, RESTORE };
-enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS };
+enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS,
+       OPT_STATE_DIRECTORY, OPT_MODEL_SAVE_INTERVAL };
 
 /* Keep parsing: parse_args() returns an exit status only when it is done. */
 #define PARSED (-1)
@@ -82,6 +109,8 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "trace", required_argument, NULL, 't' },
 		{ "state-file", required_argument, NULL, OPT_STATE_FILE },
+		{ "state-directory", required_argument, NULL, OPT_STATE_DIRECTORY },
+		{ "model-save-interval", required_argument, NULL, OPT_MODEL_SAVE_INTERVAL },
 		{ "bus", required_argument, NULL, OPT_BUS },
 		{ "restore", no_argument, NULL, OPT_RESTORE },
 		{ "version", no_argument, NULL, 'V' },
@@ -110,6 +139,11 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 			break;
 		case 't': opts->trace_path = optarg; break;
 		case OPT_STATE_FILE: opts->state_path = optarg; break;
+		case OPT_STATE_DIRECTORY: opts->state_dir = optarg; break;
+		case OPT_MODEL_SAVE_INTERVAL:
+			if (parse_interval(optarg, &opts->model_save_interval_s) < 0)
+				return EXIT_USAGE;
+			break;
 		case OPT_BUS:
 			if ((i = one_of("--bus", optarg, buses)) < 0)
 				return EXIT_USAGE;
@@ -131,15 +165,21 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 
 int main(int argc, char **argv)
 {
+	static char state_path[PATH_MAX], state_dir[PATH_MAX];
 	struct options opts = { .config_path = DEFAULT_CONFIG, .log_level = -1,
-				.log_target = LOG_TARGET_AUTO, .bus = "system" };
+				.log_target = LOG_TARGET_AUTO, .bus = "system",
+				.model_save_interval_s = MODEL_STORE_DEFAULT_INTERVAL_S };
 	enum command command = RUN;
 	int r = parse_args(argc, argv, &opts, &command);
 
 	if (r != PARSED)
 		return r;
 	if (!opts.state_path)
-		opts.state_path = default_state_path();
+		opts.state_path = systemd_path("RUNTIME_DIRECTORY", DEFAULT_RUNTIME_DIR, "/state",
+					       state_path, sizeof(state_path));
+	if (!opts.state_dir)
+		opts.state_dir = systemd_path("STATE_DIRECTORY", MODEL_STORE_DEFAULT_DIR, "",
+					      state_dir, sizeof(state_dir));
 	if (command == CHECK_CONFIG)
 		return daemon_check_config(&opts);
 	if (command == RESTORE)

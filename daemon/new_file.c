@@ -47,6 +47,22 @@ int new_file_commit(struct new_file *nf, const char *path)
 	return r;
 }
 
+int new_file_finish(struct new_file *nf, const char *path)
+{
+	int r;
+
+	if (fflush(nf->file) != 0 || fsync(fileno(nf->file)) != 0) {
+		r = -errno;
+		new_file_discard(nf);
+		return r;
+	}
+	r = new_file_commit(nf, path);
+	if (r == 0 && fclose(nf->file) != 0)
+		r = -errno;
+	nf->file = NULL;
+	return r;
+}
+
 void new_file_discard(struct new_file *nf)
 {
 	if (nf->file)

@@ -37,5 +37,13 @@ int new_file_open(struct new_file *nf, const char *path, mode_t mode);
  */
 int new_file_commit(struct new_file *nf, const char *path);
 
+/**
+ * new_file_finish() - flush the file and sync it to the disk, rename it to
+ * @path and close it: the whole new file or the old one, even after a
+ * power cut.  On failure the temporary is removed and the file closed.
+ * Return: 0 or negative errno.
+ */
+int new_file_finish(struct new_file *nf, const char *path);
+
 /** new_file_discard() - close and remove the temporary (a file not committed). */
 void new_file_discard(struct new_file *nf);

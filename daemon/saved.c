@@ -154,15 +154,7 @@ int saved_write(const struct saved *s, const char *path)
 	fputs(STATE_HEADER, nf.file);
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(nf.file, "%s\t%s\n", s->entries[i].path, s->entries[i].value);
-	if (fflush(nf.file) != 0 || fsync(fileno(nf.file)) != 0) {
-		r = -errno;
-		new_file_discard(&nf);
-		return r;
-	}
-	r = new_file_commit(&nf, path);
-	if (r == 0 && fclose(nf.file) != 0)
-		r = -errno;
-	return r;
+	return new_file_finish(&nf, path);
 }
 
 /* Adds the line @number of @path, @len bytes without its newline; logs a refusal. */

@@ -115,8 +115,8 @@ long engine_zone_index(const struct engine *e, const struct zone *z);
  * states, and, while its law and its switch-on and control temperatures
  * are unchanged, its controller's memory (PID state, budget, grants,
  * step_wise states, whether it is active), even when its actors or gains
- * changed, and, while its actors, control temperature and period are the
- * same, its thermal model.  Opens and writes nothing.
+ * changed, and, while its actors and their power tables, control
+ * temperature and period are the same, its thermal model.  Opens and writes nothing.
  */
 void engine_adopt_state(struct engine *e, const struct engine *old);
 

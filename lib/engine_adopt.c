@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "model_record.h"
 
 static struct actor *old_actor(const struct engine *old, const struct actor *a)
 {
@@ -82,14 +83,18 @@ static void adopt_fallback(struct zone *z, const struct zone *o)
 
 /*
  * The thermal model, while what it learnt holds: the same actors (their
- * power is what it learnt from), control temperature (its reference) and
- * period (its block length).  The journal's word on a departing
- * sustainable power stays said while that power is the same.
+ * power is what it learnt from) with the same power tables, control
+ * temperature (its reference) and period (its block length): the same
+ * fingerprint a saved model needs (model_record.h).  The journal's word on
+ * a departing sustainable power stays said while that power is the same.
  */
 static void adopt_model(struct zone *z, const struct zone *o)
 {
-	if (z->n_actors != o->n_actors || z->control_mc != o->control_mc ||
-	    z->pid.period_ms != o->pid.period_ms)
+	struct model_fingerprint now, before;
+
+	model_fingerprint_of(z, &now);
+	model_fingerprint_of(o, &before);
+	if (z->n_actors != o->n_actors || model_fingerprint_differs(&before, &now))
 		return;
 	for (size_t i = 0; i < z->n_actors; i++)
 		if (old_index(o, z->actors[i]) < 0)

@@ -343,6 +343,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	int r;
 
 	z->tz_id = tz->id;
+	snprintf(z->sensor_type, sizeof(z->sensor_type), "%s", tz->type);
 	sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", tz->id);
 	r = sensor_open(z, path);
 	if (r < 0) {

@@ -2,6 +2,7 @@
 /* A zone's thermal response, learnt online (thermal_model.h, doc/thermal-model.md). */
 #include "thermal_model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -75,17 +76,13 @@ static double offset_low_k(const struct thermal_model *m)
 	return fmin(OFFSET_MIN_C - m->ref_c, 0);
 }
 
-/*
- * The least-squares parameters within their physical bounds, each a linear
- * constraint C theta >= d: 0 <= a <= a_max, 0 <= g <= GAIN_MAX_K_PER_W,
- * the gain B / (1 - a) within its bounds, the offset Tref + c / (1 - a)
- * within its bounds.  The fit starts from the current parameters, which
- * are within them.
- */
-static void fit(struct thermal_model *m)
+#define N_BOUNDS (2 * N)
+
+/* The physical bounds of the parameters as C theta >= d (see fit()). */
+static void bounds(const struct thermal_model *m, double c[N_BOUNDS][N], double d[N_BOUNDS])
 {
 	double lo = offset_low_k(m), hi = OFFSET_ABOVE_MAX_K;
-	const double c[2 * N][N] = {
+	const double cb[N_BOUNDS][N] = {
 		{ 1, 0, 0, 0 },				/* a >= 0 */
 		{ -1, 0, 0, 0 },			/* a <= a_max */
 		{ 0, 1, 0, 0 },				/* g >= 0 */
@@ -95,12 +92,27 @@ static void fit(struct thermal_model *m)
 		{ lo, 0, 0, 1 },			/* c >= (1 - a) lo */
 		{ -hi, 0, 0, -1 },			/* c <= (1 - a) hi */
 	};
-	const double d[2 * N] = { 0, -a_max(m), 0, -GAIN_MAX_K_PER_W, m->gain_min_k_per_w,
-				  -m->gain_max_k_per_w, lo, -hi };
-	double x[N];
+	const double db[N_BOUNDS] = { 0, -a_max(m), 0, -GAIN_MAX_K_PER_W, m->gain_min_k_per_w,
+				      -m->gain_max_k_per_w, lo, -hi };
 
+	memcpy(c, cb, sizeof(cb));
+	memcpy(d, db, sizeof(db));
+}
+
+/*
+ * The least-squares parameters within their physical bounds, each a linear
+ * constraint C theta >= d: 0 <= a <= a_max, 0 <= g <= GAIN_MAX_K_PER_W,
+ * the gain B / (1 - a) within its bounds, the offset Tref + c / (1 - a)
+ * within its bounds.  The fit starts from the current parameters, which
+ * are within them.
+ */
+static void fit(struct thermal_model *m)
+{
+	double c[N_BOUNDS][N], d[N_BOUNDS], x[N];
+
+	bounds(m, c, d);
 	memcpy(x, m->theta, sizeof(x));
-	if (blsq_solve_bounded(N, &m->info[0][0], m->rhs, 2 * N, &c[0][0], d, x))
+	if (blsq_solve_bounded(N, &m->info[0][0], m->rhs, N_BOUNDS, &c[0][0], d, x))
 		memcpy(m->theta, x, sizeof(x));
 }
 
@@ -305,4 +317,105 @@ uint32_t thermal_model_sustainable_mw(const struct thermal_model *m)
 	double mw = m->est.sustainable_w * 1000;
 
 	return mw >= UINT32_MAX ? UINT32_MAX : (uint32_t)(mw + 0.5);
+}
+
+/* The fields the model's state and struct thermal_model share: @X(field, count). */
+#define STATE_FIELDS(X)				\
+	X(prior, N)				\
+	X(gain_min_k_per_w, 1)			\
+	X(gain_max_k_per_w, 1)			\
+	X(floor, N)				\
+	X(info, N * N)				\
+	X(rhs, N)				\
+	X(theta, N)				\
+	X(noise_var, 1)				\
+	X(cusum_high, 1)			\
+	X(cusum_low, 1)				\
+	X(recent_var, 1)
+
+void thermal_model_export(const struct thermal_model *m, struct thermal_model_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->block_s = m->block_s;
+	s->ref_c = m->ref_c;
+#define COPY(f, n) memcpy(&s->f, &m->f, sizeof(s->f));
+	STATE_FIELDS(COPY)
+#undef COPY
+	s->changes = m->changes;
+	s->updates = m->updates;
+}
+
+/* Whether the @n doubles at @v are all finite. */
+static bool finite_all(const void *v, size_t n)
+{
+	const double *d = v;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(d[i]))
+			return false;
+	return true;
+}
+
+/* Numbers equal but for the last bits of a decimal round trip. */
+static bool same(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1, fabs(a));
+}
+
+/*
+ * Whether @t, a model with an imported state, is one a model can be in:
+ * the bounds ordered and positive, the weights and variances positive, the
+ * information symmetric and positive definite, the parameters within their
+ * bounds (the fit starts from them).
+ */
+static bool resumable(const struct thermal_model *t)
+{
+	double c[N_BOUNDS][N], d[N_BOUNDS], x[N];
+
+	if (!(t->gain_min_k_per_w > 0 && t->gain_min_k_per_w <= t->gain_max_k_per_w) ||
+	    !(t->noise_var > 0) || t->recent_var < 0 || t->cusum_high < 0 || t->cusum_low < 0)
+		return false;
+	for (int i = 0; i < N; i++) {
+		if (!(t->floor[i] > 0))
+			return false;
+		for (int j = 0; j < i; j++)
+			if (!same(t->info[i][j], t->info[j][i]))
+				return false;
+	}
+	if (!blsq_solve(N, &t->info[0][0], t->rhs, x))
+		return false;
+	bounds(t, c, d);
+	for (int k = 0; k < N_BOUNDS; k++) {
+		double v = 0;
+
+		for (int i = 0; i < N; i++)
+			v += c[k][i] * t->theta[i];
+		if (v < d[k] - 1e-9 * fmax(1, fabs(d[k])))
+			return false;
+	}
+	return true;
+}
+
+int thermal_model_import(struct thermal_model *m, const struct thermal_model_state *s)
+{
+	struct thermal_model t = *m;
+
+#define CHECK(f, n) if (!finite_all(&s->f, n)) return -EINVAL;
+	STATE_FIELDS(CHECK)
+#undef CHECK
+	if (!same(s->block_s, m->block_s) || !same(s->ref_c, m->ref_c))
+		return -EINVAL;
+#define COPY(f, n) memcpy(&t.f, &s->f, sizeof(t.f));
+	STATE_FIELDS(COPY)
+#undef COPY
+	t.changes = s->changes;
+	t.updates = s->updates;
+	if (!resumable(&t))
+		return -EINVAL;
+	thermal_model_break(&t);
+	derive(&t);
+	if (!t.updates)
+		t.est.confidence = 0;	/* the prior alone, as thermal_model_init() has it */
+	*m = t;
+	return 0;
 }

@@ -145,3 +145,41 @@ void thermal_model_break(struct thermal_model *m);
  * saturated to the uint32_t range.
  */
 uint32_t thermal_model_sustainable_mw(const struct thermal_model *m);
+
+/**
+ * struct thermal_model_state - what a model needs to resume where it was,
+ * as plain numbers (saved between runs by the daemon): the fields of
+ * struct thermal_model with the same names.  The block being filled and
+ * the chain of blocks are not in it: a resumed model starts a new chain.
+ */
+struct thermal_model_state {
+	double block_s;
+	double ref_c;
+	double prior[THERMAL_MODEL_N];
+	double gain_min_k_per_w;
+	double gain_max_k_per_w;
+	double floor[THERMAL_MODEL_N];
+	double info[THERMAL_MODEL_N][THERMAL_MODEL_N];
+	double rhs[THERMAL_MODEL_N];
+	double theta[THERMAL_MODEL_N];
+	double noise_var;
+	double cusum_high;
+	double cusum_low;
+	double recent_var;
+	uint32_t changes;
+	uint32_t updates;
+};
+
+/** thermal_model_export() - the state of @m, for thermal_model_import(). */
+void thermal_model_export(const struct thermal_model *m, struct thermal_model_state *s);
+
+/**
+ * thermal_model_import() - resume @m, just initialised for its zone, from
+ * @s: its fit, covariance, noise, prior and counts, and the estimate and
+ * confidence they give; a new chain of blocks starts with the next sample.
+ * Return: 0; -EINVAL, @m unchanged, when @s is not a state a model can be
+ * in (a number not finite, a block or control temperature other than
+ * @m's, an information matrix that is not positive definite, parameters
+ * out of their bounds).
+ */
+int thermal_model_import(struct thermal_model *m, const struct thermal_model_state *s);

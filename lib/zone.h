@@ -42,6 +42,8 @@ enum sustainable_power_source {
  * struct zone - one controlled thermal zone.
  * @name: label (config name, or the sensor type when auto-configured).
  * @tz_id: N of its thermal_zoneN.
+ * @sensor_type: its thermal zone's type ("cpu-thermal"), part of the
+ *	hardware its thermal model was learnt on (lib/model_record.h).
  * @sensor: thermal_zoneN/temp, open for the zone's life (its fd moves to
  *	@sensor_reader when the sensor is found slow).
  * @sensor_reader: the thread that reads a slow sensor off the control loop
@@ -80,6 +82,7 @@ enum sustainable_power_source {
 struct zone {
 	char name[64];
 	int tz_id;
+	char sensor_type[64];
 	struct sysfs_attr sensor;
 	struct sensor_reader *sensor_reader;
 	bool sensor_slow;

@@ -108,14 +108,15 @@ atexit.register(lambda: [d.close() for d in list(LIVE)])
 
 
 class Daemon:
-    """powerallocd on @tree; @state, @trace: its state file and trace (default:
-    in a directory of its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
+    """powerallocd on @tree; @state, @trace, @models: its state file, trace and
+    state directory for the learnt thermal models (default: in a directory of
+    its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
     @faults: rule files of tests/fault-shim.c ({"no-netlink": ""}, ...), written
     to a folder of the run's and changed later with fault(); the shim is
     preloaded when given."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
-                 faults=None):
+                 faults=None, models=None):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -144,7 +145,8 @@ class Daemon:
             env.update(POWERALLOCD_FAULT_DIR=self.faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
         self.proc = subprocess.Popen(
             ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
-             "--log-target", "stderr", "--trace", self.trace, "--bus", bus] + list(args),
+             "--state-directory", models or self.work, "--log-target", "stderr",
+             "--trace", self.trace, "--bus", bus] + list(args),
             env=env, stderr=self._logfile(),
             preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
         LIVE.add(self)

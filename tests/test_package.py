@@ -43,6 +43,8 @@ FILES = {
 UNITS = ("/lib/systemd/system/powerallocd.service", "/usr/lib/systemd/system/powerallocd.service")
 # What deb-systemd-helper enable makes (WantedBy=multi-user.target), kept until purge.
 ENABLED = "/etc/systemd/system/multi-user.target.wants/powerallocd.service"
+# The unit's StateDirectory: the learnt thermal models, purged with the package.
+STATE_DIR = "/var/lib/powerallocd"
 POLICY_RC_D = "/usr/sbin/policy-rc.d"
 # Held while the package is installed: two test runs on one machine take turns.
 LOCK = "/run/lock/powerallocd-package-test.lock"
@@ -152,6 +154,7 @@ class Package(unittest.TestCase):
         self.assertIn('"$1" = remove', prerm)
         self.assertIn("deb-systemd-invoke stop 'powerallocd.service'", prerm)
         self.assertIn("deb-systemd-helper purge 'powerallocd.service'", postrm)
+        self.assertIn("rm -rf " + STATE_DIR, postrm)
 
     def test_install_check_remove_purge(self):
         if os.geteuid() != 0:
@@ -164,7 +167,7 @@ class Package(unittest.TestCase):
                              "dpkg -P %s to run it" % (PACKAGE, state, PACKAGE))
             # A meson install's files would be taken over, and the purge would
             # delete the administrator's config with them.
-            here = [p for p in (CONFFILE, ENABLED) + UNITS if os.path.lexists(p)]
+            here = [p for p in (CONFFILE, ENABLED, STATE_DIR) + UNITS if os.path.lexists(p)]
             if here:
                 self.skipTest("%s already here (a meson install?): the package test would take "
                               "them over and purge them" % ", ".join(here))
@@ -204,6 +207,9 @@ class Package(unittest.TestCase):
         self.assertIn(CONFFILE, conffiles)
         self.assertTrue(os.path.islink(ENABLED), "the unit is not enabled")
         self.check_config_on_a_tree()
+        # What the service would have learnt: kept by a removal, gone with a purge.
+        os.makedirs(STATE_DIR, mode=0o700)
+        open(os.path.join(STATE_DIR, "cpu-thermal.model"), "w").close()
 
         out = dpkg("-r", PACKAGE)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
@@ -212,12 +218,14 @@ class Package(unittest.TestCase):
         self.assertEqual(left, {CONFFILE})
         listed = {p for p in dpkg("-L", PACKAGE).stdout.split("\n") if p and not os.path.isdir(p)}
         self.assertEqual(listed, {CONFFILE})
+        self.assertTrue(os.path.isdir(STATE_DIR))
 
         out = dpkg("-P", PACKAGE)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
         self.assertEqual(package_status(), "")
         self.assertFalse(os.path.lexists(CONFFILE))
         self.assertFalse(os.path.lexists(ENABLED), "purge left the unit enabled")
+        self.assertFalse(os.path.lexists(STATE_DIR), "purge left the learnt models")
 
     def check_config_on_a_tree(self):
         """The installed daemon, with no -c, reads the installed config."""

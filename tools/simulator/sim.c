@@ -217,6 +217,7 @@ int main(int argc, char **argv)
 	set = (struct sim_settings){ .controller = o.controller, .division = o.division,
 				     .zone_keys = o.zone_keys, .trip_offset_mc = o.trip_offset_mc,
 				     .speed = o.speed, .powerallocd = o.powerallocd,
+				     .state_dir = o.state_dir,
 				     .vary = &o.vary, .sp = o.sp, .sp_factor = o.sp_factor,
 				     .sensor_step_c = o.sensor_step_c,
 				     .sensor_noise_c = o.sensor_noise_c, .seed = o.seed };

@@ -38,9 +38,11 @@ int sim_start_daemon(struct sim *sim)
 			setenv("POWERALLOCD_FAULT_DIR", faults, 1);
 			setenv("LD_PRELOAD", SIM_FAULT_SHIM, 1);
 		}
+		/* The learnt models in the tree, unless asked to keep them elsewhere. */
 		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
-		       "--state-file", state, "--trace", trace, "--log-target", "stderr",
-		       (char *)NULL);
+		       "--state-file", state, "--state-directory",
+		       sim->state_dir ? sim->state_dir : sim->dir, "--trace", trace,
+		       "--log-target", "stderr", (char *)NULL);
 		_exit(127);
 	}
 	if (sim->daemon < 0) {

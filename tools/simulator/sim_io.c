@@ -306,6 +306,7 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->budget_mw = -1;
 	sim->trace_last_ms = -1;
 	sim->powerallocd = set->powerallocd;
+	sim->state_dir = set->state_dir;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))

@@ -85,6 +85,7 @@ struct sim {
 	long trace_max_gap_ms;		/* longest gap between two active periods */
 	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;
+	const char *state_dir;		/* its --state-directory, NULL: the tree */
 	enum sim_fault fault;
 	double fault_at_s;
 	bool spike_now;		/* write 150 °C this step */
@@ -113,6 +114,7 @@ void sim_apply_fault(struct sim *sim, double t_s);
  *	description's).
  * @speed: simulated seconds per real second (the period is scaled by it).
  * @powerallocd: the daemon's path.
+ * @state_dir: its --state-directory, NULL for the run's tree.
  * @vary: changes to the description's thermal model.
  * @sp, @sp_factor: the daemon's sustainable power.
  * @sensor_step_c, @sensor_noise_c, @seed: the sensor (sensor_model.h).
@@ -124,6 +126,7 @@ struct sim_settings {
 	int trip_offset_mc;
 	double speed;
 	const char *powerallocd;
+	const char *state_dir;
 	const struct plant_variation *vary;
 	enum sim_sp sp;
 	double sp_factor;

@@ -26,6 +26,9 @@ static void usage(FILE *out)
 		"                          description's (default 0)\n"
 		"  -T, --trip-above MC     the same, MC m°C over the description's\n"
 		"  -p, --powerallocd PATH  the daemon (default: the one built with this tool)\n"
+		"  -S, --state-directory DIR  where the daemon keeps its learnt thermal models\n"
+		"                          (default: the run's tree, so every run learns\n"
+		"                          anew); runs given the same DIR resume them\n"
 		"  -f, --fault NAME        halfway through: sensor-eio (2 s of EIO), spike (one\n"
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
 		"                          cpu-offline (CPU 5 for 5 s), reload-garbage,\n"
@@ -155,6 +158,7 @@ static const struct option longopts[] = {
 	{ "trip-below", required_argument, NULL, 't' },
 	{ "trip-above", required_argument, NULL, 'T' },
 	{ "powerallocd", required_argument, NULL, 'p' },
+	{ "state-directory", required_argument, NULL, 'S' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "fault", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -192,6 +196,7 @@ static int parse_option(int c, struct sim_options *o)
 		return parse_trip_offset(c == 'T' ? "--trip-above" : "--trip-below", optarg,
 					 c == 'T' ? 1 : -1, &o->trip_offset_mc);
 	case 'p': o->powerallocd = optarg; return 0;
+	case 'S': o->state_dir = optarg; return 0;
 	case 'q': o->quiet = 1; return 0;
 	case 'f':
 		if (sim_fault_parse(optarg, &o->fault) < 0) {
@@ -208,7 +213,7 @@ int sim_parse_options(int argc, char **argv, struct sim_options *o)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:T:p:f:qh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:T:p:S:f:qh", longopts, NULL)) != -1)
 		if (parse_option(c, o) < 0)
 			return -1;
 	if (optind < argc) {

@@ -17,6 +17,7 @@ struct sim_options {
 	const char *zone_keys;
 	int trip_offset_mc;	/* the daemon's control minus the description's */
 	const char *powerallocd;
+	const char *state_dir;	/* the daemon's --state-directory, NULL: the run's tree */
 	enum sim_fault fault;
 	int quiet;
 	struct plant_variation vary;
