@@ -49,11 +49,33 @@ struct zone_view {
 
 /* Where errors go: stderr, or a buffer while monitor holds the screen. */
 static FILE *errors;
+/* The bus the calls went over, to ask whether the daemon is still on it. */
+static sd_bus *errors_bus;
+
+/*
+ * A call that got no reply because the daemon left the bus while answering
+ * (it was stopped) is "not running"; one that timed out while the daemon is
+ * still there is an error.
+ */
+static bool daemon_left(const sd_bus_error *e, int r)
+{
+	sd_bus_message *m = NULL;
+	int owned = 1;
+
+	if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) && r != -ECONNRESET)
+		return false;
+	if (errors_bus && sd_bus_call_method(errors_bus, "org.freedesktop.DBus",
+					     "/org/freedesktop/DBus", "org.freedesktop.DBus",
+					     "NameHasOwner", NULL, &m, "s", BUS_NAME) >= 0)
+		sd_bus_message_read(m, "b", &owned);
+	sd_bus_message_unref(m);
+	return !owned;
+}
 
 static int failure_exit(const sd_bus_error *e, int r)
 {
 	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-				   NULL)) {
+				   NULL) || daemon_left(e, r)) {
 		fprintf(errors, "powerallocd is not running (no %s on the bus)\n", BUS_NAME);
 		return EXIT_NOT_RUNNING;
 	}
@@ -448,6 +470,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot connect to the %s bus: %s\n", which, strerror(-r));
 		return EXIT_NOT_RUNNING;
 	}
+	errors_bus = bus;
 	if (strcmp(command, "reload") == 0)
 		x = reload(bus);
 	else if (strcmp(command, "monitor") == 0)
