@@ -179,6 +179,16 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "d", z->model.est.confidence);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
+	if (strcmp(prop, "LimitingReason") == 0)
+		return sd_bus_message_append(reply, "s", limit_reason_name(z->limit.shown));
+	if (strcmp(prop, "ThrottledUsec") == 0)
+		return sd_bus_message_append(reply, "t", z->limit.limited_us);
+	if (strcmp(prop, "ProportionalTerm") == 0)
+		return sd_bus_message_append(reply, "x", z->pid_out.p_mw);
+	if (strcmp(prop, "IntegralTerm") == 0)
+		return sd_bus_message_append(reply, "x", z->pid_out.i_mw);
+	if (strcmp(prop, "DerivativeTerm") == 0)
+		return sd_bus_message_append(reply, "x", z->pid_out.d_mw);
 	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
 }
 
@@ -213,6 +223,8 @@ static int actor_property(sd_bus *bus, const char *path, const char *iface, cons
 		return sd_bus_message_append(reply, "u", (uint32_t)a->state);
 	if (strcmp(prop, "WriteErrors") == 0)
 		return sd_bus_message_append(reply, "u", a->retry.errors);
+	if (strcmp(prop, "LimitingReason") == 0)
+		return sd_bus_message_append(reply, "s", limit_reason_name(a->limit.shown));
 	return sd_bus_message_append(reply, "u", (uint32_t)a->max_state);
 }
 
@@ -234,6 +246,11 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("ThermalTimeConstant", "d", zone_property),
 	LIVE("ModelConfidence", "d", zone_property),
 	SLOW("Active", "b", zone_property),
+	SLOW("LimitingReason", "s", zone_property),
+	LIVE("ThrottledUsec", "t", zone_property),
+	LIVE("ProportionalTerm", "x", zone_property),
+	LIVE("IntegralTerm", "x", zone_property),
+	LIVE("DerivativeTerm", "x", zone_property),
 	SLOW("Actors", "ao", zone_property),
 	SLOW("FallbackDevices", "ao", zone_property),
 	SD_BUS_VTABLE_END,
@@ -253,6 +270,7 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("CoolingState", "u", actor_property),
 	SLOW("MaxCoolingState", "u", actor_property),
 	LIVE("WriteErrors", "u", actor_property),
+	SLOW("LimitingReason", "s", actor_property),
 	SD_BUS_VTABLE_END,
 };
 
@@ -474,14 +492,25 @@ void bus_zones_changed(struct bus *b, size_t old_zones, size_t old_actors)
 	sd_bus_emit_properties_changed(b->bus, BUS_PATH, "org.powerallocd1.Manager", "Zones", NULL);
 }
 
-void bus_zone_active_changed(struct bus *b, size_t i)
+static void emit_changed(struct bus *b, const char *prefix, size_t i, const char *iface,
+			 const char *prop)
 {
 	char path[64];
 
 	if (!b || !b->bus)
 		return;
-	snprintf(path, sizeof(path), ZONE_PREFIX "/%zu", i);
-	sd_bus_emit_properties_changed(b->bus, path, "org.powerallocd1.Zone", "Active", NULL);
+	snprintf(path, sizeof(path), "%s/%zu", prefix, i);
+	sd_bus_emit_properties_changed(b->bus, path, iface, prop, NULL);
+}
+
+void bus_zone_changed(struct bus *b, size_t i, const char *prop)
+{
+	emit_changed(b, ZONE_PREFIX, i, "org.powerallocd1.Zone", prop);
+}
+
+void bus_actor_changed(struct bus *b, size_t i, const char *prop)
+{
+	emit_changed(b, ACTOR_PREFIX, i, "org.powerallocd1.Actor", prop);
 }
 
 void bus_state_changed(struct bus *b)
