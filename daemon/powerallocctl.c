@@ -433,8 +433,9 @@ static int reload(sd_bus *bus)
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: powerallocctl [--bus system|session] [status [--json] | monitor | reload]\n"
-		"  status       zones and actors: temperatures, budgets, loads, frequencies,\n"
-		"               requested/granted/maximum power, cooling states (the default)\n"
+		"  status       zones and actors: temperatures, budgets, why they are limited,\n"
+		"               loads, frequencies, requested/granted/maximum power, cooling\n"
+		"               states (the default)\n"
 		"  --json       the same as one JSON object\n"
 		"  monitor      refresh the status every second until Ctrl-C\n"
 		"  reload       make powerallocd re-read its configuration (root only)\n"

@@ -26,14 +26,10 @@ void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us
 		t->limited_us += now_us - t->updated_us;
 	t->updated_us = now_us;
 	t->now = now;
-	t->seen_mask |= 1u << now;
-	t->seen_us[now] = now_us;
-	t->shown = now;
-	for (int r = LIMIT_REASONS - 1; r > (int)now; r--)
-		if ((t->seen_mask & (1u << r)) && now_us - t->seen_us[r] < LIMIT_HOLD_MS * USEC_PER_MSEC) {
-			t->shown = (enum limit_reason)r;
-			break;
-		}
+	if (now >= t->shown || now_us - t->shown_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
+		t->shown = now;
+		t->shown_us = now_us;
+	}
 }
 
 /* Whether @a is at its lowest state (the deepest cooling state it has). */

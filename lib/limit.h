@@ -3,9 +3,11 @@
 /*
  * Why a zone or an actor is limited: each period's reason, from what the
  * controller already knows, and the reason shown (D-Bus, status, metrics,
- * journal), which is the most severe one of the last LIMIT_HOLD_MS, so that
- * throttling shows at once and a bursty load that dips out of it does not
- * make it flap.  The time spent limited is counted from each period's reason.
+ * journal): a reason as severe as the one shown or more is shown from its
+ * period on, a less severe one only once the one shown has not been seen for
+ * LIMIT_HOLD_MS, so that throttling shows at once and a bursty load that
+ * dips out of it does not make it flap.  The time spent limited is counted
+ * from each period's reason.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +17,7 @@
 
 /**
  * enum limit_reason - why a zone or an actor is held below what it asks,
- * least severe first (the order the reason shown is chosen by).
+ * least severe first.
  * @LIMIT_NONE: nothing is held back.
  * @LIMIT_TEMPERATURE: the zone's budget, from its temperature, is under what
  *	its actors request (step_wise: a state above 0).
@@ -40,8 +42,8 @@ enum limit_reason {
 /**
  * struct limit_tracker - one zone's or actor's reasons.
  * @now: the reason of the last period.
- * @shown: the most severe reason of the last LIMIT_HOLD_MS.
- * @seen_mask: bit r set once reason r was seen; @seen_us[r]: when it last was.
+ * @shown: the reason shown.
+ * @shown_us: the last period whose reason was @shown (or a more severe one).
  * @updated_us: the last period's time (0: none yet).
  * @limited_us: the time spent with a reason other than none, us (each
  *	interval counted with the reason at its start).
@@ -49,8 +51,7 @@ enum limit_reason {
 struct limit_tracker {
 	enum limit_reason now;
 	enum limit_reason shown;
-	unsigned int seen_mask;
-	uint64_t seen_us[LIMIT_REASONS];
+	uint64_t shown_us;
 	uint64_t updated_us;
 	uint64_t limited_us;
 };
@@ -63,7 +64,9 @@ const char *limit_reason_name(enum limit_reason r);
 
 /**
  * limit_track() - the period at @now_us (monotonic, us) had reason @now:
- * count the time since the previous period, and choose the reason shown.
+ * count the time since the previous period; show @now when it is as severe
+ * as the reason shown or more, or when that one was last seen LIMIT_HOLD_MS
+ * ago or more.
  */
 void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us);
 

@@ -76,11 +76,12 @@ def ctl(*args, user=None):
 class Bus(unittest.TestCase):
     permissive = False
     config = HOT_CONFIG
+    temp_mc = 80000
 
     def setUp(self):
         self.bus = PrivateBus(self.permissive)
         self.tree = Tree()
-        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.tree.write(ZONE0 + "temp", "%d\n" % self.temp_mc)
         self.daemon = Daemon(self.tree, self.config, bus="system")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
         self.assertTrue(wait_for(lambda: "serving org.powerallocd1" in self.daemon.logtext()),

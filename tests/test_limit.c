@@ -74,6 +74,19 @@ static void test_bursty_load_does_not_flap(void **unused)
 	assert_int_equal(t.shown, LIMIT_NONE);
 }
 
+/* Going down from one more severe is one change: to what the period has then. */
+static void test_down_in_one_step(void **unused)
+{
+	struct limit_tracker t = { 0 };
+
+	(void)unused;
+	limit_track(&t, LIMIT_LOWEST_STATE, 1000 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS);
+	limit_track(&t, LIMIT_NONE, 1200 * MS);
+	limit_track(&t, LIMIT_NONE, (1000 + LIMIT_HOLD_MS) * MS);
+	assert_int_equal(t.shown, LIMIT_NONE);
+}
+
 /* The more severe reason shows at once; the less severe one after the hold. */
 static void test_more_severe_first(void **unused)
 {
@@ -240,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_hold_and_count),
 		cmocka_unit_test(test_bursty_load_does_not_flap),
 		cmocka_unit_test(test_more_severe_first),
+		cmocka_unit_test(test_down_in_one_step),
 		cmocka_unit_test(test_zone_reasons),
 		cmocka_unit_test(test_actor_reasons),
 		cmocka_unit_test(test_shared_actor_and_due),
