@@ -34,7 +34,11 @@ static double zone_control(const struct zone *z) { return z->control_mc / 1e3; }
 static double zone_active(const struct zone *z) { return z->active; }
 static double zone_budget(const struct zone *z) { return z->budget_mw / 1e3; }
 static double zone_sustainable(const struct zone *z) { return z->pid.sustainable_power_mw / 1e3; }
-static double zone_learned(const struct zone *z) { return thermal_model_sustainable_mw(&z->model) / 1e3; }
+static double zone_learned(const struct zone *z)
+{
+	return thermal_model_sustainable_mw(&z->model) / 1e3;
+}
+
 static double zone_confidence(const struct zone *z) { return z->model.est.confidence; }
 static double zone_throttled(const struct zone *z) { return z->limit.limited_us / 1e6; }
 

@@ -165,8 +165,8 @@ bool actor_same_device(const struct actor *a, const struct actor *b);
 /**
  * actor_adopt() - carry into @a, a new actor for the device @old drove, what
  * @old kept across periods: its carry, grant, failed writes (counted and
- * backing off) and limiting reasons, and what its kind keeps (@adopt).  The state stays the one
- * @a read from the device.
+ * backing off) and limiting reasons, and what its kind keeps (@adopt).  The
+ * state stays the one @a read from the device.
  */
 void actor_adopt(struct actor *a, const struct actor *old);
 

@@ -56,6 +56,7 @@ class LimitingReason(Bus):
         self.assertEqual(self.zone()["limiting_reason"], "none")
         monitor = Monitor()
         try:
+            hot = time.monotonic()
             self.tree.write(ZONE0 + "temp", "80000\n")
             self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] != "none"))
             # A bursty load: over control, then idle, 12 times in 3 s.
@@ -72,6 +73,9 @@ class LimitingReason(Bus):
                                      timeout=HOLD_S + 5))
             held = time.monotonic() - cooled
             throttled = self.zone()["throttled_us"]
+            # Counted per period while throttling, not through the 10 s the reason is held
+            # (within a second: the last hot period may be read late on a loaded machine).
+            self.assertTrue(0 < throttled < (cooled - hot + 1) * 1e6, (throttled, cooled - hot))
             time.sleep(0.5)
             # Not throttling: the count stands.
             self.assertEqual(self.zone()["throttled_us"], throttled)
@@ -81,7 +85,6 @@ class LimitingReason(Bus):
               file=sys.stderr)
         # Shown until it has been over for the hold (less a period and the polls).
         self.assertGreater(held, HOLD_S - 1, held)
-        self.assertGreater(throttled, 3e6 * 0.25, throttled)
         zone = seen.get("/org/powerallocd1/zone/0", [])
         # Each signal a change, not one per period or per burst: up once (to
         # lowest-state at once when the first budget puts every actor at its
