@@ -43,8 +43,11 @@ struct bus *bus_open(sd_event *event, bool session, const struct bus_view *view)
 /** bus_zones_changed() - the zones and actors were rebuilt: objects vanish and appear. */
 void bus_zones_changed(struct bus *b, size_t old_zones, size_t old_actors);
 
-/** bus_zone_active_changed() - zone @i switched on or off. */
-void bus_zone_active_changed(struct bus *b, size_t i);
+/** bus_zone_changed() - zone @i's property @prop (one that emits changes) changed. */
+void bus_zone_changed(struct bus *b, size_t i, const char *prop);
+
+/** bus_actor_changed() - actor @i's property @prop (one that emits changes) changed. */
+void bus_actor_changed(struct bus *b, size_t i, const char *prop);
 
 /** bus_state_changed() - the Manager's State changed. */
 void bus_state_changed(struct bus *b);

@@ -21,6 +21,7 @@
 #include "fd_limit.h"
 #include "log.h"
 #include "model_store.h"
+#include "metrics.h"
 #include "netlink.h"
 #include "saved.h"
 #include "schedule.h"
@@ -52,6 +53,8 @@ struct daemon {
 	struct schedule schedule;
 	bool *was_active;
 	struct zone_notes *notes;
+	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
+	struct metrics metrics;
 	bool ready;
 	char status[512];
 };
@@ -64,17 +67,24 @@ static uint64_t now_us(const struct daemon *d)
 	return t;
 }
 
-/* Per-zone schedule and reports for the current engine; every zone due now. */
+/*
+ * Per-zone schedule and reports for the current engine; every zone due now.
+ * An actor's limiting reason, carried over a rebuild, is not said again.
+ */
 static int reset_schedule(struct daemon *d)
 {
 	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
 
 	free(d->was_active);
 	free(d->notes);
+	free(d->actor_reasons);
 	d->was_active = calloc(n, sizeof(*d->was_active));
 	d->notes = calloc(n, sizeof(*d->notes));
-	if (!d->was_active || !d->notes)
+	d->actor_reasons = calloc(d->engine.n_actors + 1, sizeof(*d->actor_reasons));
+	if (!d->was_active || !d->notes || !d->actor_reasons)
 		return -ENOMEM;
+	for (size_t k = 0; k < d->engine.n_actors; k++)
+		d->actor_reasons[k] = d->engine.actors[k]->limit.shown;
 	return schedule_reset(&d->schedule, d->engine.n_zones);
 }
 
@@ -133,38 +143,18 @@ static void update_status(struct daemon *d)
 	}
 }
 
-/*
- * Says once per zone when the learnt sustainable power departs from the
- * one the zone was given: the device tree or the configuration is
- * probably wrong.
- */
-static void say_model_departs(struct zone *z)
-{
-	static const char *const from[] = { "configured", "device tree's", "estimated" };
-	static const char *const wrong[] = { "configuration", "device tree", "estimate (the "
-					     "actors' lowest powers)" };
-	int pct;
-
-	if (z->model_departure_said || !zone_model_departs(z, &pct))
-		return;
-	journal_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
-		     "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
-		     "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
-		     from[z->sp_source], z->pid.sustainable_power_mw, pct, z->model.est.confidence,
-		     z->model.est.time_constant_s, wrong[z->sp_source]);
-	z->model_departure_said = true;
-}
-
-/* Logs the state changes of zone @i after its period. */
+/* Logs and signals the state changes of zone @i after its period. */
 static void report_zone(struct daemon *d, size_t i, uint64_t now)
 {
 	struct zone *z = &d->engine.zones[i];
+	enum limit_reason said = d->notes[i].reason;
 
 	zone_notes_update(&d->notes[i], z, now);
 	if (z->active != d->was_active[i])
-		bus_zone_active_changed(d->bus, i);
+		bus_zone_changed(d->bus, i, "Active");
+	if (d->notes[i].reason != said)
+		bus_zone_changed(d->bus, i, "LimitingReason");
 	d->was_active[i] = z->active;
-	say_model_departs(z);
 	journal_cycle(z);
 	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z);
 }
@@ -215,6 +205,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		report_zone(d, i, now);
 		schedule_ran(&d->schedule, &d->engine, i, now);
 	}
+	for (size_t k = 0; k < d->engine.n_actors; k++)
+		if (actor_notes_update(&d->actor_reasons[k], d->engine.actors[k]))
+			bus_actor_changed(d->bus, k, "LimitingReason");
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
 	update_status(d);
 	update_state(d);
@@ -374,6 +367,7 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 		pa_config_free(d->config);
 		d->config = next;
 		set_idle_poll(d, was_polling);
+		metrics_configure(&d->metrics, next->metrics_dir, next->metrics_interval_ms);
 		if (d->opts->log_level < 0)
 			journal_set_level((int)next->log_level);
 		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu %s", d->opts->config_path,
@@ -465,6 +459,7 @@ static size_t teardown(struct daemon *d)
 	sd_notify(0, "STOPPING=1");
 	/* Closed first: the restore opens every file anew, so it has the descriptors. */
 	bus_close(d->bus);
+	metrics_close(&d->metrics);
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
 	model_store_close(&d->models);
@@ -487,6 +482,7 @@ static size_t teardown(struct daemon *d)
 	schedule_free(&d->schedule);
 	free(d->was_active);
 	free(d->notes);
+	free(d->actor_reasons);
 	return failed;
 }
 
@@ -521,6 +517,9 @@ int daemon_run(const struct options *opts)
 	model_store_resume(&d.models, &d.engine);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
 	set_idle_poll(&d, true);
+	if ((r = metrics_open(&d.metrics, d.event, &d.engine)) < 0)
+		pa_log(PA_LOG_ERR, "cannot set the metrics timer up: %s; no metrics", strerror(-r));
+	metrics_configure(&d.metrics, d.config->metrics_dir, d.config->metrics_interval_ms);
 	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,
 				    .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)

@@ -30,15 +30,17 @@
 #define EXIT_DENIED 4
 
 struct actor_view {
-	char *name, *kind, *cpus;
+	char *name, *kind, *cpus, *reason;
 	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
 	double weight;
 };
 
 struct zone_view {
-	char *name, *sensor;
+	char *name, *sensor, *reason;
 	int32_t temp, switch_on, control;
 	uint32_t margin, sustainable, budget, learned;
+	uint64_t throttled_us;
+	int64_t p, i, d;			/* the controller's terms, mW */
 	double time_constant, confidence;	/* the thermal model's, s and 0-1 */
 	int active;
 	size_t n_actors;
@@ -142,6 +144,7 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
 	get(bus, path, i, "WriteErrors", 'u', &a->write_errors, x);
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
+	get(bus, path, i, "LimitingReason", 's', &a->reason, x);
 }
 
 /* The actors listed in the zone's @prop ("Actors", "FallbackDevices") into @views. */
@@ -174,6 +177,11 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "LearnedSustainablePower", 'u', &z->learned, x);
 	get(bus, path, i, "ThermalTimeConstant", 'd', &z->time_constant, x);
 	get(bus, path, i, "ModelConfidence", 'd', &z->confidence, x);
+	get(bus, path, i, "LimitingReason", 's', &z->reason, x);
+	get(bus, path, i, "ThrottledUsec", 't', &z->throttled_us, x);
+	get(bus, path, i, "ProportionalTerm", 'x', &z->p, x);
+	get(bus, path, i, "IntegralTerm", 'x', &z->i, x);
+	get(bus, path, i, "DerivativeTerm", 'x', &z->d, x);
 	z->n_actors = read_zone_actors(bus, path, "Actors", z->actors, x);
 	z->n_fallback = read_zone_actors(bus, path, "FallbackDevices", z->fallback, x);
 }
@@ -184,6 +192,7 @@ static void free_actor_views(struct actor_view *views, size_t n)
 		free(views[k].name);
 		free(views[k].kind);
 		free(views[k].cpus);
+		free(views[k].reason);
 	}
 }
 
@@ -194,6 +203,7 @@ static void free_zones(struct zone_view *zones, size_t n)
 		free_actor_views(zones[i].fallback, zones[i].n_fallback);
 		free(zones[i].name);
 		free(zones[i].sensor);
+		free(zones[i].reason);
 	}
 	free(zones);
 }
@@ -258,6 +268,14 @@ static void print_actor_row(const struct actor_view *a)
 	       a->requested, a->granted, a->max, a->state, a->max_state);
 }
 
+/* The actors held back, and why. */
+static void print_limited(const struct actor_view *actors, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (actors[k].reason && strcmp(actors[k].reason, "none") != 0)
+			printf("  %-20s limited by %s\n", actors[k].name, actors[k].reason);
+}
+
 static void print_table(const struct snapshot *s)
 {
 	printf("powerallocd %s: %s\n", s->version, s->state);
@@ -271,6 +289,10 @@ static void print_table(const struct snapshot *s)
 		       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
 		printf("  %s, budget %u mW of %u mW sustainable; actors' power in mW\n",
 		       z->active ? "active" : "idle", z->budget, z->sustainable);
+		printf("  limiting reason %s, throttled %.1f s in all\n", z->reason,
+		       z->throttled_us / 1e6);
+		printf("  controller terms: P %lld, I %lld, D %lld mW\n", (long long)z->p,
+		       (long long)z->i, (long long)z->d);
 		printf("  learned: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
 		       z->learned, z->time_constant, z->confidence);
 		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
@@ -280,6 +302,8 @@ static void print_table(const struct snapshot *s)
 			print_actor_row(&z->actors[k]);
 		for (size_t k = 0; k < z->n_fallback; k++)
 			print_actor_row(&z->fallback[k]);
+		print_limited(z->actors, z->n_actors);
+		print_limited(z->fallback, z->n_fallback);
 	}
 }
 
@@ -306,6 +330,8 @@ static void json_actor(const struct actor_view *a)
 	json_string(a->kind);
 	printf(",\"cpus\":");
 	json_string(a->cpus);
+	printf(",\"limiting_reason\":");
+	json_string(a->reason);
 	printf(",\"load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
 	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
 	       "\"write_errors\":%u}",
@@ -327,6 +353,11 @@ static void print_json(const struct snapshot *s)
 		json_string(z->name);
 		printf(",\"sensor\":");
 		json_string(z->sensor);
+		printf(",\"limiting_reason\":");
+		json_string(z->reason);
+		printf(",\"throttled_us\":%llu,\"p_mw\":%lld,\"i_mw\":%lld,\"d_mw\":%lld",
+		       (unsigned long long)z->throttled_us, (long long)z->p, (long long)z->i,
+		       (long long)z->d);
 		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
 		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
 		       "\"active\":%s,\"learned_sustainable_power_mw\":%u,"
@@ -424,8 +455,9 @@ static int reload(sd_bus *bus)
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: powerallocctl [--bus system|session] [status [--json] | monitor | reload]\n"
-		"  status       zones and actors: temperatures, budgets, loads, frequencies,\n"
-		"               requested/granted/maximum power, cooling states (the default)\n"
+		"  status       zones and actors: temperatures, budgets, why they are limited,\n"
+		"               loads, frequencies, requested/granted/maximum power, cooling\n"
+		"               states (the default)\n"
 		"  --json       the same as one JSON object\n"
 		"  monitor      refresh the status every second until Ctrl-C\n"
 		"  reload       make powerallocd re-read its configuration (root only)\n"

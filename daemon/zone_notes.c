@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "zone_notes.h"
 
+#include <stdio.h>
+
 #include "journal.h"
 #include "log.h"
 
@@ -67,9 +69,66 @@ static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now
 	}
 }
 
-void zone_notes_update(struct zone_notes *n, const struct zone *z, uint64_t now_us)
+/*
+ * Says once per zone when the learnt sustainable power departs from the
+ * one the zone was given: the device tree or the configuration is
+ * probably wrong.
+ */
+static void note_model(struct zone *z)
+{
+	static const char *const from[] = { "configured", "device tree's", "estimated" };
+	static const char *const wrong[] = { "configuration", "device tree", "estimate (the "
+					     "actors' lowest powers)" };
+	int pct;
+
+	if (z->model_departure_said || !zone_model_departs(z, &pct))
+		return;
+	journal_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
+		     "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
+		     "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
+		     from[z->sp_source], z->pid.sustainable_power_mw, pct, z->model.est.confidence,
+		     z->model.est.time_constant_s, wrong[z->sp_source]);
+	z->model_departure_said = true;
+}
+
+/* The zone's limiting reason, when the one shown changed: what its budget and requests are. */
+static void note_reason(struct zone_notes *n, const struct zone *z)
+{
+	uint64_t asked_mw = 0;
+
+	if (z->limit.shown == n->reason)
+		return;
+	for (size_t i = 0; i < z->n_actors; i++)
+		asked_mw += z->request_mw[i];
+	journal_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
+		     "for %llu mW requested", z->name, limit_reason_name(z->limit.shown),
+		     limit_reason_name(n->reason), z->temp_mc / 1000.0, z->budget_mw,
+		     (unsigned long long)asked_mw);
+	n->reason = z->limit.shown;
+}
+
+void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
 {
 	note_activity(n, z, now_us);
 	note_overshoot(n, z);
 	note_lowest(n, z, now_us);
+	note_model(z);
+	note_reason(n, z);
+}
+
+bool actor_notes_update(enum limit_reason *said, const struct actor *a)
+{
+	char actor[80], reason[48], power[64];
+	const char *fields[] = { actor, reason, NULL };
+
+	if (a->limit.shown == *said)
+		return false;
+	snprintf(actor, sizeof(actor), "ACTOR=%s", a->name);
+	snprintf(reason, sizeof(reason), "LIMITING_REASON=%s", limit_reason_name(a->limit.shown));
+	snprintf(power, sizeof(power), ", granted %u mW, requests %u mW", a->granted_mw, a->req_mw);
+	journal_log(PA_LOG_INFO, fields, "actor %s: limiting reason %s (was %s); state %lu of %lu%s",
+		    a->name, limit_reason_name(a->limit.shown), limit_reason_name(*said), a->state,
+		    a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
+	*said = a->limit.shown;
+	return true;
 }

@@ -5,7 +5,10 @@
  * crossed, limits released (only once the zone has stayed under switch-on
  * for NOTES_RELEASE_QUIET_MS, so that a bursty load that dips under it
  * does not log a pair per burst), more than NOTES_OVER_MC over control,
- * and an actor held at its lowest state for NOTES_LOWEST_MS.
+ * an actor held at its lowest state for NOTES_LOWEST_MS, a learnt
+ * sustainable power that departs from the given one; and a zone's or an
+ * actor's limiting reason when the one shown changes (held for
+ * LIMIT_HOLD_MS by lib/limit.h: one line per episode too).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +26,7 @@
  * @over: "over control" said, and the zone not back under control since.
  * @lowest_since_us: per actor, since when it has been at its deepest state (0: not).
  * @lowest_said: per actor, that was said.
+ * @reason: the zone's limiting reason last said.
  */
 struct zone_notes {
 	bool controlling;
@@ -30,7 +34,17 @@ struct zone_notes {
 	bool over;
 	uint64_t lowest_since_us[ZONE_MAX_ACTORS];
 	bool lowest_said[ZONE_MAX_ACTORS];
+	enum limit_reason reason;
 };
 
-/** zone_notes_update() - after a period of @z at @now_us: say what changed. */
-void zone_notes_update(struct zone_notes *n, const struct zone *z, uint64_t now_us);
+/**
+ * zone_notes_update() - after a period of @z at @now_us: say what changed
+ * (@z remembers that its learnt sustainable power was said to depart).
+ */
+void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us);
+
+/**
+ * actor_notes_update() - say @a's limiting reason when it is not *@said,
+ * which it becomes.  Return: whether it changed.
+ */
+bool actor_notes_update(enum limit_reason *said, const struct actor *a);

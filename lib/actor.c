@@ -41,6 +41,7 @@ void actor_adopt(struct actor *a, const struct actor *old)
 	a->carry_mw = old->carry_mw;
 	a->granted_mw = old->granted_mw;
 	a->retry = old->retry;
+	a->limit = old->limit;
 	a->ops->adopt(a, old);
 }
 

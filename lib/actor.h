@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "cpu_load.h"
+#include "limit.h"
 #include "opp_source.h"
 #include "power_table.h"
 #include "write_retry.h"
@@ -97,6 +98,7 @@ struct actor_ops {
  * @carry_mw: what its grants left unspent between OPPs, carried into the
  *	next period when its zones dither grants (dither.h), mW.
  * @retry: its failed writes (counted; the engine retries with backoff).
+ * @limit: why its zones hold it back (limit.h).
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -120,6 +122,7 @@ struct actor {
 	unsigned long max_state;
 	uint32_t carry_mw;
 	struct write_retry retry;
+	struct limit_tracker limit;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
@@ -161,9 +164,9 @@ bool actor_same_device(const struct actor *a, const struct actor *b);
 
 /**
  * actor_adopt() - carry into @a, a new actor for the device @old drove, what
- * @old kept across periods: its carry, grant and failed writes (counted and
- * backing off), and what its kind keeps (@adopt).  The state stays the one
- * @a read from the device.
+ * @old kept across periods: its carry, grant, failed writes (counted and
+ * backing off) and limiting reasons, and what its kind keeps (@adopt).  The
+ * state stays the one @a read from the device.
  */
 void actor_adopt(struct actor *a, const struct actor *old);
 

@@ -25,7 +25,8 @@ const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "p
 static const char *const controller_names[] = { "default", "kernel", "step_wise", NULL };
 static const char *const division_names[] = { "request", "efficiency", NULL };
 
-const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "zones", NULL };
+const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "metrics_dir",
+				      "metrics_interval_ms", "zones", NULL };
 const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
@@ -44,6 +45,11 @@ const char *actor_kind_name(enum actor_kind kind)
 	if (kind == ACTOR_COOLING_DEVICE)
 		return "cooling_device";
 	return (unsigned int)kind < ACTOR_COOLING_DEVICE ? actor_kind_names[kind] : "?";
+}
+
+const char *controller_name(enum pid_mode mode)
+{
+	return (unsigned int)mode <= PID_MODE_STEP_WISE ? controller_names[mode] : "?";
 }
 
 const char *log_level_name(enum log_level level)
@@ -260,11 +266,27 @@ static int parse_zones(struct parse_ctx *ctx, const config_setting_t *root, stru
 	return 0;
 }
 
+/* A root key naming an absolute path or "" for none, into *@path when present. */
+static int parse_path(struct parse_ctx *ctx, const config_setting_t *root, const char *key,
+		      char **path)
+{
+	const char *value = NULL;
+	int r = cfg_get_string(ctx, root, "", key, &value);
+
+	if (r <= 0)
+		return r;
+	if (*value && value[0] != '/')
+		return cfg_fail(ctx, config_setting_get_member(root, key), "", key,
+				"\"%s\" must be an absolute path (or \"\" for none)", value);
+	free(*path);
+	*path = strdup(value);
+	return *path ? 0 : -ENOMEM;
+}
+
 static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struct pa_config *c)
 {
-	const char *trace = NULL;
 	int level = LOG_LEVEL_INFO - LOG_LEVEL_ERR;
-	int64_t poll;
+	int64_t v;
 	int r;
 
 	if ((r = cfg_check_keys(ctx, root, "", cfg_root_keys)) < 0)
@@ -272,20 +294,18 @@ static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struc
 	if ((r = cfg_get_enum(ctx, root, "", "log_level", log_level_names, &level)) < 0)
 		return r;
 	c->log_level = (enum log_level)(level + LOG_LEVEL_ERR);
-	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", "ms", 0, 3600000, &poll)) < 0)
+	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", "ms", 0, 3600000, &v)) < 0)
 		return r;
 	if (r)
-		c->idle_poll_ms = (uint32_t)poll;
-	if ((r = cfg_get_string(ctx, root, "", "trace_file", &trace)) < 0)
+		c->idle_poll_ms = (uint32_t)v;
+	if ((r = parse_path(ctx, root, "trace_file", &c->trace_file)) < 0 ||
+	    (r = parse_path(ctx, root, "metrics_dir", &c->metrics_dir)) < 0)
 		return r;
-	if (trace && *trace && trace[0] != '/')
-		return cfg_fail(ctx, config_setting_get_member(root, "trace_file"), "", "trace_file",
-				"\"%s\" must be an absolute path (or \"\" for none)", trace);
-	if (trace && *trace) {
-		free(c->trace_file);
-		if (!(c->trace_file = strdup(trace)))
-			return -ENOMEM;
-	}
+	if ((r = cfg_get_int(ctx, root, "", "metrics_interval_ms", "ms", METRICS_INTERVAL_MIN_MS,
+			     METRICS_INTERVAL_MAX_MS, &v)) < 0)
+		return r;
+	if (r)
+		c->metrics_interval_ms = (uint32_t)v;
 	return parse_zones(ctx, root, c);
 }
 
@@ -297,9 +317,11 @@ struct pa_config *pa_config_new_default(void)
 		return NULL;
 	c->log_level = LOG_LEVEL_INFO;
 	c->idle_poll_ms = 1000;
+	c->metrics_interval_ms = METRICS_INTERVAL_DEFAULT_MS;
 	c->trace_file = strdup("");
+	c->metrics_dir = strdup("");
 	c->path = strdup("");
-	if (!c->trace_file || !c->path) {
+	if (!c->trace_file || !c->metrics_dir || !c->path) {
 		pa_config_free(c);
 		return NULL;
 	}
@@ -326,6 +348,7 @@ void pa_config_free(struct pa_config *c)
 		zone_config_free(&c->zones[i]);
 	free(c->zones);
 	free(c->trace_file);
+	free(c->metrics_dir);
 	free(c->path);
 	free(c);
 }

@@ -12,6 +12,10 @@
 /* Limits that keep a config reviewable and every per-zone array small. */
 #define CONFIG_MAX_ZONES 64
 #define CONFIG_MAX_ACTORS 64
+/* metrics_interval_ms: its default and range, ms. */
+#define METRICS_INTERVAL_DEFAULT_MS 10000
+#define METRICS_INTERVAL_MIN_MS 100
+#define METRICS_INTERVAL_MAX_MS 3600000
 
 /** enum log_level - syslog priorities, as journald takes them. */
 enum log_level {
@@ -114,6 +118,9 @@ struct zone_config {
  * @log_level: maximum priority logged.
  * @idle_poll_ms: polling period while every zone is below switch-on; 0 = events only.
  * @trace_file: CSV trace path, "" for none.
+ * @metrics_dir: where the metrics file for node_exporter's textfile
+ *	collector is written, "" for none.
+ * @metrics_interval_ms: how often it is written.
  * @zones, @n_zones: configured zones; none = configure from the kernel's bindings.
  */
 struct pa_config {
@@ -121,6 +128,8 @@ struct pa_config {
 	enum log_level log_level;
 	uint32_t idle_poll_ms;
 	char *trace_file;
+	char *metrics_dir;
+	uint32_t metrics_interval_ms;
 	struct zone_config *zones;
 	size_t n_zones;
 };
@@ -166,6 +175,9 @@ void pa_config_free(struct pa_config *config);
 
 /** actor_kind_name() - the config's name for @kind ("cpufreq", ...). */
 const char *actor_kind_name(enum actor_kind kind);
+
+/** controller_name() - the config's name for @mode ("default", "kernel", "step_wise"). */
+const char *controller_name(enum pid_mode mode);
 
 /** log_level_name() - the config's name for @level ("info", ...). */
 const char *log_level_name(enum log_level level);

@@ -157,6 +157,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		if (r < 0 && !first_error)
 			first_error = r;
 	}
+	engine_track_limits(e, now_us, due);
 	return first_error;
 }
 

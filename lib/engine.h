@@ -76,7 +76,8 @@ int engine_sample_load(struct engine *e);
  * temperatures, budgets, grants; each actor then applies the smallest grant
  * of the zones it serves (zones not due count with their last grants).
  * Every zone counts its actors' power for its thermal model; the zones
- * due feed it their reading (zone_observe()).
+ * due feed it their reading (zone_observe()).  Last, the zones due and
+ * every actor track why they are limited (engine_track_limits()).
  * @now_us: monotonic time, us.
  * @due: per zone, whether it runs now; NULL runs them all.
  * An actor whose write failed while its device is still there is counted
@@ -112,7 +113,7 @@ long engine_zone_index(const struct engine *e, const struct zone *z);
  * device (actor_adopt(): carry, grant, failed writes, the values found when
  * the device was first opened).  A zone is the same when its thermal zone
  * and name are: it keeps its original policy, readings, rise and fallback
- * states, and, while its law and its switch-on and control temperatures
+ * states, its limiting reasons and time limited, and, while its law and its switch-on and control temperatures
  * are unchanged, its controller's memory (PID state, budget, grants,
  * step_wise states, whether it is active), even when its actors or gains
  * changed, and, while its actors and their power tables, control

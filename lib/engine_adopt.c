@@ -117,6 +117,7 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->sensor_failed = o->sensor_failed;
 	z->failed_reads = o->failed_reads;
 	z->rise = o->rise;
+	z->limit = o->limit;
 	adopt_fallback(z, o);
 	adopt_controller(z, o);
 	adopt_model(z, o);

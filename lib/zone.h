@@ -11,6 +11,7 @@
 
 #include "actor.h"
 #include "fallback.h"
+#include "limit.h"
 #include "pid.h"
 #include "rise.h"
 #include "sysfs.h"
@@ -78,6 +79,7 @@ enum sustainable_power_source {
  *	the model's last sample (mJ), and over how long (µs).
  * @model_departure_said: the journal said that the learnt sustainable power
  *	departs from the configured one.
+ * @limit: why it holds its actors back, and for how long it has (limit.h).
  */
 struct zone {
 	char name[64];
@@ -113,6 +115,7 @@ struct zone {
 	double model_energy_mj;
 	uint64_t model_elapsed_us;
 	bool model_departure_said;
+	struct limit_tracker limit;
 };
 
 /**

@@ -52,12 +52,16 @@ class PrivateBus:
         with open(os.path.join(self.dir, "bus.conf"), "w") as f:
             f.write(conf)
         self.log = open(os.path.join(self.dir, "dbus-daemon.log"), "w")
-        self.proc = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file",
-                                      os.path.join(self.dir, "bus.conf")], stderr=self.log)
+        # --print-address says the address once the bus listens: the socket file
+        # alone appears before that, and a client then finds the connection refused.
+        self.proc = subprocess.Popen(["dbus-daemon", "--nofork", "--print-address",
+                                      "--config-file", os.path.join(self.dir, "bus.conf")],
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True)
         # Killed at exit if a failing setUp leaves it (no tearDown then).
         atexit.register(self.proc.kill)
         self.address = "unix:path=" + socket_path
-        assert wait_for(lambda: os.path.exists(socket_path))
+        assert self.proc.stdout.readline().startswith(self.address), self.address
+        self.proc.stdout.close()
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
 
     def close(self):
@@ -76,11 +80,12 @@ def ctl(*args, user=None):
 class Bus(unittest.TestCase):
     permissive = False
     config = HOT_CONFIG
+    temp_mc = 80000
 
     def setUp(self):
         self.bus = PrivateBus(self.permissive)
         self.tree = Tree()
-        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.tree.write(ZONE0 + "temp", "%d\n" % self.temp_mc)
         self.daemon = Daemon(self.tree, self.config, bus="system")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
         self.assertTrue(wait_for(lambda: "serving org.powerallocd1" in self.daemon.logtext()),

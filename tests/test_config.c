@@ -20,7 +20,8 @@
 static const char design_example[] =
 	"log_level = \"debug\";\n"
 	"idle_poll_ms = 0;\n"
-	"trace_file = \"/run/powerallocd/trace.csv\";\n"
+	"trace_file = \"/run/powerallocd/trace.csv\"; metrics_dir = \"/var/lib/prometheus/node-exporter\";"
+	" metrics_interval_ms = 15000;\n"
 	"zones = (\n"
 	"  { name = \"soc\";\n"				/* line 5 */
 	"    sensor = \"soc-thermal\";\n"
@@ -57,6 +58,8 @@ static void test_valid_config(void **unused)
 	assert_int_equal(c->log_level, LOG_LEVEL_DEBUG);
 	assert_int_equal(c->idle_poll_ms, 0);
 	assert_string_equal(c->trace_file, "/run/powerallocd/trace.csv");
+	assert_string_equal(c->metrics_dir, "/var/lib/prometheus/node-exporter");
+	assert_int_equal(c->metrics_interval_ms, 15000);
 	assert_int_equal(c->n_zones, 2);
 
 	z = &c->zones[0];
@@ -123,6 +126,8 @@ static void test_empty_config_defaults(void **unused)
 	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
 	assert_int_equal(c->idle_poll_ms, 1000);
 	assert_string_equal(c->trace_file, "");
+	assert_string_equal(c->metrics_dir, "");	/* no metrics */
+	assert_int_equal(c->metrics_interval_ms, 10000);
 	assert_int_equal(c->n_zones, 0);
 	pa_config_free(c);
 	assert_int_equal(pa_config_load_string("zones = ();", "x.conf", &c, &err), 0);
@@ -256,6 +261,9 @@ static void test_out_of_range(void **unused)
 		     3, "zones[0].actors[0].weight", "out of range");
 	expect_error("log_level = \"verbose\";\n", 1, "log_level", "not one of: err, warning, notice, info, debug");
 	expect_error("trace_file = \"trace.csv\";\n", 1, "trace_file", "absolute path");
+	expect_error("metrics_dir = \"metrics\";\n", 1, "metrics_dir", "absolute path");
+	expect_error("metrics_interval_ms = 99;\n", 1, "metrics_interval_ms",
+		     "out of range [100, 3600000]");
 }
 
 static void test_control_not_above_switch_on(void **unused)

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Why a zone or an actor is limited: each period's reason, from what the
+ * controller already knows, and the reason shown (D-Bus, status, metrics,
+ * journal): a reason as severe as the one shown or more is shown from its
+ * period on, a less severe one only once the one shown has not been seen for
+ * LIMIT_HOLD_MS, so that throttling shows at once and a bursty load that
+ * dips out of it does not make it flap.  The time spent limited is counted
+ * from each period's reason.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How long a reason is still shown after the last period that had it, ms. */
+#define LIMIT_HOLD_MS 10000
+
+/**
+ * enum limit_reason - why a zone or an actor is held below what it asks,
+ * least severe first.
+ * @LIMIT_NONE: nothing is held back.
+ * @LIMIT_TEMPERATURE: the zone's budget, from its temperature, is under what
+ *	its actors request (step_wise: a state above 0).
+ * @LIMIT_POWER_LIMIT: an external power cap is what holds it (reserved for
+ *	the cap; no zone produces it yet).
+ * @LIMIT_LOWEST_STATE: held at its lowest state (a zone: every actor at its
+ *	lowest) with the zone still over its control temperature: the budget
+ *	is under what it draws there.
+ * @LIMIT_SENSOR_FAULT: the zone has no sane temperature and holds its limits
+ *	or runs on its sustainable power.
+ * @LIMIT_REASONS: how many there are.
+ */
+enum limit_reason {
+	LIMIT_NONE,
+	LIMIT_TEMPERATURE,
+	LIMIT_POWER_LIMIT,
+	LIMIT_LOWEST_STATE,
+	LIMIT_SENSOR_FAULT,
+	LIMIT_REASONS,
+};
+
+/**
+ * struct limit_tracker - one zone's or actor's reasons.
+ * @now: the reason of the last period.
+ * @shown: the reason shown.
+ * @shown_us: the last period whose reason was @shown (or a more severe one).
+ * @updated_us: the last period's time (0: none yet).
+ * @limited_us: the time spent with a reason other than none, us (each
+ *	interval counted with the reason at its start).
+ */
+struct limit_tracker {
+	enum limit_reason now;
+	enum limit_reason shown;
+	uint64_t shown_us;
+	uint64_t updated_us;
+	uint64_t limited_us;
+};
+
+struct engine;
+struct zone;
+
+/** limit_reason_name() - "none", "temperature", "power-limit", "lowest-state", "sensor-fault". */
+const char *limit_reason_name(enum limit_reason r);
+
+/**
+ * limit_track() - the period at @now_us (monotonic, us) had reason @now:
+ * count the time since the previous period; show @now when it is as severe
+ * as the reason shown or more, or when that one was last seen LIMIT_HOLD_MS
+ * ago or more.
+ */
+void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us);
+
+/**
+ * zone_limit_reason() - why @z holds its actors back this period, after the
+ * engine applied its grants: none when its budget covers their requests;
+ * else sensor-fault without a temperature, lowest-state when every actor is
+ * at its lowest state and the zone is still over control, else temperature.
+ */
+enum limit_reason zone_limit_reason(const struct zone *z);
+
+/**
+ * engine_track_limits() - after the grants of a cycle at @now_us were
+ * applied: each zone that ran (@due, NULL for all) and every actor track
+ * their reason.  An actor's is the most severe of the zones that hold it
+ * below its request (step_wise, or its fallback: at a state above 0),
+ * lowest-state when it is at its lowest state and that zone still over
+ * control.
+ */
+void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due);

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Limiting reasons on D-Bus (LimitingReason on the Zone and Actor objects):
+PropertiesChanged when the reason shown changes and not every period, held
+through a bursty load for 10 s (lib/limit.h's LIMIT_HOLD_MS), one journal
+line per change, the throttled time counted only while throttled, and a
+sensor fault shown as such, on a private bus (tests/test_bus.py).
+
+usage: test_bus_limits.py (POWERALLOCD and POWERALLOCCTL name the binaries)
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_bus import Bus, ctl  # noqa: E402
+from test_daemon import ZONE0, wait_for  # noqa: E402
+
+HOLD_S = 10     # LIMIT_HOLD_MS
+CHANGED = re.compile(r'path=(/org/powerallocd1/\w+/\d+);[^\n]*member=PropertiesChanged\n'
+                     r'(?:(?!\nsignal ).)*?string "LimitingReason"\s*variant\s+string "([^"]*)"',
+                     re.S)
+
+
+class Monitor:
+    """dbus-monitor for PropertiesChanged on the system bus."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen(
+            ["dbus-monitor", "--system", "type='signal',interface='org.freedesktop.DBus."
+             "Properties',member='PropertiesChanged'"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        time.sleep(0.3)     # subscribed
+
+    def reasons(self):
+        """Stops; the LimitingReason values signalled, per object path, in order."""
+        self.proc.terminate()
+        out = self.proc.communicate(timeout=10)[0]
+        seen = {}
+        for path, reason in CHANGED.findall(out):
+            seen.setdefault(path, []).append(reason)
+        return seen
+
+
+class LimitingReason(Bus):
+    temp_mc = 50000     # under switch-on (70 °C): idle
+
+    def zone(self):
+        return self.status()["zones"][0]
+
+    def test_signalled_on_change_and_held_through_bursts(self):
+        self.assertEqual(self.zone()["limiting_reason"], "none")
+        monitor = Monitor()
+        try:
+            hot = time.monotonic()
+            self.tree.write(ZONE0 + "temp", "80000\n")
+            self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] != "none"))
+            # A bursty load: over control, then idle, 12 times in 3 s.
+            for _ in range(6):
+                time.sleep(0.25)
+                self.tree.write(ZONE0 + "temp", "50000\n")
+                self.assertNotEqual(self.zone()["limiting_reason"], "none")
+                time.sleep(0.25)
+                self.tree.write(ZONE0 + "temp", "80000\n")
+            time.sleep(0.25)
+            self.tree.write(ZONE0 + "temp", "50000\n")
+            cooled = time.monotonic()
+            self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "none",
+                                     timeout=HOLD_S + 5))
+            held = time.monotonic() - cooled
+            throttled = self.zone()["throttled_us"]
+            # Counted per period while throttling, not through the 10 s the reason is held
+            # (within a second: the last hot period may be read late on a loaded machine).
+            self.assertTrue(0 < throttled < (cooled - hot + 1) * 1e6, (throttled, cooled - hot))
+            time.sleep(0.5)
+            # Not throttling: the count stands.
+            self.assertEqual(self.zone()["throttled_us"], throttled)
+        finally:
+            seen = monitor.reasons()
+        print("limits: signalled %s; none %.1f s after the last burst" % (seen, held),
+              file=sys.stderr)
+        # Shown until it has been over for the hold (less a period and the polls).
+        self.assertGreater(held, HOLD_S - 1, held)
+        zone = seen.get("/org/powerallocd1/zone/0", [])
+        # Each signal a change, not one per period or per burst: up once (to
+        # lowest-state at once when the first budget puts every actor at its
+        # lowest state), down once.
+        self.assertIn(zone[0] if zone else None, ("temperature", "lowest-state"), seen)
+        self.assertEqual(zone[-1], "none", seen)
+        self.assertLessEqual(len(zone), 3, seen)
+        self.assertTrue(all(a != b for a, b in zip(zone, zone[1:])), zone)
+        for path, values in seen.items():
+            self.assertLessEqual(len(values), 3, (path, values))
+        # The big cluster, held back while the zone throttled.
+        self.assertEqual(seen.get("/org/powerallocd1/actor/1", [None])[-1], "none", seen)
+        # One journal line per change.
+        log = self.daemon.logtext()
+        self.assertEqual(log.count("zone cpu: limiting reason"), len(zone), log)
+        self.assertEqual(log.count("actor cpufreq-cpu4: limiting reason"),
+                         len(seen["/org/powerallocd1/actor/1"]), log)
+        self.assertIn("zone cpu: limiting reason none (was ", log)
+        self.assertIn("LIMITING_REASON=none", log)
+
+    def test_sensor_fault(self):
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] != "none"))
+        monitor = Monitor()
+        try:
+            self.tree.write(ZONE0 + "temp", "garbage\n")
+            self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "sensor-fault"))
+        finally:
+            seen = monitor.reasons()
+        self.assertEqual(seen["/org/powerallocd1/zone/0"][-1], "sensor-fault", seen)
+        zone = self.zone()
+        held = [a["name"] for a in zone["actors"] if a["limiting_reason"] == "sensor-fault"]
+        self.assertIn("cpufreq-cpu4", held, zone)
+        out = ctl("status")
+        self.assertIn("limiting reason sensor-fault, throttled", out.stdout)
+        self.assertRegex(out.stdout, r"\n  cpufreq-cpu4 +limited by sensor-fault\n")
+        # The sensor back: the fault is still shown (more severe), for the hold.
+        self.tree.write(ZONE0 + "temp", "81000\n")
+        self.assertTrue(wait_for(lambda: self.zone()["temperature_mc"] == 81000))
+        time.sleep(0.5)
+        self.assertEqual(self.zone()["limiting_reason"], "sensor-fault")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Limiting reasons (lib/limit.h): the reason shown rises at once and holds
+ * for LIMIT_HOLD_MS, a bursty load does not flap it, the time limited is
+ * counted per period; a zone's and an actor's reason from their grants,
+ * states, sensor and temperature, on zones and actors built by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "limit.h"
+
+#define MS 1000ULL	/* us */
+
+static void test_names(void **unused)
+{
+	(void)unused;
+	assert_string_equal(limit_reason_name(LIMIT_NONE), "none");
+	assert_string_equal(limit_reason_name(LIMIT_TEMPERATURE), "temperature");
+	assert_string_equal(limit_reason_name(LIMIT_POWER_LIMIT), "power-limit");
+	assert_string_equal(limit_reason_name(LIMIT_LOWEST_STATE), "lowest-state");
+	assert_string_equal(limit_reason_name(LIMIT_SENSOR_FAULT), "sensor-fault");
+	assert_string_equal(limit_reason_name(LIMIT_REASONS), "?");
+}
+
+/* Shown at once, held LIMIT_HOLD_MS after the last period that had it; time counted per period. */
+static void test_hold_and_count(void **unused)
+{
+	struct limit_tracker t = { 0 };
+
+	(void)unused;
+	limit_track(&t, LIMIT_NONE, 1000 * MS);
+	assert_int_equal(t.shown, LIMIT_NONE);
+	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS);
+	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(t.limited_us, 0);	/* the interval before was none */
+	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS);
+	limit_track(&t, LIMIT_NONE, 1300 * MS);
+	assert_int_equal(t.limited_us, 200 * MS);
+	assert_int_equal(t.now, LIMIT_NONE);
+	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
+	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS - 1) * MS);
+	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
+	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS) * MS);
+	assert_int_equal(t.shown, LIMIT_NONE);
+	assert_int_equal(t.limited_us, 200 * MS);
+}
+
+/* A load that dips out of throttling every other period: one change, not one per burst. */
+static void test_bursty_load_does_not_flap(void **unused)
+{
+	struct limit_tracker t = { 0 };
+	enum limit_reason shown = LIMIT_NONE;
+	unsigned int changes = 0;
+	uint64_t now = 5000 * MS;
+
+	(void)unused;
+	for (int k = 0; k < 100; k++, now += 300 * MS) {
+		limit_track(&t, k % 2 ? LIMIT_NONE : LIMIT_TEMPERATURE, now);
+		changes += t.shown != shown;
+		shown = t.shown;
+	}
+	assert_int_equal(changes, 1);
+	assert_int_equal(t.limited_us, 50 * 300 * MS);	/* the 50 periods that had it */
+	for (; now < 5000 * MS + 100 * 300 * MS + LIMIT_HOLD_MS * MS; now += 300 * MS)
+		limit_track(&t, LIMIT_NONE, now);
+	assert_int_equal(t.shown, LIMIT_NONE);
+}
+
+/* Going down from one more severe is one change: to what the period has then. */
+static void test_down_in_one_step(void **unused)
+{
+	struct limit_tracker t = { 0 };
+
+	(void)unused;
+	limit_track(&t, LIMIT_LOWEST_STATE, 1000 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS);
+	limit_track(&t, LIMIT_NONE, 1200 * MS);
+	limit_track(&t, LIMIT_NONE, (1000 + LIMIT_HOLD_MS) * MS);
+	assert_int_equal(t.shown, LIMIT_NONE);
+}
+
+/* The more severe reason shows at once; the less severe one after the hold. */
+static void test_more_severe_first(void **unused)
+{
+	struct limit_tracker t = { 0 };
+
+	(void)unused;
+	limit_track(&t, LIMIT_TEMPERATURE, 1000 * MS);
+	limit_track(&t, LIMIT_SENSOR_FAULT, 1100 * MS);
+	assert_int_equal(t.shown, LIMIT_SENSOR_FAULT);
+	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS);
+	assert_int_equal(t.shown, LIMIT_SENSOR_FAULT);
+	limit_track(&t, LIMIT_TEMPERATURE, (1100 + LIMIT_HOLD_MS) * MS);
+	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(t.limited_us, (100 + LIMIT_HOLD_MS) * MS);
+}
+
+/* Two actors of 500-2000 mW and 100-1000 mW in one zone, idle, at 60 °C. */
+struct rig {
+	struct engine e;
+	struct zone zones[2];
+	struct actor big, little, fan;
+	struct actor *actors[3];
+};
+
+static struct rig *rig_new(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	struct zone *z = &r->zones[0];
+
+	r->big = (struct actor){ .name = "big", .min_mw = 500, .max_mw = 2000, .max_state = 7 };
+	r->little = (struct actor){ .name = "little", .min_mw = 100, .max_mw = 1000,
+				    .max_state = 5 };
+	r->fan = (struct actor){ .name = "fan", .kind = ACTOR_COOLING_DEVICE, .max_state = 3 };
+	r->actors[0] = &r->big;
+	r->actors[1] = &r->little;
+	r->actors[2] = &r->fan;
+	for (size_t k = 0; k < 2; k++) {
+		r->zones[k].switch_on_mc = 70000;
+		r->zones[k].control_mc = 80000;
+		r->zones[k].temp_mc = 60000;
+	}
+	snprintf(z->name, sizeof(z->name), "soc");
+	z->n_actors = 2;
+	z->actors[0] = &r->big;
+	z->actors[1] = &r->little;
+	z->request_mw[0] = 1500;
+	z->request_mw[1] = 800;
+	z->grant_mw[0] = 2000;
+	z->grant_mw[1] = 1000;
+	z->budget_mw = 3000;
+	z->n_fallback = 1;
+	z->fallback[0].actor = &r->fan;
+	r->e = (struct engine){ .zones = r->zones, .n_zones = 1, .actors = r->actors, .n_actors = 3 };
+	return r;
+}
+
+/* The zone active at @temp_mc with @budget_mw granted as @big_mw and @little_mw. */
+static void throttle(struct zone *z, int32_t temp_mc, uint32_t budget_mw, uint32_t big_mw,
+		     uint32_t little_mw)
+{
+	z->active = true;
+	z->temp_mc = temp_mc;
+	z->budget_mw = budget_mw;
+	z->grant_mw[0] = big_mw;
+	z->grant_mw[1] = little_mw;
+}
+
+static void test_zone_reasons(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);		/* idle */
+	throttle(z, 78000, 2300, 1500, 800);
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);		/* covers the requests */
+	throttle(z, 78000, 1800, 1100, 700);
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
+	r->big.state = 7;
+	r->little.state = 5;
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);	/* under control */
+	z->temp_mc = 81000;
+	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
+	r->little.state = 4;
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);	/* one can give more */
+	z->sensor_failed = true;
+	assert_int_equal(zone_limit_reason(z), LIMIT_SENSOR_FAULT);
+	/* step_wise: a state asked above 0; the budget is the actors' maxima. */
+	z->sensor_failed = false;
+	z->pid.mode = PID_MODE_STEP_WISE;
+	z->budget_mw = 3000;
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
+	z->step_state[1] = 2;
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
+	free(r);
+}
+
+static void test_actor_reasons(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_NONE);
+	/* Over budget: the big cluster is held under its request, the little one is not. */
+	throttle(z, 78000, 2000, 1100, 900);
+	engine_track_limits(&r->e, 1100 * MS, NULL);
+	assert_int_equal(z->limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(r->big.limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(r->little.limit.now, LIMIT_NONE);
+	/* At its lowest state with the zone over control. */
+	r->big.state = 7;
+	z->temp_mc = 82000;
+	engine_track_limits(&r->e, 1200 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_LOWEST_STATE);
+	assert_int_equal(z->limit.now, LIMIT_TEMPERATURE);
+	/* The fan the zone turned on. */
+	z->fallback[0].state = 1;
+	engine_track_limits(&r->e, 1300 * MS, NULL);
+	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
+	free(r);
+}
+
+/* An actor two zones share: the most severe reason of those that hold it back. */
+static void test_shared_actor_and_due(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *a = &r->zones[0], *b = &r->zones[1];
+	bool due[2] = { false, true };
+
+	(void)unused;
+	r->e.n_zones = 2;
+	snprintf(b->name, sizeof(b->name), "gpu");
+	b->n_actors = 1;
+	b->actors[0] = &r->big;
+	b->request_mw[0] = 1500;
+	throttle(a, 78000, 1800, 1100, 700);
+	throttle(b, 78000, 1200, 1200, 0);
+	b->sensor_failed = true;
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(a->limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(b->limit.now, LIMIT_SENSOR_FAULT);
+	assert_int_equal(r->big.limit.now, LIMIT_SENSOR_FAULT);
+	assert_int_equal(r->little.limit.now, LIMIT_TEMPERATURE);
+	/* Zone a does not run this cycle: it keeps its reason, its count and its grants. */
+	b->sensor_failed = false;
+	b->budget_mw = 2000;
+	b->grant_mw[0] = 2000;
+	engine_track_limits(&r->e, 1500 * MS, due);
+	assert_int_equal(a->limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(a->limit.updated_us, 1000 * MS);
+	assert_int_equal(b->limit.now, LIMIT_NONE);
+	assert_int_equal(b->limit.limited_us, 500 * MS);
+	/* Zone a's last grants still hold the big cluster. */
+	assert_int_equal(r->big.limit.now, LIMIT_TEMPERATURE);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_hold_and_count),
+		cmocka_unit_test(test_bursty_load_does_not_flap),
+		cmocka_unit_test(test_more_severe_first),
+		cmocka_unit_test(test_down_in_one_step),
+		cmocka_unit_test(test_zone_reasons),
+		cmocka_unit_test(test_actor_reasons),
+		cmocka_unit_test(test_shared_actor_and_due),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
