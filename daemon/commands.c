@@ -99,7 +99,8 @@ int daemon_check_config(const struct options *opts)
 		return EXIT_BAD_CONFIG;
 	/* Discovery only: nothing is written, and no write permission is needed. */
 	sysfs_set_read_only(true);
-	journal_setup(LOG_TARGET_STDERR, opts->log_level >= 0 ? opts->log_level : PA_LOG_WARNING);
+	/* Notices too: why a zone is not controlled is one. */
+	journal_setup(LOG_TARGET_STDERR, opts->log_level >= 0 ? opts->log_level : PA_LOG_NOTICE);
 	n = engine_build(&e, c);
 	if (n < 0) {
 		fprintf(stderr, "cannot read the thermal subsystem: %s\n", strerror(-n));

@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "build_log.h"
 #include "bus.h"
 #include "config.h"
 #include "engine.h"
@@ -56,6 +57,8 @@ struct daemon {
 	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
 	struct metrics metrics;
 	bool ready;
+	bool rescan_for_event;
+	bool looking;
 	char status[512];
 };
 
@@ -169,6 +172,8 @@ static void schedule_rescan(struct daemon *d, uint64_t delay_us)
 	uint64_t when = now_us(d) + delay_us, armed = SCHEDULE_NEVER;
 	int enabled = SD_EVENT_OFF;
 
+	if (delay_us == RESCAN_DELAY_US)
+		d->rescan_for_event = true;	/* else a retry, said at debug level */
 	sd_event_source_get_enabled(d->rescan, &enabled);
 	sd_event_source_get_time(d->rescan, &armed);
 	if (enabled != SD_EVENT_OFF && armed <= when)
@@ -236,13 +241,15 @@ static void save_state(struct daemon *d)
  * descriptors.  A rebuild builds while the old engine is open, so it needs
  * about twice the descriptors.
  */
-static int build_engine(struct engine *e, const struct pa_config *cfg)
+static int build_engine(struct engine *e, const struct pa_config *cfg, bool say_all)
 {
 	struct fd_reserve reserve;
 	int n;
 
 	fd_reserve_hold(&reserve);
+	build_log_begin(say_all);	/* a rescan repeats nothing the last build said */
 	n = engine_build(e, cfg);
+	build_log_end();
 	fd_reserve_release(&reserve);
 	return n;
 }
@@ -257,7 +264,8 @@ static int release_unused(void *userdata, const char *path, const char *value)
 
 /*
  * Replaces the engine with one built from @cfg.  A reload that cannot build
- * every configured zone is rejected and the running engine stays.
+ * every configured zone is rejected and the running engine stays (an
+ * optional actor that is missing does not reject it).
  */
 static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 {
@@ -265,11 +273,11 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	struct saved keep = { 0 };
 	struct zone_notes *old_notes = d->notes;
 	size_t old_zones = d->engine.n_zones, old_actors = d->engine.n_actors;
-	int n = build_engine(&next, cfg), r;
+	int n = build_engine(&next, cfg, reload), r;
 
 	if (n < 0)
 		return n;
-	if (reload && ((size_t)n < cfg->n_zones || next.n_missing)) {
+	if (reload && (size_t)n < cfg->n_zones) {
 		saved_restore_new(&d->saved, &next);
 		engine_free(&next);
 		return -EINVAL;
@@ -302,11 +310,21 @@ static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	return r;
 }
 
-/* After every build: retry while configured devices or zones are missing. */
+/*
+ * After every build: retry while configured devices or zones are missing,
+ * said once when the daemon starts looking.
+ */
 static void retry_if_incomplete(struct daemon *d)
 {
-	if (incomplete(d))
-		schedule_rescan(d, RESCAN_RETRY_US);
+	if (!incomplete(d)) {
+		d->looking = false;
+		return;
+	}
+	if (!d->looking)
+		journal_log(PA_LOG_INFO, NULL, "configured zones or devices are missing (see above); "
+			    "looking for them every %u s", (unsigned int)(RESCAN_RETRY_US / 1000000));
+	d->looking = true;
+	schedule_rescan(d, RESCAN_RETRY_US);
 }
 
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
@@ -316,7 +334,9 @@ static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	journal_log(PA_LOG_INFO, NULL, "rescanning thermal zones and cooling devices");
+	journal_log(d->rescan_for_event ? PA_LOG_INFO : PA_LOG_DEBUG, NULL,
+		    "rescanning thermal zones and cooling devices");
+	d->rescan_for_event = false;
 	r = rebuild(d, d->config, false);
 	if (r < 0)
 		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));
@@ -358,8 +378,8 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 		snprintf(why, why_size, "%s", err.text);
 	} else if ((r = rebuild(d, next, true)) < 0) {
 		snprintf(why, why_size, "%s could not be applied: %s", d->opts->config_path,
-			 r == -EINVAL ? "a configured zone or device is missing (see the journal)" :
-			 strerror(-r));
+			 r != -EINVAL ? strerror(-r) : *build_log_first_error() ?
+			 build_log_first_error() : "a configured zone cannot be controlled");
 		pa_config_free(next);
 	} else {
 		bool was_polling = d->config->idle_poll_ms != 0;
@@ -432,7 +452,7 @@ static int setup_event(struct daemon *d)
 static int setup_engine(struct daemon *d)
 {
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
-	int n = build_engine(&d->engine, d->config), r;
+	int n = build_engine(&d->engine, d->config, true), r;
 
 	if (n < 0) {
 		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));

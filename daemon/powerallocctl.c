@@ -412,6 +412,7 @@ static int monitor(sd_bus *bus)
 {
 	char *text = NULL;
 	size_t size = 0;
+	bool cut_short;
 	int x = EXIT_OK;
 
 	errors = open_memstream(&text, &size);
@@ -428,15 +429,18 @@ static int monitor(sd_bus *bus)
 		if (x == EXIT_OK)
 			sleep(1);
 	}
+	/* A call the interrupt cut short (EINTR from the bus) is no failure: stopping was asked for. */
+	cut_short = interrupted && x != EXIT_OK;
 	printf("\033[?1049l");
 	fflush(stdout);
 	if (errors != stderr) {
 		fclose(errors);
-		fputs(text, stderr);
+		if (!cut_short)
+			fputs(text, stderr);
 		free(text);
 	}
 	errors = stderr;
-	return x;
+	return cut_short ? EXIT_OK : x;
 }
 
 static int reload(sd_bus *bus)

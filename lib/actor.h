@@ -19,6 +19,8 @@
 
 /* Where the powercap actors' zones are (actor_powercap.c). */
 #define POWERCAP_CLASS_DIR "/sys/class/powercap"
+/* Where the devfreq actors' devices are (actor_devfreq.c). */
+#define DEVFREQ_CLASS_DIR "/sys/class/devfreq"
 
 /**
  * struct cycle_sample - what every actor of a cycle sees.

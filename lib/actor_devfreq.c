@@ -19,8 +19,6 @@
 #include "log.h"
 #include "parse.h"
 
-#define DEVFREQ_CLASS_DIR "/sys/class/devfreq"
-
 struct devfreq_actor {
 	struct freq_actor f;
 	struct sysfs_attr cur_freq;

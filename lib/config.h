@@ -60,6 +60,8 @@ enum actor_kind {
  * @weight_q10: weight in Q10 (1024 = 1.0).
  * @opps: an OPP table given in the config (NULL: from the platform).
  * @n_opps: entries in @opps.
+ * @optional: the zone runs without this actor when its device is missing or
+ *	unusable (default false: the zone is then not controlled).
  * @line: line of the actor in the file.
  */
 struct actor_config {
@@ -71,6 +73,7 @@ struct actor_config {
 	uint32_t weight_q10;
 	struct opp *opps;
 	size_t n_opps;
+	bool optional;
 	unsigned int line;
 };
 

@@ -11,10 +11,12 @@
 #include "config_keys.h"
 #include "divvy.h"
 
-const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight", NULL };
+const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight",
+					  "optional", NULL };
 const char *const cfg_opp_keys[] = { "freq_khz", "voltage_uv", "power_mw", "static_power_mw", NULL };
-const char *const cfg_powercap_keys[] = { "type", "zone", "weight", NULL };
-const char *const cfg_devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight", NULL };
+const char *const cfg_powercap_keys[] = { "type", "zone", "weight", "optional", NULL };
+const char *const cfg_devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight",
+					  "optional", NULL };
 static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		     uint32_t dpc, struct opp *o)
 {
@@ -135,6 +137,8 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if ((r = cfg_get_float(ctx, g, prefix, "weight", 0.0, 64.0, &weight)) < 0)
 		return r;
 	a->weight_q10 = (uint32_t)lround(weight * DIVVY_WEIGHT_ONE);
+	if ((r = cfg_get_bool(ctx, g, prefix, "optional", &a->optional)) < 0)
+		return r;
 	return parse_opps(ctx, g, prefix, a);
 }
 

@@ -28,8 +28,8 @@
  * @stat_next: where the next sample is parsed; it becomes @stat_cur only
  *	when time passed since it (a failed or too-early read leaves the pair).
  * @stat_failed: the last read of /proc/stat failed (logged once).
- * @n_missing: configured actors that could not be found (their zones run
- *	without them), for the daemon to retry.
+ * @n_missing: optional configured actors that could not be used (their
+ *	zones run without them), for the daemon to look for again.
  * @n_refused: configured zones the kernel cannot hand over (no user_space
  *	governor): not worth retrying.
  */
@@ -54,10 +54,15 @@ struct engine {
  * when it has none, every zone the kernel binds power actors to (two or more
  * passive trips, every device bound to the last one with a power model).
  * Takes each zone over (policy user_space).  What cannot be used is logged
- * with the reason and left out: a configured actor whose device is missing
- * (counted in e->n_missing), a zone without any usable actor, or one whose
- * kernel offers no user_space governor (counted in e->n_refused when
- * configured).
+ * with the reason and left out, with the kernel's governor: a configured
+ * zone whose sensor matches no thermal zone (the message lists those there
+ * are), one with an actor that matches no device or cannot be opened (the
+ * message lists the cpufreq policies, devfreq devices or powercap zones
+ * there are), unless that actor is optional (then the zone runs without it,
+ * counted in e->n_missing), one whose kernel offers no user_space governor
+ * (counted in e->n_refused), and, without zones configured, every thermal
+ * zone without two passive trips or a power actor on the last (one notice
+ * each).
  * Return: the number of zones (>= 0), or negative errno when nothing could
  * be read at all.
  */

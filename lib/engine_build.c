@@ -8,24 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpufreq_policy.h"
 #include "divvy.h"
-#include "engine.h"
+#include "engine_build.h"
+#include "inventory_text.h"
 #include "log.h"
 #include "sensor.h"
 #include "thermal.h"
-
-/*
- * @unusable_fallback: cooling devices without a power model whose state
- * could not be opened (logged once), not tried again for other bindings.
- */
-struct build {
-	struct engine *e;
-	struct thermal_inventory thermal;
-	struct cpufreq_inventory cpufreq;
-	size_t n_unusable_fallback;
-	int unusable_fallback[THERMAL_MAX_BINDINGS];
-};
 
 /* /proc/stat buffer: a line per possible CPU, plus the aggregate line. */
 static int open_load(struct engine *e)
@@ -59,150 +47,6 @@ static int open_load(struct engine *e)
 	return 0;
 }
 
-static struct actor *find_actor(const struct engine *e, int cdev_id)
-{
-	for (size_t i = 0; i < e->n_actors; i++)
-		if (e->actors[i]->cdev_id == cdev_id)
-			return e->actors[i];
-	return NULL;
-}
-
-static struct actor *find_actor_by_name(const struct engine *e, const char *name)
-{
-	for (size_t i = 0; i < e->n_actors; i++)
-		if (strcmp(e->actors[i]->name, name) == 0)
-			return e->actors[i];
-	return NULL;
-}
-
-/* Adds @a (may be NULL) to the engine's actors; NULL when it cannot. */
-static struct actor *register_actor(struct engine *e, struct actor *a)
-{
-	struct actor **grown;
-
-	if (!a)
-		return NULL;
-	grown = realloc(e->actors, (e->n_actors + 1) * sizeof(*grown));
-	if (!grown) {
-		actor_destroy(a);
-		return NULL;
-	}
-	e->actors = grown;
-	e->actors[e->n_actors++] = a;
-	return a;
-}
-
-/* Whether the kernel's type of cooling device @cdev is one a power actor drives. */
-static bool power_device_type(const struct build *b, const struct cooling_device_info *cdev)
-{
-	return cpufreq_policy_of_cdev(&b->cpufreq, cdev->type) ||
-	       strncmp(cdev->type, "devfreq-", 8) == 0;
-}
-
-/*
- * The actor for cooling_device@cdev_id, created the first time a zone asks
- * for it.  NULL (logged) for a device that is not a power actor.
- */
-static struct actor *actor_for_cdev(struct build *b, int cdev_id, const struct actor_config *cfg)
-{
-	const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, cdev_id);
-	const struct cpufreq_policy_info *policy;
-	struct actor *a = find_actor(b->e, cdev_id);
-
-	if (a || !cdev)
-		return a;
-	if (!power_device_type(b, cdev)) {
-		pa_log(PA_LOG_INFO, "cooling_device%d (%s): not a power actor", cdev_id, cdev->type);
-		return NULL;
-	}
-	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
-	a = policy ? actor_cpufreq_new(cdev_id, policy, cfg)
-		   : actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
-	return register_actor(b->e, a);
-}
-
-/* The cooling device of a configured actor. */
-static int cdev_of_actor_config(const struct build *b, const struct actor_config *ac,
-				const char *zone)
-{
-	char type[THERMAL_NAME_MAX + 16];
-
-	if (ac->kind == ACTOR_CPUFREQ) {
-		unsigned int cpu = cpumask_next(&ac->cpus, 0);
-		const struct cpufreq_policy_info *p = cpufreq_policy_of_cpu(&b->cpufreq, cpu);
-
-		if (!p || memcmp(&p->related, &ac->cpus, sizeof(p->related)) != 0) {
-			pa_log(PA_LOG_ERR, "zone %s: cpus of actor line %u are not the CPUs of one "
-			       "cpufreq policy", zone, ac->line);
-			return -1;
-		}
-		for (size_t i = 0; i < b->thermal.n_cdevs; i++)
-			if (cpufreq_policy_of_cdev(&b->cpufreq, b->thermal.cdevs[i].type) == p)
-				return b->thermal.cdevs[i].id;
-		pa_log(PA_LOG_ERR, "zone %s: policy%u has no cpufreq cooling device", zone, p->cpu);
-		return -1;
-	}
-	if (ac->kind == ACTOR_DEVFREQ) {
-		snprintf(type, sizeof(type), "devfreq-%s", ac->device);
-		for (size_t i = 0; i < b->thermal.n_cdevs; i++)
-			if (strcmp(b->thermal.cdevs[i].type, type) == 0)
-				return b->thermal.cdevs[i].id;
-		pa_log(PA_LOG_ERR, "zone %s: no cooling device %s", zone, type);
-		return -1;
-	}
-	return -1;
-}
-
-/* The policies that make up exactly the CPUs of a cpufreq_cap actor. */
-static struct actor *cap_actor(struct build *b, const struct actor_config *ac, const char *zone)
-{
-	const struct cpufreq_policy_info *policies[CONFIG_MAX_ACTORS];
-	struct cpumask covered;
-	size_t n = 0;
-	char cpus[64], name[80];
-	struct actor *a;
-
-	cpumask_clear(&covered);
-	cpumask_format_list(&ac->cpus, cpus, sizeof(cpus));
-	snprintf(name, sizeof(name), "cpufreq-cap-%s", cpus);
-	if ((a = find_actor_by_name(b->e, name)))
-		return a;
-	for (size_t i = 0; i < b->cpufreq.n && n < CONFIG_MAX_ACTORS; i++) {
-		const struct cpufreq_policy_info *p = &b->cpufreq.policies[i];
-
-		if (!cpumask_test(&ac->cpus, p->cpu))
-			continue;
-		policies[n++] = p;
-		for (size_t w = 0; w < CPUMASK_MAX_CPUS / 64; w++)
-			covered.bits[w] |= p->related.bits[w];
-	}
-	if (n == 0 || memcmp(&covered, &ac->cpus, sizeof(covered)) != 0) {
-		pa_log(PA_LOG_ERR, "zone %s: cpus \"%s\" of actor line %u are not whole cpufreq "
-		       "policies", zone, cpus, ac->line);
-		return NULL;
-	}
-	return register_actor(b->e, actor_cpufreq_cap_new(policies, n, ac));
-}
-
-/* The actor a config entry names, created or shared. */
-static struct actor *actor_for_config(struct build *b, const struct actor_config *ac,
-				      const char *zone)
-{
-	struct actor *a;
-	int cdev;
-
-	switch (ac->kind) {
-	case ACTOR_CPUFREQ_CAP:
-		return cap_actor(b, ac, zone);
-	case ACTOR_POWERCAP:
-		a = find_actor_by_name(b->e, ac->powercap_zone);
-		return a ? a : register_actor(b->e, actor_powercap_new(ac));
-	default:
-		cdev = cdev_of_actor_config(b, ac, zone);
-		return cdev < 0 ? NULL : actor_for_cdev(b, cdev, ac);
-	}
-}
-
 static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 {
 	for (size_t i = 0; i < z->n_actors; i++)
@@ -227,13 +71,13 @@ static const struct trip_info *find_trip(const struct thermal_zone_info *tz, int
 static struct fallback_device *fallback_for(struct build *b, struct zone *z,
 					    const struct cooling_device_info *cdev)
 {
-	struct actor *a = find_actor(b->e, cdev->id);
+	struct actor *a = build_find_actor(b->e, cdev->id);
 
 	for (size_t i = 0; i < b->n_unusable_fallback; i++)
 		if (b->unusable_fallback[i] == cdev->id)
 			return NULL;
 	if (!a)
-		a = register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
+		a = build_register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
 	if (!a && b->n_unusable_fallback < THERMAL_MAX_BINDINGS)
 		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
 	if (!a || a->kind != ACTOR_COOLING_DEVICE)
@@ -265,7 +109,7 @@ static void add_fallback_devices(struct build *b, struct zone *z,
 		const struct trip_info *trip = find_trip(tz, bd->trip);
 		struct fallback_device *f;
 
-		if (!cdev || !trip || power_device_type(b, cdev) ||
+		if (!cdev || !trip || build_power_device_type(b, cdev) ||
 		    (trip->type != TRIP_ACTIVE && trip->type != TRIP_PASSIVE))
 			continue;
 		f = fallback_for(b, z, cdev);
@@ -393,20 +237,71 @@ static bool offers_user_space(const struct thermal_zone_info *tz, const char *na
 	return false;
 }
 
-static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+/*
+ * The actors of configured zone @zc into @z.  An actor that cannot be used
+ * is said with why and what exists; an optional one is left out (counted
+ * in e->n_missing, for the daemon to look again), any other refuses the
+ * zone, which stays with the kernel's governor.  Return: 0 or -ENODEV.
+ */
+static int add_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	for (size_t i = 0; i < zc->n_actors; i++) {
+		const struct actor_config *ac = &zc->actors[i];
+		char why[BUILD_WHY_MAX];
+		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
+
+		if (a && add_zone_actor(z, a, ac->weight_q10) < 0) {
+			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
+			a = NULL;
+		}
+		if (a)
+			continue;
+		if (!ac->optional) {
+			pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s; zone skipped: "
+			       "the kernel's governor keeps it (optional = true on this actor runs "
+			       "the zone without it)", zc->name, i, ac->line, actor_kind_name(ac->kind),
+			       why);
+			return -ENODEV;
+		}
+		pa_log(PA_LOG_WARNING, "zone %s: actors[%zu] (line %u, %s): %s; optional: the zone "
+		       "runs without it", zc->name, i, ac->line, actor_kind_name(ac->kind), why);
+		b->e->n_missing++;
+	}
+	if (z->n_actors == 0) {
+		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",
+		       zc->name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* The thermal zone @zc names; NULL when there is none, said with the zones there are. */
+static const struct thermal_zone_info *configured_thermal_zone(const struct build *b,
+								 const struct zone_config *zc)
 {
 	const struct thermal_zone_info *tz = thermal_find_zone(&b->thermal, zc->sensor);
+	char list[INVENTORY_TEXT_MAX];
+
+	if (tz)
+		return tz;
+	inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
+	pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\" (sensor is a thermal zone's type or "
+	       "thermal_zoneN); thermal zones: %s; zone skipped", zc->name, zc->sensor, list);
+	return NULL;
+}
+
+static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	const struct thermal_zone_info *tz = configured_thermal_zone(b, zc);
 	int32_t on = 0, control = 0;
 	size_t passive;
+	int r;
 
 	memset(z, 0, sizeof(*z));
 	z->sensor.fd = -1;
 	snprintf(z->name, sizeof(z->name), "%s", zc->name);
-	if (!tz) {
-		pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\"; zone skipped", zc->name,
-		       zc->sensor);
+	if (!tz)
 		return -ENOENT;
-	}
 	if (!offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
 		b->e->n_refused++;
 		return -EOPNOTSUPP;
@@ -425,19 +320,8 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < zc->n_actors; i++) {
-		struct actor *a = actor_for_config(b, &zc->actors[i], zc->name);
-
-		if (!a || add_zone_actor(z, a, zc->actors[i].weight_q10) < 0) {
-			pa_log(PA_LOG_ERR, "zone %s: actor line %u unusable; the zone runs without it",
-			       zc->name, zc->actors[i].line);
-			b->e->n_missing++;
-		}
-	}
-	if (z->n_actors == 0) {
-		pa_log(PA_LOG_ERR, "zone %s: no usable actor; zone skipped", zc->name);
-		return -ENODEV;
-	}
+	if ((r = add_configured_actors(b, zc, z)) < 0)
+		return r;
 	return finish_zone(b, z, tz, zc);
 }
 
@@ -452,6 +336,29 @@ static int control_trip(const struct thermal_zone_info *tz)
 	return trip;
 }
 
+/*
+ * Whether thermal zone @tz has the two passive trips the power allocator
+ * controls between (into @z); said at the default log level when not.
+ */
+static bool has_passive_range(const struct thermal_zone_info *tz, struct zone *z)
+{
+	size_t passive = thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc);
+
+	if (passive < 2) {
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): %zu passive %s, two needed (switch-on "
+		       "and control); not controlled", tz->id, tz->type, passive,
+		       plural(passive, "trip", "trips"));
+		return false;
+	}
+	if (z->control_mc <= z->switch_on_mc) {
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): its first and last passive trips are "
+		       "both at %d m°C, no range to control in; not controlled", tz->id, tz->type,
+		       z->control_mc);
+		return false;
+	}
+	return true;
+}
+
 static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, struct zone *z)
 {
 	int trip = control_trip(tz);
@@ -460,12 +367,8 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 	memset(z, 0, sizeof(*z));
 	z->sensor.fd = -1;
 	snprintf(z->name, sizeof(z->name), "%s", tz->type);
-	if (thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc) < 2 ||
-	    z->control_mc <= z->switch_on_mc) {
-		pa_log(PA_LOG_INFO, "thermal_zone%d (%s): fewer than two passive trips; not "
-		       "controlled", tz->id, tz->type);
+	if (!has_passive_range(tz, z))
 		return -EINVAL;
-	}
 	if (!offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
 		return -EOPNOTSUPP;
 	for (size_t i = 0; i < tz->n_bindings; i++)
@@ -477,9 +380,9 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 		struct actor *a;
 
 		/* A device without a power model goes to the step_wise fallback. */
-		if (bd->trip != trip || (cdev && !power_device_type(b, cdev)))
+		if (bd->trip != trip || (cdev && !build_power_device_type(b, cdev)))
 			continue;
-		a = actor_for_cdev(b, bd->cdev_id, NULL);
+		a = build_actor_for_cdev(b, bd->cdev_id, NULL);
 		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {
 			pa_log(PA_LOG_WARNING, "thermal_zone%d (%s): cooling_device%d on its control "
 			       "trip is not a usable power actor; not controlled", tz->id, tz->type,
@@ -488,11 +391,18 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 		}
 	}
 	if (z->n_actors == 0) {
-		pa_log(PA_LOG_INFO, "thermal_zone%d (%s): no cooling device on its control trip; "
-		       "not controlled", tz->id, tz->type);
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no cpufreq or devfreq cooling device is "
+		       "bound to its control trip (trip %d); not controlled", tz->id, tz->type, trip);
 		return -ENODEV;
 	}
 	return finish_zone(b, z, tz, NULL);
+}
+
+/* Actors registered from @first on, for a zone that was not built: no zone holds them. */
+static void drop_actors_from(struct engine *e, size_t first)
+{
+	while (e->n_actors > first)
+		actor_destroy(e->actors[--e->n_actors]);
 }
 
 int engine_build(struct engine *e, const struct pa_config *cfg)
@@ -515,13 +425,16 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			struct zone *z = &e->zones[e->n_zones];
+			size_t n_actors = e->n_actors;
 
 			r = cfg->n_zones ? build_configured_zone(&b, &cfg->zones[i], z)
 					 : build_auto_zone(&b, &b.thermal.zones[i], z);
-			if (r == 0)
+			if (r == 0) {
 				e->n_zones++;
-			else
+			} else {
 				sensor_close(z);
+				drop_actors_from(e, n_actors);
+			}
 		}
 		r = (int)e->n_zones;
 	}

@@ -14,6 +14,12 @@ void pa_log_set_handler(pa_log_handler handler, void *userdata)
 	log_userdata = userdata;
 }
 
+void pa_log_get_handler(pa_log_handler *handler, void **userdata)
+{
+	*handler = log_handler;
+	*userdata = log_userdata;
+}
+
 void pa_log_set_level(int priority)
 {
 	log_level = priority;

@@ -25,6 +25,9 @@ typedef void (*pa_log_handler)(void *userdata, int priority, const char *const *
 /** pa_log_set_handler() - route messages to @handler (NULL: back to stderr). */
 void pa_log_set_handler(pa_log_handler handler, void *userdata);
 
+/** pa_log_get_handler() - the handler set now (NULL: stderr) and its @userdata. */
+void pa_log_get_handler(pa_log_handler *handler, void **userdata);
+
 /** pa_log_set_level() - drop messages less important than @priority (stderr only). */
 void pa_log_set_level(int priority);
 

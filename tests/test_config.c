@@ -35,7 +35,7 @@ static const char design_example[] =
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
 	"      { type = \"devfreq\"; device = \"ff9a0000.gpu\"; dynamic_power_coefficient = 2640; },\n"
-	"      { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
+	"      { type = \"powercap\"; zone = \"intel-rapl:0\"; optional = true; },\n"
 	"      { type = \"cpufreq_cap\"; cpus = \"6\";\n"
 	"        opps = ( { freq_khz = 800000; power_mw = 90; },\n"
 	"                 { freq_khz = 1600000; power_mw = 300; static_power_mw = 20; } ); }\n"
@@ -98,6 +98,8 @@ static void test_valid_config(void **unused)
 	assert_string_equal(z->actors[2].device, "ff9a0000.gpu");
 	assert_int_equal(z->actors[3].kind, ACTOR_POWERCAP);
 	assert_string_equal(z->actors[3].powercap_zone, "intel-rapl:0");
+	assert_true(z->actors[3].optional);
+	assert_false(z->actors[2].optional);	/* the default */
 	assert_int_equal(z->actors[4].kind, ACTOR_CPUFREQ_CAP);
 	assert_int_equal(z->actors[4].n_opps, 2);
 	assert_int_equal(z->actors[4].opps[1].static_power_mw, 20);
@@ -241,6 +243,8 @@ static void test_wrong_type(void **unused)
 	expect_error("zones = ( \"soc\" );\n", 1, "zones[0]", "expected a group");
 	expect_error(ZONE_HEAD "actors = ( { type = 1; } );\n} );", 2, "zones[0].actors[0].type",
 		     "expected a string");
+	expect_error(ZONE_HEAD "actors = ( { type = \"devfreq\"; device = \"gpu\"; optional = 1; } );\n"
+		     "} );", 2, "zones[0].actors[0].optional", "expected a boolean");
 }
 
 static void test_out_of_range(void **unused)

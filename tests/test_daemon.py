@@ -460,6 +460,11 @@ class Control(unittest.TestCase):
 GPU_CONFIG = HOT_CONFIG.replace(
     '{ type = "cpufreq"; cpus = "4-5"; }',
     '{ type = "cpufreq"; cpus = "4-5"; }, { type = "devfreq"; device = "ff9a0000.gpu"; }')
+# The GPU may be missing: the zone runs without it meanwhile.
+OPTIONAL_GPU_CONFIG = GPU_CONFIG.replace('device = "ff9a0000.gpu";',
+                                         'device = "ff9a0000.gpu"; optional = true;')
+GPU_MISSING = ("zone cpu: actors[2] (line 4, devfreq): no cooling device devfreq-ff9a0000.gpu; "
+               "devfreq devices: ff9a0000.gpu (no cooling device)")
 
 
 class Devices(unittest.TestCase):
@@ -488,21 +493,55 @@ class Devices(unittest.TestCase):
             return f.read()
 
     def test_device_appears_later(self):
+        """A configured device missing at start: the zone stays with the
+        kernel's governor, said once however many times the daemon looks
+        again; when the device appears the zone is taken."""
         self.hide_gpu_cdev()
-        self.daemon = Daemon(self.tree, GPU_CONFIG)
+        self.daemon = Daemon(self.tree, GPU_CONFIG, "--log-level", "debug")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
-        self.assertIn("the zone runs without it", self.daemon.logtext())
+        self.assertIn("err: " + GPU_MISSING + "; zone skipped: the kernel's governor keeps it",
+                      self.daemon.logtext())
+        self.assertIn("looking for them every 5 s", self.daemon.logtext())
+        # Two retries later: still the kernel's, and said once.
+        self.assertTrue(wait_for(lambda: self.daemon.logtext().count("rescanning") >= 2,
+                                 timeout=12), self.daemon.logtext())
+        log = self.daemon.logtext()
+        self.assertEqual(log.count(GPU_MISSING), 1, log)
+        self.assertEqual(log.count("looking for them every 5 s"), 1, log)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual([self.tree.read(CDEV % k) for k in range(2)], ["0", "0"])
+        self.show_gpu_cdev()
+        self.assertTrue(wait_for(lambda: "cooling_device2" in self.state_file(), timeout=12),
+                        self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 2)) > 0),
+                        self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 2), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_optional_device_appears_later(self):
+        """optional = true: the zone runs without the device, said once, and
+        takes it when it appears."""
+        self.hide_gpu_cdev()
+        self.daemon = Daemon(self.tree, OPTIONAL_GPU_CONFIG)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        self.assertIn("warning: " + GPU_MISSING + "; optional: the zone runs without it",
+                      self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0))
         self.assertNotIn("cooling_device2", self.state_file())
         self.show_gpu_cdev()
         # The daemon looks again every 5 s while a configured device is missing.
         self.assertTrue(wait_for(lambda: "cooling_device2" in self.state_file(), timeout=12),
                         self.daemon.logtext())
-        self.assertIn("rescanning", self.daemon.logtext())
+        self.assertEqual(self.daemon.logtext().count(GPU_MISSING), 1)
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
         self.assertEqual(self.tree.read(CDEV % 2), "0")
 
     def test_reload_naming_a_missing_device_is_rejected(self):
+        """The reason, with the devices there are, is in the answer."""
         self.daemon = Daemon(self.tree, HOT_CONFIG)
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
         self.hide_gpu_cdev()
@@ -511,7 +550,17 @@ class Devices(unittest.TestCase):
         self.daemon.signal(signal.SIGHUP)
         self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()),
                         self.daemon.logtext())
+        self.assertIn("reload rejected: %s could not be applied: %s" % (self.daemon.config,
+                                                                        GPU_MISSING),
+                      self.daemon.logtext())
         self.assertIsNone(self.daemon.proc.poll())
+        # Optional, the same device does not reject the reload.
+        with open(self.daemon.config, "w") as f:
+            f.write(OPTIONAL_GPU_CONFIG)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertEqual(self.daemon.logtext().count("optional: the zone runs without it"), 1)
         self.show_gpu_cdev()
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)

@@ -20,7 +20,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_bus import PrivateBus, ctl  # noqa: E402
-from test_daemon import CDEV, GPU_CONFIG, HOT_CONFIG, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+from test_daemon import (CDEV, HOT_CONFIG, OPTIONAL_GPU_CONFIG, ZONE0, Daemon, Tree,  # noqa: E402
+                         wait_for)
 
 
 class Faulty(unittest.TestCase):
@@ -106,8 +107,8 @@ class FlakyDevice(Faulty):
 class RemovedDevice(Faulty):
     def test_write_to_a_removed_device_rescans(self):
         """cooling_device1 goes away: its directory is gone and the file the
-        daemon holds fails writes with ENODEV.  The daemon rescans and the zone
-        runs without it."""
+        daemon holds fails writes with ENODEV.  The daemon rescans and, the
+        actor not being optional, gives the zone back to the kernel."""
         self.start()
         self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0), self.daemon.logtext())
         self.tree.write(ZONE0 + "temp", "60000\n")     # limits released: a write
@@ -116,8 +117,11 @@ class RemovedDevice(Faulty):
                   self.tree.path("cdev1-away"))
         self.assertTrue(wait_for(lambda: "rescanning" in self.daemon.logtext()),
                         self.daemon.logtext())
-        self.assertTrue(wait_for(lambda: "the zone runs without it" in self.daemon.logtext()),
-                        self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: "policy4 has no cpufreq cooling device" in
+                                 self.daemon.logtext()), self.daemon.logtext())
+        self.assertIn("zone skipped: the kernel's governor keeps it", self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: self.tree.read(ZONE0 + "policy") == "step_wise"))
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
         self.assertEqual(self.tree.read(CDEV % 0), "0")
@@ -133,7 +137,8 @@ class Continuity(unittest.TestCase):
         if hide_gpu:
             os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
                       self.tree.path("gpu-cdev-away"))
-        self.daemon = Daemon(self.tree, config)
+        # Debug: the 5 s retries say "rescanning" at that level only.
+        self.daemon = Daemon(self.tree, config, "--log-level", "debug")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
 
     def tearDown(self):
@@ -187,11 +192,11 @@ class Reloads(Continuity):
 
 
 class Rescans(Continuity):
-    """While a configured device is missing the daemon looks for it every 5 s;
+    """While an optional device is missing the daemon looks for it every 5 s;
     those rescans must not reset a running zone's controller."""
 
     def setUp(self):
-        self.start(GPU_CONFIG, hide_gpu=True)
+        self.start(OPTIONAL_GPU_CONFIG, hide_gpu=True)
 
     def test_missing_device_does_not_reset_the_controller(self):
         self.assertTrue(wait_for(lambda: self.rescans() >= 2, timeout=15), self.daemon.logtext())
@@ -227,7 +232,7 @@ class RescansKeepWhatWasSaid(Continuity):
     device: the journal says so once, not once per rescan."""
 
     def setUp(self):
-        self.start(GPU_CONFIG, hide_gpu=True, temp_mc=90000)
+        self.start(OPTIONAL_GPU_CONFIG, hide_gpu=True, temp_mc=90000)
 
     def test_over_control_said_once_across_rescans(self):
         self.assertTrue(wait_for(lambda: self.rescans() >= 2, timeout=15), self.daemon.logtext())

@@ -185,7 +185,8 @@ static void test_missing_trip_file(void **unused)
 	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
 	assert_int_equal(build_auto(&e), 0);
 	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
-	assert_true(logged("fewer than two passive trips; not controlled"));
+	assert_true(logged("thermal_zone0 (cpu-thermal): 1 passive trip, two needed (switch-on and "
+			   "control); not controlled"));
 	engine_free(&e);
 	tree_put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
 }
@@ -413,21 +414,43 @@ static void test_removed_device(void **unused)
 	pa_config_free(cfg);
 }
 
-/* A configured actor whose device does not exist: the zone runs without it. */
+/*
+ * A configured actor whose device does not exist: the zone is not taken,
+ * said with the devfreq devices there are; with optional = true it runs
+ * without it, counted for the daemon to look again.
+ */
 static void test_missing_configured_device(void **unused)
 {
-	struct pa_config *cfg = tree_config(
+	static const char *const text =
 		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\";\n"
 		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
-		"             { type = \"devfreq\"; device = \"nonexistent.gpu\"; } ); } );\n");
+		"             { type = \"devfreq\"; device = \"nonexistent.gpu\";%s } ); } );\n";
+	char config[512], policy[64];
+	struct pa_config *cfg;
 	struct engine e;
 
 	(void)unused;
+	snprintf(config, sizeof(config), text, "");
+	cfg = tree_config(config);
+	assert_int_equal(engine_build(&e, cfg), 0);
+	assert_int_equal(e.n_missing, 0);
+	assert_int_equal(e.n_actors, 0);	/* none left open for a zone not taken */
+	assert_true(logged("zone cpu: actors[1] (line 3, devfreq): no cooling device "
+			   "devfreq-nonexistent.gpu; devfreq devices: ff9a0000.gpu (cooling_device2); "
+			   "zone skipped"));
+	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
+	assert_string_equal(policy, "step_wise");	/* the kernel's governor keeps it */
+	engine_free(&e);
+	pa_config_free(cfg);
+
+	n_messages = 0;
+	snprintf(config, sizeof(config), text, " optional = true;");
+	cfg = tree_config(config);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_missing, 1);
 	assert_int_equal(e.zones[0].n_actors, 1);
-	assert_true(logged("no cooling device devfreq-nonexistent.gpu"));
-	assert_true(logged("the zone runs without it"));
+	assert_true(logged("no cooling device devfreq-nonexistent.gpu; devfreq devices: "
+			   "ff9a0000.gpu (cooling_device2); optional: the zone runs without it"));
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	pa_config_free(cfg);

@@ -35,6 +35,13 @@ static const char *const with_gpu =
 	"             { type = \"cpufreq\"; cpus = \"4-5\"; },\n"
 	"             { type = \"devfreq\"; device = \"ff9a0000.gpu\"; } ); } );\n";
 
+/* The GPU marked optional: the zone runs without it while it is missing. */
+static const char *const with_optional_gpu =
+	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\"; },\n"
+	"             { type = \"devfreq\"; device = \"ff9a0000.gpu\"; optional = true; } ); } );\n";
+
 /* The same zone aiming 10 °C higher: its controller is not the same one. */
 static const char *const hotter_control =
 	"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
@@ -134,13 +141,13 @@ static void test_rescan_keeps_the_controller(void **unused)
 }
 
 /*
- * A configured GPU missing at the first build and there at the next: it
+ * An optional GPU missing at the first build and there at the next: it
  * joins the running controller, whose state is carried over; the division
  * gives it its share at once.
  */
 static void test_device_that_appears(void **unused)
 {
-	struct pa_config *cfg = tree_config(with_gpu);
+	struct pa_config *cfg = tree_config(with_optional_gpu);
 	char away[512];
 	struct engine old, next;
 	int64_t integral;

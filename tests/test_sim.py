@@ -223,10 +223,21 @@ class PlantOptions(unittest.TestCase):
         tree = re.search(r"^tree: (\S+)", out.stdout, re.M).group(1)
         try:
             with open(os.path.join(tree, "trace.csv")) as f:
-                temps = {int(row.split(",")[2]) for row in list(f)[1:]}
+                rows = [row.rstrip("\n").split(",") for row in f]
         finally:
             subprocess.run(["rm", "-rf", tree], check=True)
+        temps = {int(row[2]) for row in rows[1:]}
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("kept: %s (SIM_KEEP_TREE is set)" % tree, out.stdout)
+        # The plant's clock, added as the last column: 10 times the daemon's,
+        # from the plant's start (within a period of the daemon's first row).
+        self.assertEqual(rows[0][-1], "sim_time_ms")
+        sim_ms = [int(row[-1]) for row in rows[1:]]
+        self.assertLess(abs(sim_ms[0]), 1000, sim_ms[:3])
+        self.assertLess(abs(sim_ms[-1] - 10000), 1000, sim_ms[-3:])
+        for row in rows[1:]:
+            self.assertLess(abs(int(row[-1]) - 10 * int(row[0]) - (sim_ms[0] - 10 * int(rows[1][0]))),
+                            2, row)
         self.assertIn("sensor: 1.00 °C steps, noise sd 0.20 °C, seed 5", out.stdout)
         self.assertGreater(len(temps), 1, temps)
         self.assertEqual({t % 1000 for t in temps}, {0}, temps)
@@ -258,6 +269,12 @@ class PlantOptions(unittest.TestCase):
         self.assertIn("plant: die tau 2.50 s, case tau 30.0 s, die share 0.30 of 20.0 K/W, "
                       "silicon 1.25 x table, ambient step +10.0 °C", out)
         self.assertIn("2200 mW (1760 mW of the power table's)", out)
+
+    def test_help_names_sim_keep_tree(self):
+        out = subprocess.run([SIM, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0)
+        self.assertRegex(out.stdout, r"SIM_KEEP_TREE +set \(to anything\) to keep the simulated tree")
+        self.assertIn("sim_time_ms", out.stdout)
 
     def test_bad_values_refused(self):
         for args in (["--die-tau", "0"], ["--die-share", "1"], ["--case-tau", "x"],

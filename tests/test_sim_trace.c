@@ -4,7 +4,8 @@
  * written traces: the budget's swings between the bottom and the top
  * 15 % of the actors' maximum, counted in active periods once settled,
  * the verdict (a swing every 2.5 s or more often, 4 at least), and the
- * temperature at the first active period.
+ * temperature at the first active period; the plant's clock added to a
+ * kept trace.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,11 +84,47 @@ static void test_limit_cycle_verdict(void **unused)
 	assert_false(sim_limit_cycle(&sim, 1));
 }
 
+/*
+ * A kept trace gains sim_time_ms: (time_ms - the daemon's ms at the plant's
+ * 0) x speed, negative before the plant started; a row cut at the daemon's
+ * stop is left out; an unknown plant start leaves the trace as it was.
+ */
+static void test_plant_clock_column(void **unused)
+{
+	const char *header = "time_ms,zone,temp_mc,actor\n";
+	const char *rows = "40,soc,60000,cpu0\n40,soc,60000,cpu4\n145,soc,61000,cpu0\n150,so";
+	char path[600], text[512];
+	struct sim sim = { 0 };
+	FILE *f;
+	size_t n;
+
+	(void)unused;
+	snprintf(sim.dir, sizeof(sim.dir), "/tmp/test_sim_trace.XXXXXX");
+	assert_non_null(mkdtemp(sim.dir));
+	snprintf(path, sizeof(path), "%s/trace.csv", sim.dir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "%s%s", header, rows);
+	assert_int_equal(fclose(f), 0);
+	sim.plant_start_daemon_ms = -1;
+	assert_int_equal(sim_trace_add_plant_clock(&sim, 5), -1);
+	sim.plant_start_daemon_ms = 45.2;
+	assert_int_equal(sim_trace_add_plant_clock(&sim, 5), 0);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_string_equal(text, "time_ms,zone,temp_mc,actor,sim_time_ms\n"
+			    "40,soc,60000,cpu0,-26\n40,soc,60000,cpu4,-26\n145,soc,61000,cpu0,499\n");
+	unlink(path);
+	rmdir(sim.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swings_counted),
 		cmocka_unit_test(test_limit_cycle_verdict),
+		cmocka_unit_test(test_plant_clock_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

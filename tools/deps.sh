@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by tools/check and tools/demo: installs the Debian packages the
-# build and the tests need, when any is missing.
+# Sourced by tools/check, tools/demo and tools/plot-trace: installs the
+# Debian packages the build and the tests need (or the ones named), when
+# any is missing.
 
 POWERALLOCD_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev python3
@@ -13,9 +14,12 @@ POWERALLOCD_PACKAGES=(
 	prometheus-node-exporter
 )
 
+# ensure_packages [PACKAGE...]: install those missing of the PACKAGEs (default:
+# every package above), with --no-install-recommends.
 ensure_packages() {
 	local missing=() p
-	for p in "${POWERALLOCD_PACKAGES[@]}"; do
+	[ $# -gt 0 ] || set -- "${POWERALLOCD_PACKAGES[@]}"
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing+=("$p")
 	done

@@ -102,6 +102,11 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 	int steps_per_second = (int)lround(1.0 / dt_s);
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
+	/* The plant's 0 on the daemon's clock: its first row, and the time since it was read. */
+	if (sim->trace_last_ms >= 0)
+		sim->plant_start_daemon_ms = (double)sim->trace_last_ms +
+			(double)(next.tv_sec - sim->first_row_seen.tv_sec) * 1e3 +
+			(double)(next.tv_nsec - sim->first_row_seen.tv_nsec) / 1e6;
 	for (int step = 1; pl->t_s < o->duration_s - dt_s / 2 && !interrupted; step++) {
 		sim_apply_fault(sim, pl->t_s);
 		if (sim->killed)
@@ -245,6 +250,10 @@ int main(int argc, char **argv)
 	restored = sim_stop_daemon(&sim);
 	sim_read_trace(&sim);
 	print_summary(&sim, &pl, &s, &o, restored);
+	if (getenv("SIM_KEEP_TREE")) {
+		sim_trace_add_plant_clock(&sim, o.speed);
+		printf("kept: %s (SIM_KEEP_TREE is set)\n", sim.dir);
+	}
 	sim_cleanup(&sim);
 	return restored ? 0 : 1;
 }

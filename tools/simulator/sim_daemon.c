@@ -121,8 +121,10 @@ int sim_wait_first_period(struct sim *sim, double timeout_s)
 
 	for (double waited_s = 0; waited_s < timeout_s; waited_s += 0.005) {
 		sim_read_trace(sim);
-		if (sim->trace_last_ms >= 0)
+		if (sim->trace_last_ms >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &sim->first_row_seen);
 			return 0;
+		}
 		if (sim_daemon_exited(sim))
 			return -1;
 		nanosleep(&poll, NULL);

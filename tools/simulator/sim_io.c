@@ -305,6 +305,7 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->trace_fd = -1;
 	sim->budget_mw = -1;
 	sim->trace_last_ms = -1;
+	sim->plant_start_daemon_ms = -1;
 	sim->powerallocd = set->powerallocd;
 	sim->state_dir = set->state_dir;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",

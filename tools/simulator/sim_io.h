@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "board.h"
 #include "plant.h"
@@ -80,6 +81,8 @@ struct sim {
 	int daemon_control_mc;
 	char trace_tail[256];		/* a row not yet complete at the last read */
 	long trace_last_ms;		/* the daemon's clock, ms */
+	struct timespec first_row_seen;	/* when the first row was read (CLOCK_MONOTONIC) */
+	double plant_start_daemon_ms;	/* the daemon's clock at the plant's 0, -1: unknown */
 	bool trace_last_active;
 	long first_active_mc;		/* the sensor at the first active period, 0: none yet */
 	long trace_max_gap_ms;		/* longest gap between two active periods */
@@ -156,6 +159,19 @@ void sim_read_states(struct sim *sim, struct plant *pl);
  * budget_mw stays -1 until the trace has a row.
  */
 void sim_read_trace(struct sim *sim);
+
+/**
+ * sim_trace_add_plant_clock() - give the trace in the tree a last column,
+ * sim_time_ms: each row's time on the plant's clock, (time_ms -
+ * plant_start_daemon_ms) x @speed, rounded to the ms (negative before the
+ * plant started), so that tools/plot-trace draws a kept trace in simulated
+ * seconds.  To within the 5 ms the simulator takes to see the first row,
+ * times @speed, while the simulator keeps pace (its longest lag).  Run it
+ * once the daemon has stopped.
+ * Return: 0, or -1 (said on stderr) when plant_start_daemon_ms is unknown
+ * or the trace cannot be rewritten.
+ */
+int sim_trace_add_plant_clock(const struct sim *sim, double speed);
 
 /** sim_start_daemon() - run powerallocd under umockdev-wrapper on the tree. */
 int sim_start_daemon(struct sim *sim);

@@ -59,7 +59,15 @@ static void usage(FILE *out)
 		"                          (not configured: the tree's, as the device tree sets\n"
 		"                          it, else estimated).  The true value is the dynamic\n"
 		"                          power the silicon draws when the die settles at the\n"
-		"                          daemon's control temperature\n");
+		"                          daemon's control temperature\n"
+		"\nEnvironment:\n"
+		"  SIM_KEEP_TREE           set (to anything) to keep the simulated tree after\n"
+		"                          the run, at the path printed last (\"kept: ...\"),\n"
+		"                          with the daemon's powerallocd.conf, powerallocd.log,\n"
+		"                          state file and trace.csv; the trace gains a last\n"
+		"                          column, sim_time_ms, the plant's clock, which\n"
+		"                          tools/plot-trace uses for its time axis.  Unset,\n"
+		"                          the tree is removed when the run ends\n");
 }
 
 /*

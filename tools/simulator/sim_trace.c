@@ -5,6 +5,7 @@
  * detector) and the sustainable power the daemon chose.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,52 @@ void sim_read_trace(struct sim *sim)
 	sim->trace_tail[kept] = '\0';
 }
 
+/* @row of the trace with its sim_time_ms (the header with the name) to @out. */
+static void write_with_plant_clock(FILE *out, const char *row, const struct sim *sim,
+				   double speed)
+{
+	size_t len = strcspn(row, "\n");
+
+	if (row[0] < '0' || row[0] > '9') {
+		fprintf(out, "%.*s%s\n", (int)len, row, strncmp(row, "time_ms,", 8) == 0 ?
+			",sim_time_ms" : "");
+		return;
+	}
+	fprintf(out, "%.*s,%ld\n", (int)len, row,
+		lround((strtod(row, NULL) - sim->plant_start_daemon_ms) * speed));
+}
+
+int sim_trace_add_plant_clock(const struct sim *sim, double speed)
+{
+	char path[600], tmp[610], row[1024];
+	FILE *in, *out = NULL;
+	int r = -1;
+
+	snprintf(path, sizeof(path), "%s/trace.csv", sim->dir);
+	snprintf(tmp, sizeof(tmp), "%s.sim", path);
+	if (sim->plant_start_daemon_ms < 0) {
+		fprintf(stderr, "%s: the plant's clock is unknown; no sim_time_ms column\n", path);
+		return -1;
+	}
+	in = fopen(path, "re");
+	if (in && (out = fopen(tmp, "we"))) {
+		/* A row cut at the daemon's stop has no newline: it is left out. */
+		while (fgets(row, sizeof(row), in))
+			if (strchr(row, '\n'))
+				write_with_plant_clock(out, row, sim, speed);
+		r = ferror(in) || fclose(out) != 0 ? -1 : rename(tmp, path);
+		out = NULL;
+	}
+	if (out)
+		fclose(out);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot add sim_time_ms\n", path);
+		unlink(tmp);
+	}
+	if (in)
+		fclose(in);
+	return r;
+}
 
 bool sim_limit_cycle(const struct sim *sim, double settled_s)
 {

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Configs users get wrong, through powerallocd --check-config on fixture
+trees: each fails (exit status 3) with the fix in the message, the names
+that exist listed where a name matched nothing; an optional actor that is
+missing passes with a warning; automatic configuration says why it skips
+each zone it skips, one line per zone.
+
+usage: test_check_config.py (POWERALLOCD names the binary)
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fixture  # noqa: E402
+from test_daemon import POWERALLOCD, WRAPPER  # noqa: E402
+
+BAD_CONFIG = 3
+
+RK3399_ZONE = 'zones = ( { name = "cpu"; sensor = "cpu-thermal";%s\n  actors = ( %s ); } );\n'
+RK3399_POLICIES = ("cpufreq policies: policy0 (CPUs 0-3, cooling_device0), "
+                   "policy4 (CPUs 4-5, cooling_device1)")
+
+
+class CheckConfig(unittest.TestCase):
+    """A fixture tree (no load, nothing running) and a config file to check."""
+
+    tree_name = "rk3399-dt"
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="powerallocd-check.")
+        self.tree = os.path.join(self.work, "tree")
+        fixture.TREES[self.tree_name](fixture.Tree(self.tree))
+
+    def tearDown(self):
+        shutil.rmtree(self.work)
+
+    def check(self, config, *args):
+        """--check-config on @config; (exit status, stdout, stderr)."""
+        path = os.path.join(self.work, "powerallocd.conf")
+        with open(path, "w") as f:
+            f.write(config)
+        out = subprocess.run(["umockdev-wrapper"] + WRAPPER +
+                             [POWERALLOCD, "--check-config", "-c", path] + list(args),
+                             env=dict(os.environ, UMOCKDEV_DIR=self.tree),
+                             capture_output=True, text=True, timeout=60)
+        return out.returncode, out.stdout, out.stderr
+
+    def assert_fails(self, config, *words):
+        status, stdout, stderr = self.check(config)
+        self.assertEqual(status, BAD_CONFIG, stdout + stderr)
+        for w in words:
+            self.assertIn(w, stderr)
+        return stderr
+
+
+class Values(CheckConfig):
+    def test_float_where_mw_are_meant(self):
+        self.assert_fails(RK3399_ZONE % (" sustainable_power = 1.5;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "zones[0].sustainable_power: expected mW, an integer, got 1.5: "
+                          "did you mean 1500 (mW)?")
+
+    def test_degrees_where_millidegrees_are_meant(self):
+        self.assert_fails(RK3399_ZONE % (" switch_on_temp = 65000; control_temp = 75;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "zones[0].control_temp: 75 m°C is 0.075 °C: did you mean 75000 (m°C)?")
+
+    def test_unknown_key_names_the_nearest(self):
+        self.assert_fails(RK3399_ZONE % (" contol_temp = 75000;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          'zones[0].contol_temp: unknown key: did you mean "control_temp"?')
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "devfreq"; device = "x"; optionl = true; }'),
+                          'zones[0].actors[0].optionl: unknown key: did you mean "optional"?')
+
+
+class Names(CheckConfig):
+    """A sensor or an actor that names what is not there."""
+
+    def test_unknown_sensor_lists_the_thermal_zones(self):
+        self.assert_fails(RK3399_ZONE.replace("cpu-thermal", "soc-thermal") %
+                          ("", '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          'err: zone cpu: no thermal zone "soc-thermal"',
+                          "thermal zones: thermal_zone0 (cpu-thermal), thermal_zone1 (gpu-thermal)",
+                          "1 of 1 configured zones cannot be controlled")
+
+    def test_cpus_of_no_policy_lists_the_policies(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3"; },\n'
+                                         '{ type = "cpufreq"; cpus = "4-6"; }'),
+                          'err: zone cpu: actors[1] (line 3, cpufreq): cpus "4-6" are not the '
+                          "CPUs of one cpufreq policy; " + RK3399_POLICIES + "; zone skipped")
+
+    def test_cap_of_part_of_a_policy_lists_the_policies(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufreq_cap"; cpus = "0-1"; }'),
+                          'actors[0] (line 2, cpufreq_cap): cpus "0-1" are not whole cpufreq '
+                          "policies; " + RK3399_POLICIES)
+
+    def test_missing_devfreq_device_lists_the_devices(self):
+        stderr = self.assert_fails(
+            RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3"; },\n'
+                           '{ type = "devfreq"; device = "ff9a0000.gpu0"; }'),
+            "actors[1] (line 3, devfreq): no cooling device devfreq-ff9a0000.gpu0; "
+            "devfreq devices: ff9a0000.gpu (cooling_device2); zone skipped",
+            "optional = true on this actor runs the zone without it")
+        self.assertEqual(stderr.count("zone skipped"), 1, stderr)
+
+    def test_optional_actor_that_is_missing_passes(self):
+        status, stdout, stderr = self.check(
+            RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3"; },\n'
+                           '{ type = "devfreq"; device = "ff9a0000.gpu0"; optional = true; }'))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("warning: zone cpu: actors[1] (line 3, devfreq): no cooling device "
+                      "devfreq-ff9a0000.gpu0; devfreq devices: ff9a0000.gpu (cooling_device2); "
+                      "optional: the zone runs without it", stderr)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertIn("actor cpufreq-cpu0 (cpufreq)", stdout)
+        self.assertNotIn("devfreq-ff9a0000.gpu", stdout)
+
+    def test_only_optional_actors_and_none_usable(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "devfreq"; device = "gpu"; optional = true; }'),
+                          "zone cpu: none of its optional actors is usable; zone skipped")
+
+
+class X86Names(CheckConfig):
+    """intel_pstate (a policy per CPU, no cooling devices) and RAPL."""
+
+    tree_name = "x86-laptop"
+    ZONE = ('zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; switch_on_temp = 60000;\n'
+            '  control_temp = 80000; actors = ( %s ); } );\n')
+
+    def test_missing_powercap_zone_lists_the_zones(self):
+        self.assert_fails(self.ZONE % '{ type = "powercap"; zone = "intel-rapl:1"; }',
+                          'actors[0] (line 2, powercap): no powercap zone "intel-rapl:1"; '
+                          "powercap zones: intel-rapl:0 (package-0); zone skipped")
+
+    def test_cpufreq_without_cooling_device_names_cpufreq_cap(self):
+        self.assert_fails(self.ZONE % '{ type = "cpufreq"; cpus = "2"; }',
+                          'policy2 has no cpufreq cooling device (type = "cpufreq_cap" limits '
+                          "it through scaling_max_freq); cpufreq policies: policy0 (CPU 0, no "
+                          "cooling device), policy1 (CPU 1, no cooling device)")
+
+
+class ServerNames(CheckConfig):
+    """16 policies of 16 CPUs: the list fits one line and says how many more."""
+
+    tree_name = "server-256"
+
+    def test_long_list_ends_with_how_many_more(self):
+        stderr = self.assert_fails(
+            'zones = ( { name = "soc"; sensor = "soc-thermal";\n'
+            '  actors = ( { type = "cpufreq"; cpus = "0-7"; } ); } );\n',
+            'cpus "0-7" are not the CPUs of one cpufreq policy; cpufreq policies: '
+            "policy0 (CPUs 0-15, cooling_device0), policy16 (CPUs 16-31, cooling_device1), ")
+        line = next(x for x in stderr.splitlines() if "cpufreq policies" in x)
+        self.assertRegex(line, r"\), policy\d+ \(CPUs [\d-]+, cooling_device\d+\) and \d+ more; "
+                         r"zone skipped")
+        self.assertLess(len(line), 1024)
+
+
+class Automatic(CheckConfig):
+    """No zones configured: every zone not taken is said, with why, once."""
+
+    def skipped(self, stderr):
+        return [line for line in stderr.splitlines() if line.endswith("not controlled")]
+
+    def test_zone_with_one_passive_trip(self):
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertEqual(self.skipped(stderr),
+                         ["notice: thermal_zone1 (gpu-thermal): 1 passive trip, two needed "
+                          "(switch-on and control); not controlled"])
+
+    def test_zone_without_a_power_device_on_its_control_trip(self):
+        """cpu-thermal's devices all bound to its first trip instead."""
+        zone = os.path.join(self.tree, "sys/devices/virtual/thermal/thermal_zone0")
+        for name in os.listdir(zone):
+            if name.endswith("_trip_point"):
+                with open(os.path.join(zone, name), "w") as f:
+                    f.write("0\n")
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("0 zones controllable", stdout)
+        self.assertEqual(len(self.skipped(stderr)), 2, stderr)
+        self.assertIn("notice: thermal_zone0 (cpu-thermal): no cpufreq or devfreq cooling device "
+                      "is bound to its control trip (trip 1); not controlled", stderr)
+        # The daemon's default level (info) has them too; err only does not.
+        status, stdout, stderr = self.check("", "--log-level", "err")
+        self.assertEqual(self.skipped(stderr), [])
+
+
+class X86Automatic(Automatic):
+    tree_name = "x86-laptop"
+
+    def test_zone_with_one_passive_trip(self):
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertEqual(self.skipped(stderr), [
+            "notice: thermal_zone0 (acpitz): 1 passive trip, two needed (switch-on and "
+            "control); not controlled",
+            "notice: thermal_zone1 (x86_pkg_temp): 0 passive trips, two needed (switch-on and "
+            "control); not controlled"])
+
+    test_zone_without_a_power_device_on_its_control_trip = None
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
