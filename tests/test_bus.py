@@ -251,6 +251,14 @@ class DaemonChecksUid(Bus):
         self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
         self.assertIn("Reload is for root only", out.stderr)
 
+    def test_power_limit_refused_by_the_daemon_itself(self):
+        out = ctl("limit", "2", "--lease", "60", user=NOBODY)
+        self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
+        self.assertIn("SetPowerLimit is for root only", out.stderr)
+        out = ctl("limit", "--clear", user=NOBODY)
+        self.assertIn("ClearPowerLimit is for root only", out.stderr)
+        self.assertEqual(self.status()["power_limit_mw"], 0)
+
 
 class Flood(Bus):
     """An unprivileged client hammering the daemon while a zone is active:
@@ -317,6 +325,149 @@ class Flood(Bus):
         self.assertTrue(any(a[1] == "GetManagedObjects" and a[2] == 0 for a in answers))
         self.assertIsNone(self.daemon.proc.poll())
         self.assertEqual(self.status(user=NOBODY)["zones"][0]["name"], "cpu")
+
+
+def busctl(*args, user=None):
+    return subprocess.run((user or []) + ["busctl", "--system"] + list(args),
+                          capture_output=True, text=True, timeout=30)
+
+
+def manager_property(name):
+    out = busctl("--json=short", "get-property", "org.powerallocd1", "/org/powerallocd1",
+                 "org.powerallocd1.Manager", name)
+    return json.loads(out.stdout)["data"]
+
+
+class PowerLimit(Bus):
+    """Manager.SetPowerLimit with a lease, ClearPowerLimit and powerallocctl
+    limit: the zone starts cool (idle, every actor at its maximum) so that
+    only the cap holds its budget down."""
+
+    def setUp(self):
+        super().setUp()
+        self.tree.write(ZONE0 + "temp", "40000\n")
+        self.assertTrue(wait_for(lambda: self.status()["state"] == "idle"))
+        self.full = self.status()["zones"][0]["budget_mw"]
+
+    def budget(self):
+        return self.status()["zones"][0]["budget_mw"]
+
+    def test_budget_follows_the_cap_and_clear_lifts_it(self):
+        cap = self.full // 3
+        out = ctl("limit", "%.3f" % (cap / 1000), "--lease", "60")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # Applied at once, not at the idle zone's next poll.
+        self.assertTrue(wait_for(lambda: self.budget() == cap, timeout=1), self.status())
+        s = self.status()
+        self.assertEqual(s["power_limit_mw"], cap)
+        self.assertEqual(s["power_limit_unmet"], "")
+        zone = s["zones"][0]
+        self.assertEqual(s["state"], "idle")       # cool: limited by the cap alone
+        self.assertLessEqual(sum(a["granted_mw"] for a in zone["actors"]), cap + 2)
+        # The grants went to the devices: some cluster is throttled.
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 0)) +
+                                 int(self.tree.read(CDEV % 1)) > 0))
+        left = (s["power_limit_expires_usec"] - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                // 1000) / 1e6
+        self.assertTrue(55 < left <= 60, left)
+        self.assertIn("power limit %.3f W, lease ends in" % (cap / 1000), ctl("status").stdout)
+        # Another cap moves the budget with it.
+        self.assertEqual(ctl("limit", "%.3f" % (cap / 2000), "--lease", "60").returncode, 0)
+        self.assertTrue(wait_for(lambda: self.budget() == cap // 2, timeout=1), self.status())
+        out = ctl("limit", "--clear")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue(wait_for(lambda: self.budget() == self.full, timeout=1))
+        self.assertEqual(self.status()["power_limit_mw"], 0)
+        self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 0)) +
+                                 int(self.tree.read(CDEV % 1)) == 0))
+        log = self.daemon.logtext()
+        self.assertIn("power limit %u mW for 60 s" % cap, log)
+        self.assertIn("power limit %u mW cleared" % (cap // 2), log)
+
+    def test_lease_ends_unless_renewed(self):
+        cap = self.full // 3
+        self.assertEqual(ctl("limit", "%.3f" % (cap / 1000), "--lease", "2").returncode, 0)
+        self.assertTrue(wait_for(lambda: self.budget() == cap, timeout=1))
+        first = manager_property("PowerLimitExpiresUsec")
+        time.sleep(1.2)
+        # A renewal: the lease starts again.
+        self.assertEqual(ctl("limit", "%.3f" % (cap / 1000), "--lease", "2").returncode, 0)
+        renewed = manager_property("PowerLimitExpiresUsec")
+        self.assertGreater(renewed - first, 1000000)
+        time.sleep(1.2)     # past the first lease's end, within the renewed one
+        self.assertEqual(manager_property("PowerLimit"), cap)
+        self.assertEqual(self.budget(), cap)
+        # Not renewed again: lifted at its end, the zone back to its maximum.
+        self.assertTrue(wait_for(lambda: manager_property("PowerLimit") == 0, timeout=3))
+        end = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        self.assertGreaterEqual(end, renewed)
+        self.assertEqual(manager_property("PowerLimitExpiresUsec"), 0)
+        self.assertTrue(wait_for(lambda: self.budget() == self.full, timeout=1))
+        self.assertIn("the lease ended without a renewal; the limit is lifted",
+                      self.daemon.logtext())
+
+    def test_unmet_below_the_lowest_states(self):
+        monitor = subprocess.Popen(["dbus-monitor", "--system",
+                                    "type='signal',interface='org.freedesktop.DBus.Properties'"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            time.sleep(0.3)
+            self.assertEqual(ctl("limit", "0.001", "--lease", "60").returncode, 0)
+            self.assertTrue(wait_for(lambda: manager_property("PowerLimitUnmet") != ""))
+            time.sleep(0.3)
+        finally:
+            monitor.terminate()
+        seen = monitor.communicate()[0]
+        for prop in ("PowerLimit", "PowerLimitExpiresUsec", "PowerLimitUnmet"):
+            self.assertIn('string "%s"' % prop, seen)
+        unmet = manager_property("PowerLimitUnmet")
+        self.assertRegex(unmet, r"^the actors' lowest states draw \d+ mW, above the limit "
+                         r"of 1 mW$")
+        s = self.status()
+        self.assertEqual(s["power_limit_unmet"], unmet)
+        # Every power actor at its lowest state.
+        self.assertTrue(wait_for(lambda: all(
+            a["cooling_state"] == a["max_cooling_state"]
+            for a in self.status()["zones"][0]["actors"])), self.status())
+        self.assertIn("cannot be met", self.daemon.logtext())
+        self.assertIn("unmet, the actors' lowest", ctl("status").stdout)
+        # Met again once the cap is above them.
+        self.assertEqual(ctl("limit", "--clear").returncode, 0)
+        self.assertEqual(manager_property("PowerLimitUnmet"), "")
+
+    def test_bad_arguments_say_why(self):
+        for lease in ("0", "86401"):
+            out = busctl("call", "org.powerallocd1", "/org/powerallocd1",
+                         "org.powerallocd1.Manager", "SetPowerLimit", "uu", "2000", lease)
+            self.assertNotEqual(out.returncode, 0)
+            self.assertIn("a lease of %s s: it must be 1 to 86400 s" % lease, out.stderr)
+        out = busctl("call", "org.powerallocd1", "/org/powerallocd1",
+                     "org.powerallocd1.Manager", "SetPowerLimit", "uu", "0", "60")
+        self.assertIn("ClearPowerLimit() lifts a limit", out.stderr)
+        self.assertEqual(manager_property("PowerLimit"), 0)
+        out = ctl("limit", "2")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("limit needs --lease SECONDS", out.stderr)
+        for args in (["limit", "-1", "--lease", "5"], ["limit", "x", "--lease", "5"],
+                     ["limit", "2", "--lease", "-5"], ["limit", "--clear", "--lease", "5"],
+                     ["status", "--lease", "5"]):
+            self.assertEqual(ctl(*args).returncode, 2, args)
+        out = ctl("limit", "2", "--lease", "0")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("it must be 1 to 86400 s", out.stderr)
+
+    def test_unprivileged_is_refused(self):
+        out = ctl("limit", "2", "--lease", "60", user=NOBODY)
+        self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
+        self.assertIn("permission denied", out.stderr)
+        self.assertEqual(ctl("limit", "--clear", user=NOBODY).returncode, 4)
+        self.assertEqual(manager_property("PowerLimit"), 0)
+        # Anyone may read it, and ask a zone's headroom.
+        self.assertEqual(self.status(user=NOBODY)["power_limit_mw"], 0)
+        out = busctl("call", "org.powerallocd1", "/org/powerallocd1/zone/0",
+                     "org.powerallocd1.Zone", "GetHeadroom", "u", "10", user=NOBODY)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"^d -?\d")
 
 
 class Neighbours(unittest.TestCase):
@@ -413,7 +564,8 @@ class Usage(unittest.TestCase):
         self.assertEqual(out.returncode, 0)
         with open(os.path.join(HERE, "..", "man", "powerallocctl.1.scd")) as f:
             man = f.read()
-        for word in ("status", "monitor", "reload", "--json", "--bus"):
+        for word in ("status", "monitor", "reload", "--json", "--bus", "limit", "--lease",
+                     "--clear"):
             self.assertIn(word, out.stdout)
             self.assertIn("*%s*" % word, man)
         self.assertEqual(ctl("frobnicate").returncode, 2)
