@@ -68,6 +68,20 @@ class PrivateBus:
         subprocess.run(["rm", "-rf", self.dir])
 
 
+def properties_changed(action):
+    """The PropertiesChanged signals dbus-monitor saw while @action ran."""
+    monitor = subprocess.Popen(["dbus-monitor", "--system",
+                                "type='signal',interface='org.freedesktop.DBus.Properties'"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        time.sleep(0.3)
+        action()
+        time.sleep(0.3)
+    finally:
+        monitor.terminate()
+    return monitor.communicate()[0]
+
+
 def ctl(*args, user=None):
     return subprocess.run((user or []) + [POWERALLOCCTL] + list(args), capture_output=True,
                           text=True, timeout=30)
@@ -139,6 +153,13 @@ class Access(Bus):
         self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
         self.assertRegex(out.stdout, r"learned: \d+ mW sustainable, time constant \d+ s, "
                          r"confidence [01]\.\d\d")
+        # 80 °C between switch-on and control (the tree's trips): above 1.
+        self.assertRegex(out.stdout, r"headroom \d\.\d\d now, -?\d+\.\d\d in 10 s "
+                         r"\(0 switch-on, 1 control\)")
+        zone = self.status()["zones"][0]
+        self.assertAlmostEqual(zone["headroom"], (zone["temperature_mc"] - zone["switch_on_mc"]) /
+                               (zone["control_mc"] - zone["switch_on_mc"]), places=3)
+        self.assertGreater(zone["headroom"], 1)
         # 80 columns, for a terminal and for mail.
         for line in out.stdout.splitlines():
             self.assertLessEqual(len(line), 80, line)
@@ -228,17 +249,11 @@ class Access(Bus):
         self.assertEqual(len(self.status()["zones"][0]["actors"]), 1)
 
     def test_active_change_is_signalled(self):
-        monitor = subprocess.Popen(["dbus-monitor", "--system",
-                                    "type='signal',interface='org.freedesktop.DBus.Properties'"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        try:
-            time.sleep(0.3)
+        def cool():
             self.tree.write(ZONE0 + "temp", "50000\n")
             self.assertTrue(wait_for(lambda: self.status()["state"] == "idle"))
-            time.sleep(0.3)
-        finally:
-            monitor.terminate()
-        seen = monitor.communicate()[0]
+
+        seen = properties_changed(cool)
         self.assertIn('string "Active"', seen)
         self.assertIn('string "State"', seen)
 
@@ -407,17 +422,11 @@ class PowerLimit(Bus):
                       self.daemon.logtext())
 
     def test_unmet_below_the_lowest_states(self):
-        monitor = subprocess.Popen(["dbus-monitor", "--system",
-                                    "type='signal',interface='org.freedesktop.DBus.Properties'"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        try:
-            time.sleep(0.3)
+        def cap():
             self.assertEqual(ctl("limit", "0.001", "--lease", "60").returncode, 0)
             self.assertTrue(wait_for(lambda: manager_property("PowerLimitUnmet") != ""))
-            time.sleep(0.3)
-        finally:
-            monitor.terminate()
-        seen = monitor.communicate()[0]
+
+        seen = properties_changed(cap)
         for prop in ("PowerLimit", "PowerLimitExpiresUsec", "PowerLimitUnmet"):
             self.assertIn('string "%s"' % prop, seen)
         unmet = manager_property("PowerLimitUnmet")
@@ -556,6 +565,64 @@ class Simulator(unittest.TestCase):
             bus.close()
         self.assertEqual(sim.returncode, 0, rest)
         self.assertIn("limits and policy restored: yes", rest)
+
+
+class Headroom(unittest.TestCase):
+    """Zone.GetHeadroom against the simulated RockPro64 (real time): the
+    temperature it forecasts 10 s ahead, at moments through the run, against
+    what the simulated die reaches then, under the daemon's control.  At
+    15 s the model has seen three 5 s blocks and the forecast (at the power
+    of that moment, which the controller then lowers) missed by 1.6 K; from
+    25 s on by 0.2 K (measured at be98f48+): the assertion is from there.
+    Every forecast is printed.  Under valgrind the daemon's periods are late
+    and only the call is checked."""
+
+    AT_S = (15, 25, 35)
+    ASSERT_FROM_S = 25
+    AHEAD_S = 10
+    TOLERANCE_C = 1.0
+
+    def test_forecast_against_the_simulated_die(self):
+        bus = PrivateBus()
+        sim = subprocess.Popen([POWERALLOCD_SIM, "--duration", "50", "--speed", "1"],
+                               stdout=subprocess.PIPE, text=True)
+        forecasts, errors = [], []
+        try:
+            tree = None
+            for line in sim.stdout:
+                if line.startswith("tree: "):
+                    tree = line.split()[1]
+                if line.strip().startswith("%d s" % self.AT_S[0]):
+                    break
+            self.assertIsNotNone(tree)
+            temp = os.path.join(tree, "sys/devices/virtual/thermal/thermal_zone0/temp")
+            start = time.monotonic() - self.AT_S[0]
+            for at in self.AT_S:
+                time.sleep(max(0, start + at - time.monotonic()))
+                zone = json.loads(ctl("status", "--json").stdout)["zones"][0]
+                out = busctl("call", "org.powerallocd1", "/org/powerallocd1/zone/0",
+                             "org.powerallocd1.Zone", "GetHeadroom", "u", str(self.AHEAD_S))
+                self.assertEqual(out.returncode, 0, out.stderr)
+                h = float(out.stdout.split()[1])
+                span = zone["control_mc"] - zone["switch_on_mc"]
+                forecasts.append((at, zone["switch_on_mc"] + h * span, zone["temperature_mc"]))
+            for at, predicted_mc, now_mc in forecasts:
+                time.sleep(max(0, start + at + self.AHEAD_S - time.monotonic()))
+                with open(temp) as f:
+                    reached_mc = int(f.read())
+                errors.append((predicted_mc - reached_mc) / 1000)
+                print("headroom: at %d s %.2f °C, forecast %.2f °C in %d s, reached %.2f °C, "
+                      "error %+.2f K" % (at, now_mc / 1000, predicted_mc / 1000, self.AHEAD_S,
+                                         reached_mc / 1000, errors[-1]), file=sys.stderr)
+        finally:
+            sim.send_signal(signal.SIGINT)
+            rest = sim.communicate(timeout=30)[0]
+            bus.close()
+        self.assertIn("limits and policy restored: yes", rest)
+        self.assertEqual(len(errors), len(self.AT_S))
+        for at, e in zip(self.AT_S, errors):
+            if at >= self.ASSERT_FROM_S and not WRAPPER:
+                self.assertLess(abs(e), self.TOLERANCE_C, errors)
 
 
 class Usage(unittest.TestCase):
