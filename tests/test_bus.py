@@ -572,15 +572,24 @@ class Headroom(unittest.TestCase):
     temperature it forecasts 10 s ahead, at moments through the run, against
     what the simulated die reaches then, under the daemon's control.  At
     15 s the model has seen three 5 s blocks and the forecast (at the power
-    of that moment, which the controller then lowers) missed by 1.6 K; from
-    25 s on by 0.2 K (measured at be98f48+): the assertion is from there.
-    Every forecast is printed.  Under valgrind the daemon's periods are late
-    and only the call is checked."""
+    of that moment, which the controller then lowers) missed by 1.6-2.9 K;
+    from 25 s on by 0.2-0.34 K (measured at f1aa600+): the assertion is
+    from there.
+    Times are the daemon's (its trace), so a loaded machine delaying the
+    test moves nothing.  Every forecast is printed.  Under valgrind the
+    daemon's periods are late and only the call is checked."""
 
     AT_S = (15, 25, 35)
     ASSERT_FROM_S = 25
     AHEAD_S = 10
     TOLERANCE_C = 1.0
+
+    @staticmethod
+    def readings(trace):
+        """(time_ms, temp_mc) of every period in the daemon's trace."""
+        with open(trace) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        return [(int(r[0]), int(r[2])) for r in rows if len(r) > 2 and r[2].lstrip("-").isdigit()]
 
     def test_forecast_against_the_simulated_die(self):
         bus = PrivateBus()
@@ -595,24 +604,28 @@ class Headroom(unittest.TestCase):
                 if line.strip().startswith("%d s" % self.AT_S[0]):
                     break
             self.assertIsNotNone(tree)
-            temp = os.path.join(tree, "sys/devices/virtual/thermal/thermal_zone0/temp")
+            trace = os.path.join(tree, "trace.csv")
             start = time.monotonic() - self.AT_S[0]
             for at in self.AT_S:
                 time.sleep(max(0, start + at - time.monotonic()))
                 zone = json.loads(ctl("status", "--json").stdout)["zones"][0]
+                # The daemon's clock (its trace's), not ours: a loaded machine delays us.
+                now_ms = self.readings(trace)[-1][0]
                 out = busctl("call", "org.powerallocd1", "/org/powerallocd1/zone/0",
                              "org.powerallocd1.Zone", "GetHeadroom", "u", str(self.AHEAD_S))
                 self.assertEqual(out.returncode, 0, out.stderr)
                 h = float(out.stdout.split()[1])
                 span = zone["control_mc"] - zone["switch_on_mc"]
-                forecasts.append((at, zone["switch_on_mc"] + h * span, zone["temperature_mc"]))
-            for at, predicted_mc, now_mc in forecasts:
-                time.sleep(max(0, start + at + self.AHEAD_S - time.monotonic()))
-                with open(temp) as f:
-                    reached_mc = int(f.read())
+                forecasts.append((at, now_ms, zone["switch_on_mc"] + h * span,
+                                  zone["temperature_mc"]))
+            for at, now_ms, predicted_mc, temp_mc in forecasts:
+                then_ms = now_ms + self.AHEAD_S * 1000
+                self.assertTrue(wait_for(lambda: self.readings(trace)[-1][0] >= then_ms,
+                                         timeout=2 * self.AHEAD_S + 10))
+                reached_mc = min(self.readings(trace), key=lambda r: abs(r[0] - then_ms))[1]
                 errors.append((predicted_mc - reached_mc) / 1000)
                 print("headroom: at %d s %.2f °C, forecast %.2f °C in %d s, reached %.2f °C, "
-                      "error %+.2f K" % (at, now_mc / 1000, predicted_mc / 1000, self.AHEAD_S,
+                      "error %+.2f K" % (at, temp_mc / 1000, predicted_mc / 1000, self.AHEAD_S,
                                          reached_mc / 1000, errors[-1]), file=sys.stderr)
         finally:
             sim.send_signal(signal.SIGINT)
