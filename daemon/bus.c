@@ -69,21 +69,31 @@ static int get_zones(sd_bus *bus, const char *path, const char *iface, const cha
 	return append_range(reply, BUS_ZONE_PREFIX, e->n_zones);
 }
 
-static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/*
+ * Whether the caller of @m is root.  Defence in depth: the bus policy
+ * already lets only root call the Manager's methods.
+ */
+static bool caller_is_root(sd_bus_message *m)
 {
-	struct bus *b = userdata;
 	sd_bus_creds *creds = NULL;
 	uid_t uid = (uid_t)-1;
-	char why[1024] = "";
 	int r;
 
-	/* Defence in depth: the bus policy already lets only root call this. */
 	r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID |
 				      SD_BUS_CREDS_AUGMENT, &creds);
 	if (r >= 0 && sd_bus_creds_get_euid(creds, &uid) < 0)
 		sd_bus_creds_get_uid(creds, &uid);
 	sd_bus_creds_unref(creds);
-	if (uid != 0)
+	return uid == 0;
+}
+
+static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct bus *b = userdata;
+	char why[1024] = "";
+	int r;
+
+	if (!caller_is_root(m))
 		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
 					"Reload is for root only");
 	r = b->view->reload(b->view->userdata, why, sizeof(why));
@@ -93,12 +103,66 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+static int method_set_power_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct bus *b = userdata;
+	uint32_t limit_mw, lease_s;
+	char why[256] = "";
+	int r;
+
+	if (!caller_is_root(m))
+		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+					"SetPowerLimit is for root only");
+	if ((r = sd_bus_message_read(m, "uu", &limit_mw, &lease_s)) < 0)
+		return r;
+	r = power_limit_set(b->view->limit, limit_mw, lease_s, why, sizeof(why));
+	if (r == -EINVAL)
+		return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, why);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "%s", why);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_clear_power_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct bus *b = userdata;
+
+	if (!caller_is_root(m))
+		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+					"ClearPowerLimit is for root only");
+	power_limit_clear(b->view->limit);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int get_power_limit(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct power_limit *l = ((struct bus *)userdata)->view->limit;
+
+	(void)bus, (void)path, (void)iface, (void)error;
+	if (strcmp(prop, "PowerLimit") == 0)
+		return sd_bus_message_append(reply, "u", l->limit_mw);
+	if (strcmp(prop, "PowerLimitExpiresUsec") == 0)
+		return sd_bus_message_append(reply, "t", l->expires_us);
+	return sd_bus_message_append(reply, "s", l->unmet);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("State", "s", get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Zones", "ao", get_zones, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PowerLimit", "u", get_power_limit, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PowerLimitExpiresUsec", "t", get_power_limit, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PowerLimitUnmet", "s", get_power_limit, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("SetPowerLimit", "uu", SD_BUS_PARAM(limit_mw) SD_BUS_PARAM(lease_s),
+				 "", , method_set_power_limit, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ClearPowerLimit", "", "", method_clear_power_limit,
+		      SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 
@@ -276,6 +340,14 @@ void bus_zone_changed(struct bus *b, size_t i, const char *prop)
 void bus_actor_changed(struct bus *b, size_t i, const char *prop)
 {
 	emit_changed(b, BUS_ACTOR_PREFIX, i, "org.powerallocd1.Actor", prop);
+}
+
+void bus_power_limit_changed(struct bus *b)
+{
+	if (b && b->bus)
+		sd_bus_emit_properties_changed(b->bus, BUS_PATH, "org.powerallocd1.Manager",
+					       "PowerLimit", "PowerLimitExpiresUsec",
+					       "PowerLimitUnmet", NULL);
 }
 
 void bus_state_changed(struct bus *b)

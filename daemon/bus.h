@@ -10,6 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "engine.h"
+#include "power_limit.h"
 
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"
@@ -29,11 +30,13 @@ struct bus;
  * @state: the Manager's State: "controlling", "idle" or "no-zones".
  * @reload: called for Reload() from root; returns 0, or negative errno with
  *	the reason the configuration was rejected in @why (@why_size bytes).
+ * @limit: the power cap SetPowerLimit() and ClearPowerLimit() change.
  */
 struct bus_view {
 	const struct engine *engine;
 	const char *state;
 	int (*reload)(void *userdata, char *why, size_t why_size);
+	struct power_limit *limit;
 	void *userdata;
 };
 
@@ -48,6 +51,9 @@ void bus_zone_changed(struct bus *b, size_t i, const char *prop);
 
 /** bus_actor_changed() - actor @i's property @prop (one that emits changes) changed. */
 void bus_actor_changed(struct bus *b, size_t i, const char *prop);
+
+/** bus_power_limit_changed() - the power limit, its lease or whether it is met changed. */
+void bus_power_limit_changed(struct bus *b);
 
 /** bus_state_changed() - the Manager's State changed. */
 void bus_state_changed(struct bus *b);

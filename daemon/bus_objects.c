@@ -94,6 +94,20 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
 }
 
+static int method_get_headroom(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const struct zone *z = userdata;
+	uint32_t forecast_s;
+	int r;
+
+	if ((r = sd_bus_message_read(m, "u", &forecast_s)) < 0)
+		return r;
+	if (z->sensor_failed)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "zone %s: no temperature "
+					 "(its sensor failed)", z->name);
+	return sd_bus_reply_method_return(m, "d", zone_headroom(z, forecast_s));
+}
+
 static int actor_property(sd_bus *bus, const char *path, const char *iface, const char *prop,
 			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -155,6 +169,9 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("DerivativeTerm", "x", zone_property),
 	SLOW("Actors", "ao", zone_property),
 	SLOW("FallbackDevices", "ao", zone_property),
+	SD_BUS_METHOD_WITH_NAMES("GetHeadroom", "u", SD_BUS_PARAM(forecast_s), "d",
+				 SD_BUS_PARAM(headroom), method_get_headroom,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 

@@ -24,6 +24,7 @@
 #include "model_store.h"
 #include "metrics.h"
 #include "netlink.h"
+#include "power_limit.h"
 #include "saved.h"
 #include "schedule.h"
 #include "trace.h"
@@ -50,6 +51,7 @@ struct daemon {
 	struct netlink *netlink;
 	struct bus *bus;
 	struct bus_view view;
+	struct power_limit limit;
 	uint64_t start_us;
 	struct schedule schedule;
 	bool *was_active;
@@ -199,7 +201,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)s;
 	(void)usec;
 	schedule_mark_due(&d->schedule, &d->engine, now);
+	d->engine.cap_mw = d->limit.limit_mw;
 	r = engine_cycle(&d->engine, now, d->schedule.due);
+	power_limit_note_lowest(&d->limit, d->engine.lowest_mw);
 	/* A device went away (hotplug, module unload): find out what is left.  A
 	 * write that failed on a device still there is the engine's to retry. */
 	if (r == -ENODEV)
@@ -222,6 +226,17 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	arm_tick(d);
 	return 0;
+}
+
+/* The power limit changed: every zone runs now under it, and the bus says so. */
+static void on_power_limit(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	bus_power_limit_changed(d->bus);
+	for (size_t i = 0; i < d->engine.n_zones; i++)
+		d->schedule.next_due_us[i] = now_us(d);
+	arm_tick(d);
 }
 
 /* Writes the state file; a daemon that cannot is still worth running. */
@@ -445,6 +460,8 @@ static int setup_event(struct daemon *d)
 				   on_rescan, d)) < 0)
 		return r;
 	sd_event_source_set_enabled(d->rescan, SD_EVENT_OFF);
+	if ((r = power_limit_init(&d->limit, d->event, on_power_limit, d)) < 0)
+		return r;
 	/* WATCHDOG=1 from the loop itself, when systemd asks for it. */
 	return sd_event_set_watchdog(d->event, true) < 0 ? -EIO : 0;
 }
@@ -497,6 +514,7 @@ static size_t teardown(struct daemon *d)
 	saved_clear(&d->saved);
 	sd_event_source_unref(d->tick);
 	sd_event_source_unref(d->rescan);
+	power_limit_free(&d->limit);
 	sd_event_unref(d->event);
 	pa_config_free(d->config);
 	schedule_free(&d->schedule);
@@ -541,7 +559,7 @@ int daemon_run(const struct options *opts)
 		pa_log(PA_LOG_ERR, "cannot set the metrics timer up: %s; no metrics", strerror(-r));
 	metrics_configure(&d.metrics, d.config->metrics_dir, d.config->metrics_interval_ms);
 	d.view = (struct bus_view){ .engine = &d.engine, .state = "idle", .reload = bus_reload,
-				    .userdata = &d };
+				    .limit = &d.limit, .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)
 		d.bus = bus_open(d.event, strcmp(opts->bus, "session") == 0, &d.view);
 	retry_if_incomplete(&d);

@@ -4,15 +4,19 @@
  *   powerallocctl [status] [--json]   zones and actors, once
  *   powerallocctl monitor             the same every second, until Ctrl-C
  *   powerallocctl reload              re-read the configuration (root)
+ *   powerallocctl limit WATTS --lease SECONDS | --clear
+ *                                     cap every actor together (root)
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build-config.h"
@@ -21,6 +25,8 @@
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"
 #define MAX_OBJECTS 256
+/* The headroom status shows ahead of now, s. */
+#define HEADROOM_AHEAD_S 10
 
 /* Exit codes, as powerallocctl(1) lists them. */
 #define EXIT_OK 0
@@ -42,6 +48,7 @@ struct zone_view {
 	uint64_t throttled_us;
 	int64_t p, i, d;			/* the controller's terms, mW */
 	double time_constant, confidence;	/* the thermal model's, s and 0-1 */
+	double headroom, headroom_ahead;	/* now and HEADROOM_AHEAD_S ahead; NAN: unknown */
 	int active;
 	size_t n_actors;
 	struct actor_view actors[MAX_OBJECTS];
@@ -161,6 +168,21 @@ static size_t read_zone_actors(sd_bus *bus, const char *path, const char *prop,
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The zone's GetHeadroom(@forecast_s), or NAN when it has none (a failed sensor). */
+static double get_headroom(sd_bus *bus, const char *path, uint32_t forecast_s)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	double h = NAN;
+
+	if (sd_bus_call_method(bus, BUS_NAME, path, "org.powerallocd1.Zone", "GetHeadroom", &e,
+			       &reply, "u", forecast_s) >= 0 && sd_bus_message_read(reply, "d", &h) < 0)
+		h = NAN;
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return h;
+}
+
 static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x)
 {
 	const char *i = "org.powerallocd1.Zone";
@@ -182,6 +204,8 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "ProportionalTerm", 'x', &z->p, x);
 	get(bus, path, i, "IntegralTerm", 'x', &z->i, x);
 	get(bus, path, i, "DerivativeTerm", 'x', &z->d, x);
+	z->headroom = get_headroom(bus, path, 0);
+	z->headroom_ahead = get_headroom(bus, path, HEADROOM_AHEAD_S);
 	z->n_actors = read_zone_actors(bus, path, "Actors", z->actors, x);
 	z->n_fallback = read_zone_actors(bus, path, "FallbackDevices", z->fallback, x);
 }
@@ -209,7 +233,9 @@ static void free_zones(struct zone_view *zones, size_t n)
 }
 
 struct snapshot {
-	char *version, *state;
+	char *version, *state, *limit_unmet;
+	uint32_t limit_mw;		/* the power limit, 0: none */
+	uint64_t limit_expires_us;	/* CLOCK_MONOTONIC */
 	size_t n_zones;
 	struct zone_view *zones;
 };
@@ -225,6 +251,9 @@ static int read_snapshot(sd_bus *bus, struct snapshot *s)
 	if (get(bus, BUS_PATH, m, "Version", 's', &s->version, &x) < 0)
 		return x;
 	get(bus, BUS_PATH, m, "State", 's', &s->state, &x);
+	get(bus, BUS_PATH, m, "PowerLimit", 'u', &s->limit_mw, &x);
+	get(bus, BUS_PATH, m, "PowerLimitExpiresUsec", 't', &s->limit_expires_us, &x);
+	get(bus, BUS_PATH, m, "PowerLimitUnmet", 's', &s->limit_unmet, &x);
 	n = get_paths(bus, BUS_PATH, m, "Zones", paths, &x);
 	s->zones = calloc(n > 0 ? (size_t)n : 1, sizeof(*s->zones));
 	for (int i = 0; s->zones && i < n; i++) {
@@ -238,6 +267,7 @@ static void free_snapshot(struct snapshot *s)
 {
 	free(s->version);
 	free(s->state);
+	free(s->limit_unmet);
 	free_zones(s->zones, s->n_zones);
 }
 
@@ -276,9 +306,24 @@ static void print_limited(const struct actor_view *actors, size_t n)
 			printf("  %-20s limited by %s\n", actors[k].name, actors[k].reason);
 }
 
+/* Seconds until @usec on CLOCK_MONOTONIC (the lease's clock), 0 when past. */
+static double seconds_until(uint64_t usec)
+{
+	struct timespec now;
+	uint64_t now_us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_us = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+	return usec > now_us ? (usec - now_us) / 1e6 : 0;
+}
+
 static void print_table(const struct snapshot *s)
 {
 	printf("powerallocd %s: %s\n", s->version, s->state);
+	if (s->limit_mw)
+		printf("power limit %.3f W, lease ends in %.0f s%s%s\n", s->limit_mw / 1000.0,
+		       seconds_until(s->limit_expires_us), *s->limit_unmet ? ": unmet, " : "",
+		       s->limit_unmet);
 	if (!s->n_zones)
 		printf("no controllable zone\n");
 	for (size_t i = 0; i < s->n_zones; i++) {
@@ -295,6 +340,8 @@ static void print_table(const struct snapshot *s)
 		       (long long)z->i, (long long)z->d);
 		printf("  learned: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
 		       z->learned, z->time_constant, z->confidence);
+		printf("  headroom %.2f now, %.2f in %d s (0 switch-on, 1 control)\n", z->headroom,
+		       z->headroom_ahead, HEADROOM_AHEAD_S);
 		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
 		       "MHz", "REQ", "GRANT", "MAX", "STATE");
 		/* The step_wise fallback's devices follow. */
@@ -339,12 +386,24 @@ static void json_actor(const struct actor_view *a)
 	       a->weight, a->write_errors);
 }
 
+/* A number, or null for NAN. */
+static void json_double(const char *key, double v)
+{
+	if (isnan(v))
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%.4f", key, v);
+}
+
 static void print_json(const struct snapshot *s)
 {
 	printf("{\"version\":");
 	json_string(s->version);
 	printf(",\"state\":");
 	json_string(s->state);
+	printf(",\"power_limit_mw\":%u,\"power_limit_expires_usec\":%llu,\"power_limit_unmet\":",
+	       s->limit_mw, (unsigned long long)s->limit_expires_us);
+	json_string(s->limit_unmet);
 	printf(",\"zones\":[");
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct zone_view *z = &s->zones[i];
@@ -361,9 +420,12 @@ static void print_json(const struct snapshot *s)
 		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
 		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
 		       "\"active\":%s,\"learned_sustainable_power_mw\":%u,"
-		       "\"thermal_time_constant_s\":%.1f,\"model_confidence\":%.3f,\"actors\":[",
+		       "\"thermal_time_constant_s\":%.1f,\"model_confidence\":%.3f",
 		       z->temp, z->switch_on, z->control, z->margin, z->sustainable, z->budget,
 		       z->active ? "true" : "false", z->learned, z->time_constant, z->confidence);
+		json_double("headroom", z->headroom);
+		json_double("headroom_10s", z->headroom_ahead);
+		printf(",\"actors\":[");
 		for (size_t k = 0; k < z->n_actors; k++) {
 			if (k)
 				putchar(',');
@@ -456,15 +518,75 @@ static int reload(sd_bus *bus)
 	return x;
 }
 
+/* SetPowerLimit(@limit_mw, @lease_s), or with @limit_mw 0 ClearPowerLimit(). */
+static int limit(sd_bus *bus, uint32_t limit_mw, uint32_t lease_s)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r, x;
+
+	if (limit_mw)
+		r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager",
+				       "SetPowerLimit", &e, NULL, "uu", limit_mw, lease_s);
+	else
+		r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager",
+				       "ClearPowerLimit", &e, NULL, "");
+	x = r < 0 ? failure_exit(&e, r) : EXIT_OK;
+	if (r >= 0 && limit_mw)
+		printf("power limit %.3f W for %u s\n", limit_mw / 1000.0, lease_s);
+	else if (r >= 0)
+		printf("power limit cleared\n");
+	sd_bus_error_free(&e);
+	return x;
+}
+
+/*
+ * limit's arguments: WATTS (@watts, above 0) and --lease SECONDS (@lease),
+ * or --clear (@clear) alone, into *@limit_mw (0 to clear) and *@lease_s.
+ * Return: whether they make sense (else the reason is printed).
+ */
+static bool parse_limit(const char *watts, const char *lease, bool clear, uint32_t *limit_mw,
+			uint32_t *lease_s)
+{
+	char *end = NULL;
+	double w = watts ? strtod(watts, &end) : 0;
+	unsigned long long s;
+
+	*limit_mw = *lease_s = 0;
+	if (clear) {
+		if (watts || lease)
+			fprintf(stderr, "limit --clear takes no WATTS or --lease\n");
+		return !watts && !lease;
+	}
+	if (!watts || end == watts || *end || !(w >= 0.001 && w < 4294967.0)) {
+		fprintf(stderr, "limit: WATTS must be a number of watts, 0.001 or more, not "
+			"\"%s\"\n", watts ? watts : "");
+		return false;
+	}
+	errno = 0;
+	s = lease ? strtoull(lease, &end, 10) : 0;
+	if (!lease || end == lease || *end || *lease == '-' || errno || s > UINT32_MAX) {
+		fprintf(stderr, "limit needs --lease SECONDS (the limit lifts when the lease ends "
+			"unless renewed), not \"%s\"\n", lease ? lease : "");
+		return false;
+	}
+	*limit_mw = (uint32_t)(w * 1000 + 0.5);
+	*lease_s = (uint32_t)s;
+	return true;
+}
+
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: powerallocctl [--bus system|session] [status [--json] | monitor | reload]\n"
+	fprintf(out, "Usage: powerallocctl [--bus system|session] [status [--json] | monitor | reload |\n"
+		"                     limit WATTS --lease SECONDS | limit --clear]\n"
 		"  status       zones and actors: temperatures, budgets, why they are limited,\n"
-		"               loads, frequencies, requested/granted/maximum power, cooling\n"
-		"               states (the default)\n"
+		"               headroom, loads, frequencies, requested/granted/maximum power,\n"
+		"               cooling states, the power limit (the default)\n"
 		"  --json       the same as one JSON object\n"
 		"  monitor      refresh the status every second until Ctrl-C\n"
 		"  reload       make powerallocd re-read its configuration (root only)\n"
+		"  limit        cap every power actor together at WATTS until the lease ends\n"
+		"               (--lease SECONDS, 1 to 86400; run again to renew), or lift\n"
+		"               the cap (--clear) (root only)\n"
 		"  --version    print the version\n"
 		"See powerallocctl(1).\n");
 }
@@ -476,10 +598,13 @@ int main(int argc, char **argv)
 		{ "bus", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ "clear", no_argument, NULL, 'c' },
 		{ 0 },
 	};
-	const char *command = "status", *which = "system";
-	bool json = false;
+	const char *command = "status", *which = "system", *watts = NULL, *lease = NULL;
+	bool json = false, clear = false;
+	uint32_t limit_mw = 0, lease_s = 0;
 	sd_bus *bus = NULL;
 	int c, r, x;
 
@@ -490,17 +615,26 @@ int main(int argc, char **argv)
 		case 'b': which = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("powerallocctl %s\n", PACKAGE_VERSION); return EXIT_OK;
+		case 'l': lease = optarg; break;
+		case 'c': clear = true; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		command = argv[optind++];
+	if (strcmp(command, "limit") == 0 && optind < argc)
+		watts = argv[optind++];
 	if (optind < argc || (strcmp(command, "status") && strcmp(command, "monitor") &&
-			      strcmp(command, "reload")) || (json && strcmp(command, "status")) ||
-	    (strcmp(which, "system") && strcmp(which, "session"))) {
+			      strcmp(command, "reload") && strcmp(command, "limit")) ||
+	    (json && strcmp(command, "status")) || (strcmp(which, "system") &&
+						    strcmp(which, "session")) ||
+	    ((lease || clear) && strcmp(command, "limit"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (strcmp(command, "limit") == 0 &&
+	    !parse_limit(watts, lease, clear, &limit_mw, &lease_s))
+		return EXIT_USAGE;
 	r = strcmp(which, "session") == 0 ? sd_bus_open_user(&bus) : sd_bus_open_system(&bus);
 	if (r < 0) {
 		fprintf(stderr, "cannot connect to the %s bus: %s\n", which, strerror(-r));
@@ -509,6 +643,8 @@ int main(int argc, char **argv)
 	errors_bus = bus;
 	if (strcmp(command, "reload") == 0)
 		x = reload(bus);
+	else if (strcmp(command, "limit") == 0)
+		x = limit(bus, limit_mw, lease_s);
 	else if (strcmp(command, "monitor") == 0)
 		x = monitor(bus);
 	else

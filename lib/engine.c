@@ -130,6 +130,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	s.now_us = now_us;
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
+	engine_share_cap(e);
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 		bool have_temp;

@@ -32,6 +32,10 @@
  *	zones run without them), for the daemon to look for again.
  * @n_refused: configured zones the kernel cannot hand over (no user_space
  *	governor): not worth retrying.
+ * @cap_mw: the external power cap on every actor together, mW (0: none);
+ *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
+ * @lowest_mw: what every actor draws at its lowest state, mW (the least a
+ *	cap can hold them to), as of the last cycle.
  */
 struct engine {
 	struct zone *zones;
@@ -47,6 +51,8 @@ struct engine {
 	bool stat_failed;
 	size_t n_missing;
 	size_t n_refused;
+	uint32_t cap_mw;
+	uint32_t lowest_mw;
 };
 
 /**
@@ -91,6 +97,15 @@ int engine_sample_load(struct engine *e);
  * the caller should build the engine again.
  */
 int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
+
+/**
+ * engine_share_cap() - divide e->cap_mw among the zones (lib/engine_cap.c):
+ * by divvy(), each zone asking what its actors asked of its last division
+ * (an actor shared by zones counted once among them) and holding at most
+ * its actors' maximum; sets each zone's capped and cap_mw (not capped when
+ * e->cap_mw is 0) and e->lowest_mw.  engine_cycle() calls it first.
+ */
+void engine_share_cap(struct engine *e);
 
 /**
  * engine_restore() - every actor back to what it found, every zone back to

@@ -21,8 +21,9 @@
  * @LIMIT_NONE: nothing is held back.
  * @LIMIT_TEMPERATURE: the zone's budget, from its temperature, is under what
  *	its actors request (step_wise: a state above 0).
- * @LIMIT_POWER_LIMIT: an external power cap is what holds it (reserved for
- *	the cap; no zone produces it yet).
+ * @LIMIT_POWER_LIMIT: the zone's share of the external power cap
+ *	(Manager.SetPowerLimit, zone->cap_limited) is what holds it: its budget
+ *	is the cap's share, under what its actors request.
  * @LIMIT_LOWEST_STATE: held at its lowest state (a zone: every actor at its
  *	lowest) with the zone still over its control temperature: the budget
  *	is under what it draws there.
@@ -74,7 +75,8 @@ void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us
  * zone_limit_reason() - why @z holds its actors back this period, after the
  * engine applied its grants: none when its budget covers their requests;
  * else sensor-fault without a temperature, lowest-state when every actor is
- * at its lowest state and the zone is still over control, else temperature.
+ * at its lowest state and the zone is still over control, power-limit when
+ * the budget is the power cap's share (zone->cap_limited), else temperature.
  */
 enum limit_reason zone_limit_reason(const struct zone *z);
 
@@ -84,6 +86,6 @@ enum limit_reason zone_limit_reason(const struct zone *z);
  * their reason.  An actor's is the most severe of the zones that hold it
  * below its request (step_wise, or its fallback: at a state above 0),
  * lowest-state when it is at its lowest state and that zone still over
- * control.
+ * control.  A fallback device is on for the temperature: never power-limit.
  */
 void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due);

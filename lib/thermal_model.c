@@ -419,3 +419,13 @@ int thermal_model_import(struct thermal_model *m, const struct thermal_model_sta
 	*m = t;
 	return 0;
 }
+
+int32_t thermal_model_predict_mc(const struct thermal_estimate *est, int32_t temp_mc,
+				 uint32_t power_mw, double forecast_s)
+{
+	double settled_mc = (est->offset_c + est->gain_k_per_w * power_mw / 1000.0) * 1000;
+	double left = est->time_constant_s > 0 ? exp(-forecast_s / est->time_constant_s) : 0;
+	double mc = settled_mc + (temp_mc - settled_mc) * (forecast_s > 0 ? left : 1);
+
+	return (int32_t)lround(fmax(fmin(mc, INT32_MAX), INT32_MIN));
+}

@@ -183,3 +183,14 @@ void thermal_model_export(const struct thermal_model *m, struct thermal_model_st
  * out of their bounds).
  */
 int thermal_model_import(struct thermal_model *m, const struct thermal_model_state *s);
+
+/**
+ * thermal_model_predict_mc() - the temperature @forecast_s seconds from now
+ * if the zone's actors keep drawing @power_mw, m°C: from @temp_mc towards
+ * where the model settles at that power (est->offset_c + est->gain_k_per_w
+ * x the power), along the slow time constant.  The die's fast rise over the
+ * case (est->fast_gain_k_per_w) settles within a block, so the reading now
+ * already holds it for the power now.
+ */
+int32_t thermal_model_predict_mc(const struct thermal_estimate *est, int32_t temp_mc,
+				 uint32_t power_mw, double forecast_s);

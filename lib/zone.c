@@ -147,6 +147,15 @@ static void divide(struct zone *z, struct divvy_actor *d)
 	efficiency_divide(e, z->n_actors, z->budget_mw, z->grant_mw);
 }
 
+/* Lowers the budget to the zone's share of the power cap; whether it did. */
+static bool apply_cap(struct zone *z)
+{
+	z->cap_limited = z->capped && z->budget_mw > z->cap_mw;
+	if (z->cap_limited)
+		z->budget_mw = z->cap_mw;
+	return z->cap_limited;
+}
+
 void zone_cycle_blind(struct zone *z)
 {
 	struct divvy_actor d[ZONE_MAX_ACTORS];
@@ -163,18 +172,27 @@ void zone_cycle_blind(struct zone *z)
 	pid_reset(&z->pid_state);
 	z->active = true;
 	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;
+	apply_cap(z);
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
 	for (size_t i = 0; i < z->n_fallback; i++)
 		z->fallback[i].state = z->fallback[i].actor->max_state;
 }
 
-void zone_observe_power(struct zone *z, uint64_t now_us)
+/* What the zone's actors draw now, mW: the sum of their requests. */
+static uint64_t actors_power_mw(const struct zone *z)
 {
-	double power_mw = 0;
+	uint64_t power_mw = 0;
 
 	for (size_t i = 0; i < z->n_actors; i++)
 		power_mw += z->actors[i]->req_mw;
+	return power_mw;
+}
+
+void zone_observe_power(struct zone *z, uint64_t now_us)
+{
+	double power_mw = (double)actors_power_mw(z);
+
 	if (z->observed_us && now_us > z->observed_us) {
 		z->model_energy_mj += power_mw * ((now_us - z->observed_us) / 1e6);
 		z->model_elapsed_us += now_us - z->observed_us;
@@ -217,7 +235,8 @@ bool zone_fallback_engaged(const struct zone *z)
 /*
  * The kernel's step_wise: above the control temperature and rising, one
  * state more; below it and falling, one state less; otherwise hold.  The
- * grants are left at the actors' maxima: the states are the decision.
+ * grants are left at the actors' maxima (the states are the decision)
+ * unless the power cap's share divides lower.
  */
 static void zone_cycle_step_wise(struct zone *z)
 {
@@ -237,6 +256,14 @@ static void zone_cycle_step_wise(struct zone *z)
 		z->request_mw[i] = z->actors[i]->req_mw;
 		z->grant_mw[i] = z->actors[i]->max_mw;
 		z->budget_mw += z->actors[i]->max_mw;
+	}
+	/* Under a power cap the states are also held to the cap's share, divided. */
+	if (apply_cap(z)) {
+		struct divvy_actor d[ZONE_MAX_ACTORS];
+		uint32_t max_mw, min_mw;
+
+		gather(z, d, &max_mw, &min_mw);
+		divide(z, d);
 	}
 }
 
@@ -261,12 +288,17 @@ static void zone_cycle_power(struct zone *z)
 		pid_reset(&z->pid_state);
 		memset(&z->pid_out, 0, sizeof(z->pid_out));
 		z->budget_mw = max_mw;
+		if (apply_cap(z)) {
+			divide(z, d);
+			return;
+		}
 		for (size_t i = 0; i < z->n_actors; i++)
 			z->grant_mw[i] = d[i].max_mw;
 		return;
 	}
 	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
 				&z->pid_out);
+	apply_cap(z);
 	divide(z, d);
 	z->pid_state.held_back = holds_back(z);
 }
@@ -291,4 +323,16 @@ uint32_t zone_estimate_sustainable_power(const struct zone *z)
 	for (size_t i = 0; i < z->n_actors; i++)
 		sp += z->actors[i]->min_mw;
 	return sp;
+}
+
+double zone_headroom(const struct zone *z, double forecast_s)
+{
+	uint64_t power_mw = actors_power_mw(z);
+	int32_t span_mc = z->control_mc - z->switch_on_mc, temp_mc;
+
+	temp_mc = thermal_model_predict_mc(&z->model.est, z->temp_mc,
+					   power_mw < UINT32_MAX ? (uint32_t)power_mw : UINT32_MAX,
+					   forecast_s);
+	/* Equal trips: the fraction's scale is one m°C. */
+	return (double)(temp_mc - z->switch_on_mc) / (span_mc > 0 ? span_mc : 1);
 }

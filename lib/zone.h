@@ -80,6 +80,11 @@ enum sustainable_power_source {
  * @model_departure_said: the journal said that the learnt sustainable power
  *	departs from the configured one.
  * @limit: why it holds its actors back, and for how long it has (limit.h).
+ * @capped, @cap_mw: the zone's share of the external power cap, mW, set by
+ *	the engine each cycle (engine_share_cap()); its budget is at most that.
+ * @cap_limited: this period's budget is the cap's share, lower than what
+ *	its controller (or, idle, its actors' maximum) gave: the zone is
+ *	limited by the power cap, not by its temperature.
  */
 struct zone {
 	char name[64];
@@ -116,6 +121,9 @@ struct zone {
 	uint64_t model_elapsed_us;
 	bool model_departure_said;
 	struct limit_tracker limit;
+	bool capped;
+	uint32_t cap_mw;
+	bool cap_limited;
 };
 
 /**
@@ -171,3 +179,12 @@ bool zone_fallback_engaged(const struct zone *z);
 
 /** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
 uint32_t zone_estimate_sustainable_power(const struct zone *z);
+
+/**
+ * zone_headroom() - how close @z comes to throttling @forecast_s seconds from
+ * now at its actors' power now (the sum of their requests), by its thermal
+ * model (thermal_model_predict_mc()): the predicted temperature as a
+ * fraction, 0 at switch-on, 1 at control, negative below switch-on, above
+ * 1 beyond control (Android's thermal headroom).
+ */
+double zone_headroom(const struct zone *z, double forecast_s);

@@ -3,8 +3,9 @@
 """Limiting reasons on D-Bus (LimitingReason on the Zone and Actor objects):
 PropertiesChanged when the reason shown changes and not every period, held
 through a bursty load for 10 s (lib/limit.h's LIMIT_HOLD_MS), one journal
-line per change, the throttled time counted only while throttled, and a
-sensor fault shown as such, on a private bus (tests/test_bus.py).
+line per change, the throttled time counted only while throttled, a
+sensor fault shown as such, and a zone the power cap holds shown as
+power-limit, on a private bus (tests/test_bus.py).
 
 usage: test_bus_limits.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -51,6 +52,15 @@ class LimitingReason(Bus):
 
     def zone(self):
         return self.status()["zones"][0]
+
+    def assert_held_by(self, reason):
+        """The zone and its big cluster shown held back by reason, in the JSON and the table."""
+        zone = self.zone()
+        held = [a["name"] for a in zone["actors"] if a["limiting_reason"] == reason]
+        self.assertIn("cpufreq-cpu4", held, zone)
+        out = ctl("status")
+        self.assertIn("limiting reason %s, throttled" % reason, out.stdout)
+        self.assertRegex(out.stdout, r"\n  cpufreq-cpu4 +limited by %s\n" % reason)
 
     def test_signalled_on_change_and_held_through_bursts(self):
         self.assertEqual(self.zone()["limiting_reason"], "none")
@@ -115,17 +125,33 @@ class LimitingReason(Bus):
         finally:
             seen = monitor.reasons()
         self.assertEqual(seen["/org/powerallocd1/zone/0"][-1], "sensor-fault", seen)
-        zone = self.zone()
-        held = [a["name"] for a in zone["actors"] if a["limiting_reason"] == "sensor-fault"]
-        self.assertIn("cpufreq-cpu4", held, zone)
-        out = ctl("status")
-        self.assertIn("limiting reason sensor-fault, throttled", out.stdout)
-        self.assertRegex(out.stdout, r"\n  cpufreq-cpu4 +limited by sensor-fault\n")
+        self.assert_held_by("sensor-fault")
         # The sensor back: the fault is still shown (more severe), for the hold.
         self.tree.write(ZONE0 + "temp", "81000\n")
         self.assertTrue(wait_for(lambda: self.zone()["temperature_mc"] == 81000))
         time.sleep(0.5)
         self.assertEqual(self.zone()["limiting_reason"], "sensor-fault")
+
+    def test_power_limit(self):
+        """A cap under what the actors ask holds the cool zone: power-limit, at once."""
+        full = self.zone()["budget_mw"]
+        monitor = Monitor()
+        try:
+            out = ctl("limit", "%.3f" % (full / 3000), "--lease", "60")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "power-limit",
+                                     timeout=2), self.zone())
+        finally:
+            seen = monitor.reasons()
+        self.assertEqual(seen["/org/powerallocd1/zone/0"], ["power-limit"], seen)
+        self.assert_held_by("power-limit")
+        self.assertIn("zone cpu: limiting reason power-limit (was none)", self.daemon.logtext())
+        # Over control with every actor at its lowest state: the more severe reason.
+        self.assertEqual(ctl("limit", "0.001", "--lease", "60").returncode, 0)
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "lowest-state"),
+                        self.zone())
+        self.assertEqual(ctl("limit", "--clear").returncode, 0)
 
 
 if __name__ == "__main__":

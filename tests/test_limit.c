@@ -184,6 +184,51 @@ static void test_zone_reasons(void **unused)
 	free(r);
 }
 
+/*
+ * Held by the power cap's share (zone->cap_limited): power-limit, whether
+ * the zone is active, idle or step_wise, for the zone and the actors under
+ * their request; none when the share covers the requests; the more severe
+ * reasons still win; a fallback device on stays temperature.
+ */
+static void test_power_limit(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	z->cap_limited = true;
+	z->budget_mw = 2500;
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);		/* covers the requests */
+	z->budget_mw = 1800;
+	z->grant_mw[0] = 1100;
+	z->grant_mw[1] = 700;
+	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);	/* idle, capped */
+	throttle(z, 78000, 1800, 1100, 700);
+	z->fallback[0].state = 1;
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(z->limit.now, LIMIT_POWER_LIMIT);
+	assert_int_equal(r->big.limit.now, LIMIT_POWER_LIMIT);
+	assert_int_equal(r->little.limit.now, LIMIT_POWER_LIMIT);
+	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
+	z->cap_limited = false;					/* the controller's budget */
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
+	z->cap_limited = true;
+	r->big.state = 7;
+	r->little.state = 5;
+	z->temp_mc = 81000;
+	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
+	z->sensor_failed = true;
+	assert_int_equal(zone_limit_reason(z), LIMIT_SENSOR_FAULT);
+	/* step_wise at state 0: only the cap holds it. */
+	z->sensor_failed = false;
+	z->temp_mc = 60000;
+	z->pid.mode = PID_MODE_STEP_WISE;
+	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);
+	z->cap_limited = false;
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
+	free(r);
+}
+
 static void test_actor_reasons(void **unused)
 {
 	struct rig *r = rig_new();
@@ -255,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_more_severe_first),
 		cmocka_unit_test(test_down_in_one_step),
 		cmocka_unit_test(test_zone_reasons),
+		cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_actor_reasons),
 		cmocka_unit_test(test_shared_actor_and_due),
 	};

@@ -147,19 +147,32 @@ static double choose_opp(struct synth *s, double measured_c)
 	return opp;
 }
 
+/* One period at @power_w (table watts): the plant, then the sensor into the model. */
+static double period_at(struct synth *s, double power_w)
+{
+	double period_s = SYNTH_PERIOD_MS / 1000.0, dt = period_s / SUBSTEPS, measured;
+
+	for (int i = 0; i < SUBSTEPS; i++)
+		plant_step(s, power_w, dt);
+	s->t_s += period_s;
+	measured = read_sensor(s);
+	thermal_model_sample(&s->model, SYNTH_PERIOD_MS * 1000, (int32_t)lround(measured * 1000),
+			     (uint32_t)lround(power_w * 1000));
+	return measured;
+}
+
+void synth_hold(struct synth *s, double power_w, double until_s)
+{
+	while (s->t_s < until_s - 1e-9)
+		period_at(s, power_w);
+}
+
 void synth_run(struct synth *s, double until_s)
 {
-	double period_s = SYNTH_PERIOD_MS / 1000.0, dt = period_s / SUBSTEPS;
-
 	while (s->t_s < until_s - 1e-9) {
 		double power_w = fmin(s->table_w, s->demand * max_w(s)), measured;
 
-		for (int i = 0; i < SUBSTEPS; i++)
-			plant_step(s, power_w, dt);
-		s->t_s += period_s;
-		measured = read_sensor(s);
-		thermal_model_sample(&s->model, SYNTH_PERIOD_MS * 1000, (int32_t)lround(measured * 1000),
-				     (uint32_t)lround(power_w * 1000));
+		measured = period_at(s, power_w);
 		s->abs_error_sum += fabs(s->die_c - SYNTH_CONTROL_C);
 		s->periods++;
 		update_load(s);

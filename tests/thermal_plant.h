@@ -90,6 +90,12 @@ double synth_scale_resistance(struct synth *s, double factor);
 /** synth_run() - run until @until_s: plant, sensor, controller and model. */
 void synth_run(struct synth *s, double until_s);
 
+/**
+ * synth_hold() - run until @until_s with the power held at @power_w (table
+ * watts), no controller: the plant, the sensor and the model.
+ */
+void synth_hold(struct synth *s, double power_w, double until_s);
+
 /** synth_sustainable_w() - the plant's true sustainable power now, W (in table watts). */
 double synth_sustainable_w(const struct synth *s);
 
