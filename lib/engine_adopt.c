@@ -47,6 +47,8 @@ static void adopt_controller(struct zone *z, const struct zone *o)
 	    z->control_mc != o->control_mc)
 		return;
 	z->pid_state = o->pid_state;
+	z->pid_run = o->pid_run;
+	z->tuning.engaged = o->tuning.engaged;
 	z->pid_out = o->pid_out;
 	z->active = o->active;
 	z->budget_mw = o->budget_mw;

@@ -293,6 +293,23 @@ static void limit_control_margin(struct zone *z)
 	z->pid.fixes.control_margin_mc = half_mc;
 }
 
+/* The gains the configuration sets replace the rule's, and keep the model's off them. */
+static void set_configured_gains(struct pid_params *pp, const struct zone_config *zc,
+				 struct model_tuning *tuning)
+{
+	tuning->gains_fixed = zc->gains_set != 0;
+	if (zc->gains_set & GAIN_K_PO)
+		pp->gains.k_po = zc->gains.k_po;
+	if (zc->gains_set & GAIN_K_PU)
+		pp->gains.k_pu = zc->gains.k_pu;
+	if (zc->gains_set & GAIN_K_I)
+		pp->gains.k_i = zc->gains.k_i;
+	if (zc->gains_set & GAIN_K_D)
+		pp->gains.k_d = zc->gains.k_d;
+	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
+		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+}
+
 /* Controller and sustainable power, once the actors are known and sampled. */
 static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
@@ -319,18 +336,9 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	if (pp->mode == PID_MODE_DEFAULT && pp->fixes.tuned_gains)
 		pid_tune_gains(&pp->gains);
 	limit_control_margin(z);
-	if (!zc)
-		return;
-	if (zc->gains_set & GAIN_K_PO)
-		pp->gains.k_po = zc->gains.k_po;
-	if (zc->gains_set & GAIN_K_PU)
-		pp->gains.k_pu = zc->gains.k_pu;
-	if (zc->gains_set & GAIN_K_I)
-		pp->gains.k_i = zc->gains.k_i;
-	if (zc->gains_set & GAIN_K_D)
-		pp->gains.k_d = zc->gains.k_d;
-	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
-		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+	if (zc)
+		set_configured_gains(pp, zc, &z->tuning);
+	z->pid_run = *pp;
 }
 
 /* Opens the sensor, samples the actors once, sets the controller, takes the zone over. */

@@ -53,8 +53,6 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 void pid_tune_gains(struct pid_gains *gains)
 {
 	gains->k_po = (int32_t)clamp64((int64_t)gains->k_po * 3, 0, INT32_MAX);
-	gains->k_pu = (int32_t)clamp64((int64_t)gains->k_pu * 6, 0, INT32_MAX);
-	gains->k_i = (int32_t)clamp64((int64_t)gains->k_i * 8, 0, INT32_MAX);
 }
 
 void pid_default_fixes(struct pid_fixes *fixes)
@@ -268,6 +266,29 @@ static uint32_t effective_sustainable_power(const struct pid_params *pp,
 	return sp;
 }
 
+/* The proportional term on @err_q10 (Q10 m°C) under @g, Q10 mW. */
+static int64_t proportional(const struct pid_gains *g, int64_t err_q10)
+{
+	return clamp64(mul_frac(err_q10 < 0 ? g->k_po : g->k_pu, err_q10), -TERM_LIMIT, TERM_LIMIT);
+}
+
+void pid_retune(const struct pid_params *from, const struct pid_params *to,
+		struct pid_state *state, uint32_t min_power_mw, uint32_t max_power_mw)
+{
+	int64_t i, ff_from, ff_to;
+
+	if (!state->primed || to->gains.k_i <= 0)
+		return;
+	ff_from = effective_sustainable_power(from, min_power_mw, max_power_mw);
+	ff_to = effective_sustainable_power(to, min_power_mw, max_power_mw);
+	i = mul_frac(from->gains.k_i, state->err_integral) + int_to_frac(ff_from - ff_to) +
+	    proportional(&from->gains, state->prev_err) - proportional(&to->gains, state->prev_err);
+	i = clamp64(i, -TERM_LIMIT, TERM_LIMIT);
+	state->err_integral = clamp64(int_to_frac(i) / to->gains.k_i, -ERR_INTEGRAL_LIMIT,
+				      ERR_INTEGRAL_LIMIT);
+	state->under_integral = state->under_integral * from->gains.k_i / to->gains.k_i;
+}
+
 static uint32_t limit_budget_step(const struct pid_params *pp, const struct pid_state *s,
 				  int64_t budget)
 {
@@ -291,7 +312,7 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		target_mc -= params->fixes.control_margin_mc;
 	err = int_to_frac(clamp64(target_mc - temp_mc, -ERR_LIMIT_MC, ERR_LIMIT_MC - 1));
 
-	p = mul_frac(err < 0 ? g->k_po : g->k_pu, err);
+	p = proportional(g, err);
 	if (params->mode == PID_MODE_KERNEL) {
 		i = integral_kernel(g, state, err, max_power_mw);
 		d = derivative_kernel(params, state, err);
@@ -300,7 +321,6 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		d = derivative_default(params, state, err);
 	}
 	state->prev_err = err;
-	p = clamp64(p, -TERM_LIMIT, TERM_LIMIT);
 	i = clamp64(i, -TERM_LIMIT, TERM_LIMIT);
 	d = clamp64(d, -TERM_LIMIT, TERM_LIMIT);
 

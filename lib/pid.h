@@ -74,8 +74,8 @@ struct pid_gains {
  *	the zone switches on.)
  * @clamp_sustainable_power: clamp the sustainable power to
  *	[min_power, max_power] of the zone's actors.
- * @tuned_gains: start from the kernel's estimated gains scaled by
- *	pid_tune_gains() instead of the estimates themselves.
+ * @tuned_gains: until the model is confident, the kernel's estimated
+ *	gains scaled by pid_tune_gains() instead of the estimates themselves.
  * @control_margin_mc: aim this far below the control temperature, m°C.
  *	The grants move the actors in OPP steps, and a zone held at control
  *	ripples around it as an actor steps up and back, so its peaks pass
@@ -175,14 +175,12 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 		      int32_t control_mc, struct pid_gains *gains);
 
 /**
- * pid_tune_gains() - the default mode's gains from the kernel's estimates:
- * k_po x 3 (shed power three times as fast above control), k_pu x 6 (do
- * not throttle far below control when there is room: the budget reaches
- * the zone's maximum closer to control), k_i x 8 (take out a slow
- * disturbance, such as a warmer room, sooner).  Each saturates at
- * INT32_MAX.  The factors were chosen with tools/bench-gains and checked
- * with tools/bench-control on three boards (the README's tables): less
- * overshoot than the estimates and no less work.
+ * pid_tune_gains() - the default mode's gains before its model is
+ * confident: the kernel's estimates with k_po x 3 (shed power three times
+ * as fast above control: a sustainable power configured too high otherwise
+ * carries the first approach further over), saturating at INT32_MAX.
+ * k_pu and k_i stay the kernel's: their x6 and x8 made loops whose plant
+ * had more gain than the configuration said cycle (doc/control-tuning.md).
  */
 void pid_tune_gains(struct pid_gains *gains);
 
@@ -196,6 +194,20 @@ void pid_default_fixes(struct pid_fixes *fixes);
  * above switch-on.
  */
 uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc);
+
+/**
+ * pid_retune() - carry a default-mode controller's memory over a change of
+ * its parameters (feed-forward, gains), so that the next budget goes on
+ * from the last one instead of jumping: the change of the feed-forward and
+ * of the proportional term on the last error goes into the integral, and
+ * the integrals are rescaled to keep their terms under the new k_i.
+ * @from: the parameters the last period ran on.
+ * @to: the parameters the next period runs on.
+ * @state: the controller's memory (unchanged while it is not primed).
+ * @min_power_mw, @max_power_mw: as pid_step() takes them (the feed-forward clamp).
+ */
+void pid_retune(const struct pid_params *from, const struct pid_params *to,
+		struct pid_state *state, uint32_t min_power_mw, uint32_t max_power_mw);
 
 /** pid_reset() - forget the integral and the previous error (zone fell below switch-on). */
 void pid_reset(struct pid_state *state);

@@ -158,11 +158,11 @@ void zone_cycle_blind(struct zone *z)
 
 		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
 			      "periods; limiting to the sustainable power, %u mW", z->name,
-			      ZONE_FAULT_PERIODS, z->pid.sustainable_power_mw);
+			      ZONE_FAULT_PERIODS, zone_feed_forward_mw(z));
 	}
 	pid_reset(&z->pid_state);
 	z->active = true;
-	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;
+	z->budget_mw = zone_feed_forward_mw(z) < max_mw ? zone_feed_forward_mw(z) : max_mw;
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
 	for (size_t i = 0; i < z->n_fallback; i++)
@@ -249,6 +249,27 @@ static bool holds_back(const struct zone *z)
 	return false;
 }
 
+uint32_t zone_feed_forward_mw(const struct zone *z)
+{
+	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
+}
+
+/*
+ * The parameters this period runs on: the default controller takes its
+ * model's once it is confident (model_tuning_apply()), carrying its memory
+ * over the switch so that the budget does not jump.
+ */
+static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
+{
+	struct pid_params last = z->pid_run;
+
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return &z->pid;
+	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc, &z->pid_run))
+		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
+	return &z->pid_run;
+}
+
 /* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
 static void zone_cycle_power(struct zone *z)
 {
@@ -265,8 +286,8 @@ static void zone_cycle_power(struct zone *z)
 			z->grant_mw[i] = d[i].max_mw;
 		return;
 	}
-	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
-				&z->pid_out);
+	z->budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->pid_state, z->control_mc,
+				z->temp_mc, min_mw, max_mw, &z->pid_out);
 	divide(z, d);
 	z->pid_state.held_back = holds_back(z);
 }

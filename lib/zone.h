@@ -14,6 +14,7 @@
 #include "pid.h"
 #include "rise.h"
 #include "sysfs.h"
+#include "model_tuning.h"
 #include "thermal_model.h"
 
 #define ZONE_MAX_ACTORS 64
@@ -48,7 +49,11 @@ enum sustainable_power_source {
  *	(lib/sensor.c), NULL while the loop reads it.
  * @sensor_slow: a read took SENSOR_SLOW_MS or more (logged once).
  * @switch_on_mc, @control_mc: m°C.
- * @pid: controller definition; @pid_state: its memory.
+ * @pid: controller definition from the configuration (its sustainable
+ *	power the model's prior); @pid_state: its memory.
+ * @pid_run: what the last period ran on: @pid, or for the default
+ *	controller with a confident model, the model's feed-forward and gains
+ *	(lib/model_tuning.h); @tuning: which.
  * @efficiency_division: divide by efficiency, not by request.
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over.
@@ -69,7 +74,7 @@ enum sustainable_power_source {
  *	daemon polls an idle zone at its period when it could pass switch-on
  *	before the next idle poll).
  * @model: its thermal response, learnt from every period, active or idle
- *	(an observer: the controller does not use it yet).
+ *	(the default controller tunes itself on it once it is confident).
  * @observed_us: the last engine cycle its actors' power was counted at (0:
  *	none yet).
  * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
@@ -87,6 +92,8 @@ struct zone {
 	int32_t control_mc;
 	struct pid_params pid;
 	struct pid_state pid_state;
+	struct pid_params pid_run;
+	struct model_tuning tuning;
 	bool efficiency_division;
 	enum sustainable_power_source sp_source;
 	char original_policy[64];
@@ -138,6 +145,13 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
+
+/**
+ * zone_feed_forward_mw() - the sustainable power the zone's controller
+ * runs on, mW: the learnt one while the default controller is tuned by its
+ * model, else the configured (device-tree, estimated) one.
+ */
+uint32_t zone_feed_forward_mw(const struct zone *z);
 
 /**
  * zone_observe_power() - count the power the zone's actors drew since the

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "pid.h"
@@ -558,7 +559,7 @@ static void test_extreme_inputs(void **unused)
 	}
 }
 
-/* The default mode's gains: the kernel's estimates x 3, x 6, x 8, saturating. */
+/* The default mode's gains before its model is confident: k_po x 3, saturating; k_pu, k_i the kernel's. */
 static void test_tune_gains(void **unused)
 {
 	struct pid_gains g;
@@ -567,21 +568,64 @@ static void test_tune_gains(void **unused)
 	assert_int_equal(pid_default_gains(1500, 70000, 85000, &g), 0);
 	pid_tune_gains(&g);
 	assert_int_equal(g.k_po, 3 * ((1500 << 10) / 15000));
-	assert_int_equal(g.k_pu, 6 * ((3000 << 10) / 15000));
-	assert_int_equal(g.k_i, 8 * ((3000 << 10) / 15000 / 10));
+	assert_int_equal(g.k_pu, (3000 << 10) / 15000);
+	assert_int_equal(g.k_i, (3000 << 10) / 15000 / 10);
 	assert_int_equal(g.k_d, 0);
-	/* INT32_MAX / 3 x 3 still fits; x 6 and x 8 saturate. */
-	g.k_po = g.k_pu = g.k_i = INT32_MAX / 3;
+	/* INT32_MAX / 3 x 3 still fits; one more saturates. */
+	g.k_po = INT32_MAX / 3;
 	pid_tune_gains(&g);
 	assert_int_equal(g.k_po, INT32_MAX - 1);
-	assert_int_equal(g.k_pu, INT32_MAX);
-	assert_int_equal(g.k_i, INT32_MAX);
+	g.k_po = INT32_MAX / 3 + 1;
+	pid_tune_gains(&g);
+	assert_int_equal(g.k_po, INT32_MAX);
+}
+
+/*
+ * pid_retune(): a zone held 2 °C over its aim on a 6000 mW feed-forward
+ * whose integral has learnt -3000 mW switches to a 1500 mW feed-forward
+ * with four times the gains; the next budget goes on from the last (one
+ * period's integration of the new k_i apart) instead of jumping by the
+ * 4500 mW of feed-forward and the new proportional term.
+ */
+static void test_retune_keeps_budget(void **unused)
+{
+	struct pid_params from, to;
+	struct pid_state st;
+	struct pid_output out;
+	uint32_t before, after, jump;
+	int32_t temp = CONTROL + 2000;
+
+	(void)unused;
+	setup_params(&from, PID_MODE_DEFAULT, 6000);
+	from.fixes.integral_bleed_q10 = 0;
+	to = from;
+	to.sustainable_power_mw = 1500;
+	to.gains.k_po *= 4;
+	to.gains.k_pu *= 4;
+	to.gains.k_i *= 4;
+	pid_reset(&st);
+	st.err_integral = -(INT64_C(3000) << 20) / from.gains.k_i;	/* -3000 mW of integral */
+	before = pid_step(&from, &st, CONTROL, temp, 0, 10000, &out);
+	assert_in_range(before, 1000, 9000);
+	struct pid_state kept = st;
+	jump = pid_step(&to, &kept, CONTROL, temp, 0, 10000, NULL);
+	pid_retune(&from, &to, &st, 0, 10000);
+	after = pid_step(&to, &st, CONTROL, temp, 0, 10000, NULL);
+	/* One period's integration of -2000 m°C under the new k_i, and rounding. */
+	int64_t step_mw = (int64_t)to.gains.k_i * 2000 / 1024 + 4;
+	assert_true(llabs((int64_t)after - before) <= step_mw);
+	assert_true(llabs((int64_t)jump - before) > 2000);
+	/* An unprimed state (the zone idle) is left alone. */
+	pid_reset(&st);
+	pid_retune(&from, &to, &st, 0, 10000);
+	assert_int_equal(st.err_integral, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tune_gains),
+		cmocka_unit_test(test_retune_keeps_budget),
 		cmocka_unit_test(test_default_gains),
 		cmocka_unit_test(test_kernel_rising_through_control),
 		cmocka_unit_test(test_kernel_overshoot_and_return),
