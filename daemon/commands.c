@@ -12,7 +12,6 @@
 #include "saved.h"
 #include "thermal.h"
 
-static const char *const sp_source_names[] = { "config", "sysfs", "estimated" };
 
 struct pa_config *daemon_load_config(const struct options *opts)
 {
@@ -80,7 +79,7 @@ static void print_engine(const struct engine *e)
 
 		printf("zone %s: thermal_zone%d, switch-on %d m°C, control %d m°C, sustainable "
 		       "power %u mW (%s)\n", z->name, z->tz_id, z->switch_on_mc, z->control_mc,
-		       z->pid.sustainable_power_mw, sp_source_names[z->sp_source]);
+		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
 		print_gains(z);
 		for (size_t k = 0; k < z->n_actors; k++)
 			print_actor(z->actors[k]);

@@ -135,23 +135,6 @@ static void update_status(struct daemon *d)
  * one the zone was given: the device tree or the configuration is
  * probably wrong.
  */
-static void say_model_departs(struct zone *z)
-{
-	static const char *const from[] = { "configured", "device tree's", "estimated" };
-	static const char *const wrong[] = { "configuration", "device tree", "estimate (the "
-					     "actors' lowest powers)" };
-	int pct;
-
-	if (z->model_departure_said || !zone_model_departs(z, &pct))
-		return;
-	journal_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
-		     "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
-		     "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
-		     from[z->sp_source], z->pid.sustainable_power_mw, pct, z->model.est.confidence,
-		     z->model.est.time_constant_s, wrong[z->sp_source]);
-	z->model_departure_said = true;
-}
-
 /* Logs the state changes of zone @i after its period. */
 static void report_zone(struct daemon *d, size_t i, uint64_t now)
 {
@@ -161,7 +144,6 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 	if (z->active != d->was_active[i])
 		bus_zone_active_changed(d->bus, i);
 	d->was_active[i] = z->active;
-	say_model_departs(z);
 	journal_cycle(z);
 	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z);
 }

@@ -345,7 +345,6 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
 		       const struct zone_config *zc)
 {
-	static const char *const sp_names[] = { "config", "sysfs", "estimated" };
 	char path[SYSFS_PATH_MAX];
 	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
 	int r;
@@ -375,7 +374,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	pa_log(PA_LOG_INFO, "zone %s: thermal_zone%d (%s), switch-on %d m°C, control %d m°C, "
 	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
 	       "controller", z->name, tz->id, tz->type, z->switch_on_mc, z->control_mc,
-	       z->pid.sustainable_power_mw, sp_names[z->sp_source], z->n_actors, z->n_fallback,
+	       z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors, z->n_fallback,
 	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
 	sensor_start(z);

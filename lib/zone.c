@@ -249,6 +249,20 @@ static bool holds_back(const struct zone *z)
 	return false;
 }
 
+const char *zone_sp_source_name(const struct zone *z)
+{
+	static const char *const names[] = { "config", "sysfs", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
+const char *zone_sp_source_adjective(const struct zone *z)
+{
+	static const char *const names[] = { "configured", "device tree's", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
 uint32_t zone_feed_forward_mw(const struct zone *z)
 {
 	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;

@@ -146,6 +146,12 @@ void zone_cycle(struct zone *z);
  */
 void zone_cycle_blind(struct zone *z);
 
+/** zone_sp_source_name() - "config", "sysfs" or "estimated": where @z's sustainable power came from. */
+const char *zone_sp_source_name(const struct zone *z);
+
+/** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated". */
+const char *zone_sp_source_adjective(const struct zone *z);
+
 /**
  * zone_feed_forward_mw() - the sustainable power the zone's controller
  * runs on, mW: the learnt one while the default controller is tuned by its

@@ -369,6 +369,9 @@ class ThermalModel(unittest.TestCase):
         said = [line for line in log.splitlines() if "learned sustainable power" in line]
         self.assertEqual(len(said), 1, log)
         self.assertIn("departs from the configured %d mW" % prior_mw, said[0])
+        tuned = [line for line in log.splitlines() if "tuned from its thermal model" in line]
+        self.assertTrue(tuned, log)
+        self.assertIn("(configured %d mW)" % prior_mw, tuned[0])
         return said[0]
 
     def test_configured_too_low(self):
