@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "log.h"
 #include "config_keys.h"
 
 static const char design_example[] =
@@ -29,7 +30,7 @@ static const char design_example[] =
 	"    sustainable_power = 1500;\n"
 	"    period_ms = 50;\n"				/* line 10 */
 	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
-	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = true; control_margin = 100;\n"
+	"    integral_bleed = 0.5; dither_grants = true; control_margin = 100;\n"
 	"    actors = (\n"
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
@@ -75,9 +76,6 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->gains.k_i, 10);
 	assert_int_equal(z->gains.integral_cutoff_mc, 2000);
 	assert_int_equal(z->fixes.integral_bleed_q10, 512);
-	assert_int_equal(z->fixes.budget_step_limit_mw, 300);
-	assert_true(z->fixes.wide_integral_bound);
-	assert_int_equal(z->fixes.derivative_filter_ms, 200);
 	assert_true(z->fixes.tuned_gains);	/* the default */
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
@@ -222,8 +220,6 @@ static void test_wrong_type(void **unused)
 	expect_error(ZONE_HEAD "period_ms = 100.5;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
 		     "expected ms, an integer, got 100.5");
 	expect_error(ZONE_HEAD "k_po = \"fast\";\n" ONE_ACTOR "} );", 2, "zones[0].k_po", "expected a number");
-	expect_error(ZONE_HEAD "wide_integral_bound = 1;\n" ONE_ACTOR "} );", 2,
-		     "zones[0].wide_integral_bound", "expected a boolean");
 	expect_error(ZONE_HEAD "step_wise_fallback = \"yes\";\n" ONE_ACTOR "} );", 2,
 		     "zones[0].step_wise_fallback", "expected a boolean");
 	expect_error(ZONE_HEAD "tuned_gains = 0;\n" ONE_ACTOR "} );", 2,
@@ -528,10 +524,57 @@ static void test_man_page_examples_parse(void **unused)
 	free(man);
 }
 
+/* What a retired key's warning said, for test_retired_keys. */
+static char retired_said[4][512];
+static int retired_n;
+
+static void collect_retired(void *userdata, int priority, const char *const *fields,
+			    const char *message)
+{
+	(void)userdata;
+	(void)fields;
+	if (priority == PA_LOG_WARNING && retired_n < 4)
+		snprintf(retired_said[retired_n++], sizeof(retired_said[0]), "%s", message);
+}
+
+/* Keys that no longer do anything load, with one warning each that names the key and why. */
+static void test_retired_keys(void **unused)
+{
+	struct pa_config *c = NULL;
+	struct pa_config_error err;
+
+	(void)unused;
+	retired_n = 0;
+	pa_log_set_handler(collect_retired, NULL);
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "wide_integral_bound = false;\n"
+					       "budget_step_limit = 300;\nderivative_filter_ms = 50;\n"
+					       ONE_ACTOR "} );", "old.conf", &c, &err), 0);
+	pa_log_set_handler(NULL, NULL);
+	assert_non_null(c);
+	assert_int_equal(retired_n, 3);
+	assert_non_null(strstr(retired_said[0], "old.conf:2: zones[0].wide_integral_bound is retired and "
+					       "ignored: "));
+	assert_non_null(strstr(retired_said[1], ":3: zones[0].budget_step_limit is retired"));
+	assert_non_null(strstr(retired_said[2], "zones[0].derivative_filter_ms is retired and "
+					       "ignored: the derivative (k_d) is filtered over 2 "
+					       "periods; remove it"));
+	pa_config_free(c);
+	/* With the kernel's law too: a retired key is not an error there either. */
+	retired_n = 0;
+	pa_log_set_handler(collect_retired, NULL);
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "controller = \"kernel\";\n"
+					       "budget_step_limit = 300;\n" ONE_ACTOR "} );",
+					       "old.conf", &c, &err), 0);
+	pa_log_set_handler(NULL, NULL);
+	assert_int_equal(retired_n, 1);
+	pa_config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_config),
+		cmocka_unit_test(test_retired_keys),
 		cmocka_unit_test(test_empty_config_defaults),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unknown_key),

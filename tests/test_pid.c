@@ -271,27 +271,23 @@ static uint32_t hold(const struct pid_params *pp, struct pid_state *st, int32_t 
 /*
  * SP above max_power (SP clamp off to isolate the bound): 1 °C above control
  * for 300 periods.  The kernel's |i| < max_power leaves the budget at
- * 5000 - 334 - 2999 = 1667 mW or more for ever; the wide bound lets the
- * integral cancel the feed-forward and the budget reaches 0.
+ * 5000 - 334 - 2999 = 1667 mW or more for ever; the default mode's wide
+ * bound lets the integral cancel the feed-forward and the budget reaches 0.
  */
 static void test_default_wide_integral_bound(void **unused)
 {
-	struct pid_params kernel, fixed, off;
-	struct pid_state s1, s2, s3;
+	struct pid_params kernel, fixed;
+	struct pid_state s1, s2;
 	struct pid_output out;
 
 	(void)unused;
 	setup_params(&kernel, PID_MODE_KERNEL, 5000);
 	setup_params(&fixed, PID_MODE_DEFAULT, 5000);
 	fixed.fixes.clamp_sustainable_power = false;
-	off = fixed;
-	off.fixes.wide_integral_bound = false;
 	pid_reset(&s1);
 	pid_reset(&s2);
-	pid_reset(&s3);
 	assert_true(hold(&kernel, &s1, 86000, 300, 0, 3000) >= 1667);
 	assert_int_equal(hold(&fixed, &s2, 86000, 300, 0, 3000), 0);
-	assert_true(hold(&off, &s3, 86000, 300, 0, 3000) >= 1667);
 	/* The integral is clamped at -(max + SP) = -8000 mW, not beyond. */
 	pid_step(&fixed, &s2, CONTROL, 86000, 0, 3000, &out);
 	assert_true(out.i_mw >= -8001 && out.i_mw <= -7990);
@@ -394,11 +390,6 @@ static void test_default_integral_under(void **unused)
 	pid_reset(&s2);
 	assert_false(s2.held_back);
 	assert_int_equal(s2.under_integral, 0);
-	/* It learns with the kernel's integral bound too. */
-	fixed.fixes.wide_integral_bound = false;
-	s2.held_back = true;
-	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1701);
-	assert_int_equal(s2.under_integral, 128000);
 }
 
 /*
@@ -427,31 +418,11 @@ static void test_default_integral_under_band(void **unused)
 	assert_int_equal(st.under_integral, 0);
 }
 
-/* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
-static void test_default_budget_step_limit(void **unused)
-{
-	struct pid_params pp;
-	struct pid_state st;
-
-	(void)unused;
-	setup_params(&pp, PID_MODE_DEFAULT, SP);
-	pid_reset(&st);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 1898);
-	pp.fixes.budget_step_limit_mw = 100;
-	pid_reset(&st);
-	/* The first period after a reset is not limited. */
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 2396);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 85000, 0, 4000, NULL), 2296);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 70000, 0, 4000, NULL), 2396);
-}
-
 /*
  * k_d = 1024 (1 mW per m°C/ms).  The kernel kicks by 51200 mW at switch-on and
  * gives -10240 mW for a 1 °C drop in 100 ms; the default law starts at 0 and
- * gives -10 mW (1024000 / 100 in Q10) filtered with alpha = 100 * 1024 / 300
- * = 341: -10240 * 341 / 1024 = -3410 (-4 mW floored).
+ * gives -10 mW (-10240 in Q10) filtered over PID_DERIVATIVE_FILTER_PERIODS
+ * (2): -10240 / 3 = -3413 (-4 mW floored), then -10240 + 2/3 of the way.
  */
 static void test_default_derivative_filter(void **unused)
 {
@@ -462,18 +433,14 @@ static void test_default_derivative_filter(void **unused)
 	(void)unused;
 	setup_params(&pp, PID_MODE_DEFAULT, SP);
 	pp.gains.k_d = 1024;
-	assert_int_equal(pp.fixes.derivative_filter_ms, 200);
 	pid_reset(&st);
 	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
 	assert_int_equal(out.d_mw, 0);
 	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
 	assert_int_equal(out.d_mw, -4);
-	/* Unfiltered: the whole -10 mW at once. */
-	pp.fixes.derivative_filter_ms = 0;
-	pid_reset(&st);
-	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
-	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
-	assert_int_equal(out.d_mw, -10);
+	/* The same fall again: -3413 + (-10240 + 3413) / 3 = -5688 (-6 mW floored). */
+	pid_step(&pp, &st, CONTROL, 82000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, -6);
 }
 
 /* SP outside [min, max] of the actors is clamped into it in default mode. */
@@ -550,7 +517,6 @@ static void test_extreme_inputs(void **unused)
 			pp.gains.integral_cutoff_mc = INT32_MAX;
 			pp.sustainable_power_mw = UINT32_MAX;
 			pp.period_ms = 0;
-			pp.fixes.budget_step_limit_mw = 1;
 		}
 		pid_reset(&st);
 		for (int rep = 0; rep < 1000; rep++)
@@ -638,7 +604,6 @@ int main(void)
 		cmocka_unit_test(test_default_integral_bleed),
 		cmocka_unit_test(test_default_integral_under),
 		cmocka_unit_test(test_default_integral_under_band),
-		cmocka_unit_test(test_default_budget_step_limit),
 		cmocka_unit_test(test_default_derivative_filter),
 		cmocka_unit_test(test_default_clamp_sustainable_power),
 		cmocka_unit_test(test_default_control_margin),
