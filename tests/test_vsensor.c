@@ -31,7 +31,6 @@
 
 #define TZ0 "/sys/class/thermal/thermal_zone0/temp"
 #define TZ1 "/sys/class/thermal/thermal_zone1/temp"
-#define MAX_MESSAGES 64
 #define ZONE(sensor) \
 	"zones = ( { name = \"skin\"; sensor = " sensor ";\n" \
 	"  switch_on_temp = 60000; control_temp = 70000; sustainable_power = 1000;\n" \
@@ -40,31 +39,15 @@
 #define SUM_SENSOR "{ sum = ( { zone = \"cpu-thermal\"; weight = 0.6; }, " \
 		   "{ zone = \"gpu-thermal\"; weight = 0.4; } ); offset = -2000; }"
 
-static char messages[MAX_MESSAGES][1024];
-static size_t n_messages;
 /* What a read of thermal_zone1/temp does: fail with this errno, or take this long. */
 static atomic_int tz1_error;
 static atomic_int tz1_delay_ms;
 static atomic_int tz0_error;
 
-static void collect(void *userdata, int priority, const char *const *fields, const char *message)
-{
-	(void)userdata;
-	(void)fields;
-	if (priority <= PA_LOG_NOTICE)
-		print_message("log: %s\n", message);
-	if (n_messages < MAX_MESSAGES)
-		snprintf(messages[n_messages++], sizeof(messages[0]), "%s", message);
-}
-
 /* How many messages hold @words. */
 static size_t saying(const char *words)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_messages; i++)
-		n += strstr(messages[i], words) != NULL;
-	return n;
+	return tree_log_count(words);
 }
 
 static void sleep_ms(int ms)
@@ -94,7 +77,7 @@ static void build(struct engine *e, const char *text)
 
 	assert_int_equal(engine_build(e, cfg), 1);
 	pa_config_free(cfg);
-	n_messages = 0;	/* what the build said */
+	tree_log_clear();	/* what the build said */
 }
 
 /* One period with the inputs at @t0 and @t1 m°C; the zone's temperature. */
@@ -173,14 +156,14 @@ static void test_max_without_an_input(void **unused)
 	for (int k = 0; k < 5; k++)
 		assert_int_equal(cycle(&e, 50000 + k, 60000), 50000 + k);
 	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(n_messages, 1);
+	assert_int_equal(tree_log_n(), 1);
 	assert_int_equal(saying("zone skin: input gpu-thermal: " TZ1 ": Input/output error; "
 				"the zone takes the hottest of the other inputs"), 1);
 	atomic_store(&tz1_error, 0);
 	assert_int_equal(cycle(&e, 50000, 60000), 60000);
 	assert_int_equal(saying("zone skin: input gpu-thermal reads again (60000 m°C)"), 1);
 	/* Garbage and an absurd value are failed reads too. */
-	n_messages = 0;
+	tree_log_clear();
 	assert_int_equal(cycle(&e, 50000, 255000), 50000);
 	assert_int_equal(saying("not a plausible temperature"), 1);
 	tree_put(TZ0, "abc\n");
@@ -207,7 +190,7 @@ static void test_sum_renormalises(void **unused)
 	atomic_store(&tz1_error, EIO);
 	assert_int_equal(cycle(&e, 50000, 40000), 50000 - 2000);
 	assert_int_equal(cycle(&e, 51000, 40000), 51000 - 2000);
-	assert_int_equal(n_messages, 1);
+	assert_int_equal(tree_log_n(), 1);
 	assert_int_equal(saying("zone skin: input gpu-thermal: " TZ1 ": Input/output error; the "
 				"zone's sum uses the other inputs, their weights scaled by 1.67 to "
 				"the configured total"), 1);
@@ -269,14 +252,14 @@ static void test_unknown_input(void **unused)
 static int reset(void **unused)
 {
 	(void)unused;
-	n_messages = 0;
+	tree_log_clear();
 	return 0;
 }
 
 static int setup(void **unused)
 {
 	(void)unused;
-	pa_log_set_handler(collect, NULL);
+	tree_log_capture();
 	sysfs_set_fault_hook(fault);
 	return 0;
 }
