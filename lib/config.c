@@ -203,7 +203,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		      struct zone_config *z)
 {
-	const char *name, *sensor;
+	const char *name;
 	int controller = PID_MODE_DEFAULT, division = 1;	/* efficiency */
 	int r;
 
@@ -214,15 +214,18 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 		return r ? r : cfg_fail(ctx, g, prefix, "name", "missing (every zone needs a name)");
 	if (!*name)
 		return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name", "empty");
-	if ((r = cfg_get_sysfs_name(ctx, g, prefix, "sensor", &sensor)) <= 0)
-		return r ? r : cfg_fail(ctx, g, prefix, "sensor",
-					"missing (a thermal zone type or thermal_zoneN)");
-	z->name = strdup(name);
-	z->sensor = strdup(sensor);
-	if (!z->name || !z->sensor)
+	if (!(z->name = strdup(name)))
 		return -ENOMEM;
+	if ((r = cfg_parse_sensor(ctx, g, prefix, z)) <= 0)
+		return r ? r : cfg_fail(ctx, g, prefix, "sensor",
+					"missing (a thermal zone type or thermal_zoneN, or a "
+					"group: { max = [ ... ]; } or { sum = ( ... ); })");
 	if ((r = parse_temps(ctx, g, prefix, z)) < 0)
 		return r;
+	if (z->sensor.kind != SENSOR_ONE && (!z->has_switch_on_temp || !z->has_control_temp))
+		return cfg_fail(ctx, g, prefix, z->has_control_temp ? "switch_on_temp" : "control_temp",
+				"missing: a combined sensor has no trip points of its own, so "
+				"switch_on_temp and control_temp must be given");
 	if ((r = cfg_get_enum(ctx, g, prefix, "controller", controller_names, &controller)) < 0)
 		return r;
 	z->controller = (enum pid_mode)controller;
@@ -249,10 +252,12 @@ static int check_unique_zone(struct parse_ctx *ctx, const config_setting_t *list
 			return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name",
 					"duplicate zone name \"%s\" (also zones[%zu])",
 					c->zones[i].name, j);
-		if (strcmp(c->zones[i].sensor, c->zones[j].sensor) == 0)
+		/* A combined sensor takes no thermal zone over: only single ones can clash. */
+		if (c->zones[i].sensor.kind == SENSOR_ONE && c->zones[j].sensor.kind == SENSOR_ONE &&
+		    strcmp(c->zones[i].sensor.input[0], c->zones[j].sensor.input[0]) == 0)
 			return cfg_fail(ctx, config_setting_get_member(g, "sensor"), prefix, "sensor",
 					"\"%s\" is already controlled by zone \"%s\"",
-					c->zones[i].sensor, c->zones[j].name);
+					c->zones[i].sensor.input[0], c->zones[j].name);
 	}
 	return 0;
 }
@@ -341,7 +346,8 @@ static void zone_config_free(struct zone_config *z)
 	}
 	free(z->actors);
 	free(z->name);
-	free(z->sensor);
+	for (size_t i = 0; i < z->sensor.n_inputs; i++)
+		free(z->sensor.input[i]);
 }
 
 void pa_config_free(struct pa_config *c)

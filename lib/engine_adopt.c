@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "zone_sensor.h"
 
 static struct actor *old_actor(const struct engine *old, const struct actor *a)
 {
@@ -112,6 +113,7 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->temp_mc = o->temp_mc;
 	z->prev_temp_mc = o->prev_temp_mc;
 	z->sensor_failed = o->sensor_failed;
+	zone_sensor_adopt(z, o);
 	z->failed_reads = o->failed_reads;
 	z->rise = o->rise;
 	adopt_fallback(z, o);

@@ -10,7 +10,7 @@
 #include "divvy.h"
 #include "efficiency.h"
 #include "log.h"
-#include "sensor.h"
+#include "zone_sensor.h"
 
 /* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
 struct zone_fields {
@@ -29,11 +29,22 @@ static const char *const *zone_fields(const struct zone *z, struct zone_fields *
 	return f->list;
 }
 
+/* For messages: a single sensor by its file, a combined one by its inputs. */
+static const char *sensor_words(const struct zone *z, char *buf, size_t size)
+{
+	if (z->sensor_kind == SENSOR_ONE)
+		return z->inputs[0].attr.path;
+	zone_sensor_name(z, buf, size);
+	return buf;
+}
+
 int zone_read_temp(struct zone *z)
 {
 	struct zone_fields f;
+	char sensor[SYSFS_PATH_MAX];
 	int64_t temp;
-	int r = sensor_read_mc(z, &temp);
+	int r = zone_sensor_read(z, &temp);
+	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
 
 	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
@@ -41,9 +52,8 @@ int zone_read_temp(struct zone *z)
 		if (!z->sensor_failed)
 			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
 				      "zone %s: %s: %s; holding the current limits", z->name,
-			       z->sensor.path, r == -EINVAL ? "not a number" :
-			       r == -ERANGE ? "not a plausible temperature" :
-			       r == -ETIME ? "stuck in a read" : strerror(-r));
+				      sensor_words(z, sensor, sizeof(sensor)),
+				      no_input ? "no input reads" : zone_sensor_strerror(r));
 		z->sensor_failed = true;
 		z->failed_reads++;
 		return r;
@@ -52,7 +62,7 @@ int zone_read_temp(struct zone *z)
 	z->temp_mc = (int32_t)temp;
 	if (z->sensor_failed)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
-			      z->name, z->sensor.path, (long long)temp);
+			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
 	z->sensor_failed = false;
 	return 0;
 }

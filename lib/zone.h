@@ -13,6 +13,8 @@
 #include "fallback.h"
 #include "pid.h"
 #include "rise.h"
+#include "sensor.h"
+#include "sensor_combine.h"
 #include "sysfs.h"
 #include "model_tuning.h"
 #include "thermal_model.h"
@@ -31,8 +33,6 @@
 #define ZONE_MODEL_CONFIDENT 0.9
 #define ZONE_MODEL_DEPARTS_PCT 25
 
-struct sensor_reader;
-
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
 	SP_FROM_SYSFS,
@@ -42,12 +42,12 @@ enum sustainable_power_source {
 /**
  * struct zone - one controlled thermal zone.
  * @name: label (config name, or the sensor type when auto-configured).
- * @tz_id: N of its thermal_zoneN.
- * @sensor: thermal_zoneN/temp, open for the zone's life (its fd moves to
- *	@sensor_reader when the sensor is found slow).
- * @sensor_reader: the thread that reads a slow sensor off the control loop
- *	(lib/sensor.c), NULL while the loop reads it.
- * @sensor_slow: a read took SENSOR_SLOW_MS or more (logged once).
+ * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
+ *	which takes none over (its inputs keep their governors).
+ * @sensor_kind: one thermal zone, or how @inputs combine (lib/zone_sensor.h).
+ * @inputs, @n_inputs: the thermal zones it reads, each open for the zone's
+ *	life (lib/sensor.c reads a slow one on a thread).
+ * @sensor_offset_mc: added to a combined reading, m°C.
  * @switch_on_mc, @control_mc: m°C.
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
@@ -63,7 +63,8 @@ enum sustainable_power_source {
  * @grant_mw: this period's grant per actor (max power while inactive).
  * This period's results, for logs, traces and D-Bus:
  * @temp_mc, @active, @budget_mw, @pid_out.
- * @sensor_failed: the last read failed (logged once until it reads again).
+ * @sensor_failed: the last read failed, of every input (logged once until
+ *	it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature (the trend step_wise and
@@ -85,9 +86,10 @@ enum sustainable_power_source {
 struct zone {
 	char name[64];
 	int tz_id;
-	struct sysfs_attr sensor;
-	struct sensor_reader *sensor_reader;
-	bool sensor_slow;
+	enum sensor_kind sensor_kind;
+	size_t n_inputs;
+	struct sensor_input inputs[SENSOR_MAX_INPUTS];
+	int32_t sensor_offset_mc;
 	int32_t switch_on_mc;
 	int32_t control_mc;
 	struct pid_params pid;
@@ -120,10 +122,11 @@ struct zone {
 };
 
 /**
- * zone_read_temp() - read the sensor into zone->temp_mc (sensor_read_mc():
- * a slow sensor's latest reading, from its thread).  A value outside
- * [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a failed read, and
- * so is a slow sensor's reading that is too old.
+ * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
+ * each input, a slow one's latest reading from its thread, combined).  A
+ * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
+ * failed read, and so is a slow sensor's reading that is too old; a
+ * combined sensor fails when none of its inputs reads.
  * Return: 0, or negative errno (logged once until the sensor reads again).
  */
 int zone_read_temp(struct zone *z);

@@ -62,7 +62,9 @@ static void test_valid_config(void **unused)
 
 	z = &c->zones[0];
 	assert_string_equal(z->name, "soc");
-	assert_string_equal(z->sensor, "soc-thermal");
+	assert_int_equal(z->sensor.kind, SENSOR_ONE);
+	assert_int_equal(z->sensor.n_inputs, 1);
+	assert_string_equal(z->sensor.input[0], "soc-thermal");
 	assert_int_equal(z->line, 5);
 	assert_true(z->has_switch_on_temp && z->has_control_temp);
 	assert_int_equal(z->switch_on_temp_mc, 70000);
@@ -474,10 +476,90 @@ static void test_shipped_example(void **unused)
 }
 
 /* powerallocd.conf(5) has an entry ("*key*") for every key the parser takes. */
+#define TEMPS "switch_on_temp = 40000; control_temp = 45000;\n"
+
+/* The combined sensors: max of names, a weighted sum with an offset, weights 1 when not given. */
+static void test_combined_sensor(void **unused)
+{
+	static const char text[] =
+		"zones = (\n"
+		"  { name = \"hot\"; sensor = { max = [ \"cpu-thermal\", \"thermal_zone1\" ]; };\n"
+		"    " TEMPS ONE_ACTOR "  },\n"
+		"  { name = \"skin\"; sensor = { sum = ( { zone = \"cpu-thermal\"; weight = 0.6; },\n"
+		"        { zone = \"battery\"; weight = 0.4; }, { zone = \"board\"; } ); offset = -2000; };\n"
+		"    " TEMPS ONE_ACTOR "  },\n"
+		"  { name = \"cpu\"; sensor = \"cpu-thermal\"; " ONE_ACTOR "} );\n";
+	struct pa_config *c;
+	struct pa_config_error err;
+	const struct sensor_config *s;
+
+	(void)unused;
+	if (pa_config_load_string(text, "test.conf", &c, &err) < 0)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->n_zones, 3);
+	s = &c->zones[0].sensor;
+	assert_int_equal(s->kind, SENSOR_MAX);
+	assert_int_equal(s->n_inputs, 2);
+	assert_string_equal(s->input[0], "cpu-thermal");
+	assert_string_equal(s->input[1], "thermal_zone1");
+	assert_int_equal(s->offset_mc, 0);
+	s = &c->zones[1].sensor;
+	assert_int_equal(s->kind, SENSOR_SUM);
+	assert_int_equal(s->n_inputs, 3);
+	assert_string_equal(s->input[1], "battery");
+	assert_true(s->weight[0] == 0.6 && s->weight[1] == 0.4 && s->weight[2] == 1.0);
+	assert_int_equal(s->offset_mc, -2000);
+	/* A single sensor may also be an input of a combined one: nothing is taken over twice. */
+	assert_int_equal(c->zones[2].sensor.kind, SENSOR_ONE);
+	pa_config_free(c);
+}
+
+/* Each wrong combined sensor names its key and says what is wrong. */
+static void test_combined_sensor_errors(void **unused)
+{
+#define Z(sensor) "zones = ( { name = \"s\";\n  sensor = " sensor ";\n  " TEMPS ONE_ACTOR "} );"
+	(void)unused;
+	expect_error(Z("{ }"), 2, "zones[0].sensor", "give either max = [ ... ] or sum = ( ... ), not neither");
+	expect_error(Z("{ max = [\"a\"]; sum = ( { zone = \"b\"; } ); }"), 2, "zones[0].sensor",
+		     "not both");
+	expect_error(Z("{ sums = ( { zone = \"a\"; } ); }"), 2, "zones[0].sensor.sums", "did you mean \"sum\"");
+	expect_error(Z("{ max = \"a\"; }"), 2, "zones[0].sensor.max", "expected an array of thermal zones");
+	expect_error(Z("{ max = [ ]; }"), 2, "zones[0].sensor.max", "0 inputs: 1 to 8 are allowed");
+	expect_error(Z("{ max = [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]; }"), 2,
+		     "zones[0].sensor.max", "9 inputs: 1 to 8 are allowed");
+	expect_error(Z("{ max = [\"a\", \"a\"]; }"), 2, "zones[0].sensor.max[1]",
+		     "\"a\" is already an input");
+	expect_error(Z("{ max = [\"a\", \"../b\"]; }"), 2, "zones[0].sensor.max[1]",
+		     "not a device name");
+	expect_error(Z("{ max = (\"a\", 1); }"), 2, "zones[0].sensor.max[1]", "expected an array");
+	expect_error(Z("{ sum = ( { weight = 0.5; } ); }"), 2, "zones[0].sensor.sum[0].zone", "missing");
+	expect_error(Z("{ sum = ( { zone = \"a\"; weight = 0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].weight", "must be above 0");
+	expect_error(Z("{ sum = ( { zone = \"a\"; weight = -1.0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].weight", "out of range");
+	expect_error(Z("{ sum = ( { zone = \"a\"; wieght = 1.0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].wieght", "did you mean \"weight\"");
+	expect_error(Z("{ sum = [ \"a\" ]; }"), 2, "zones[0].sensor.sum[0]", "expected a list of inputs");
+	expect_error(Z("{ max = [\"a\"]; offset = 1.5; }"), 2, "zones[0].sensor.offset",
+		     "did you mean 1500 (m°C)?");
+	expect_error(Z("{ max = [\"a\"]; offset = 200000; }"), 2, "zones[0].sensor.offset",
+		     "out of range");
+	expect_error(Z("42"), 2, "zones[0].sensor", "expected a string");
+#undef Z
+	/* No trips of its own: both temperatures must be given. */
+	expect_error("zones = ( { name = \"s\"; sensor = { max = [\"a\"]; };\n"
+		     "  switch_on_temp = 40000;\n  " ONE_ACTOR "} );", 1, "zones[0].control_temp",
+		     "a combined sensor has no trip points of its own");
+	expect_error("zones = ( { name = \"s\"; sensor = { max = [\"a\"]; };\n"
+		     "  control_temp = 40000;\n  " ONE_ACTOR "} );", 1, "zones[0].switch_on_temp",
+		     "switch_on_temp and control_temp must be given");
+}
+
 static void test_man_page_documents_every_key(void **unused)
 {
 	const char *const *lists[] = { cfg_root_keys, cfg_zone_keys, cfg_cpufreq_keys,
-				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys };
+				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys,
+				       cfg_sensor_keys, cfg_sensor_sum_keys };
 	char *man = read_text(PROJECT_SOURCE_DIR "/man/powerallocd.conf.5.scd");
 	size_t n = 0;
 
@@ -520,7 +602,7 @@ static void test_man_page_examples_parse(void **unused)
 		}
 		p = end + 3;
 	}
-	assert_int_equal(examples, 2);
+	assert_int_equal(examples, 3);
 	free(man);
 }
 
@@ -593,6 +675,8 @@ int main(void)
 		cmocka_unit_test(test_opp_tables),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_shipped_example),
+		cmocka_unit_test(test_combined_sensor),
+		cmocka_unit_test(test_combined_sensor_errors),
 		cmocka_unit_test(test_man_page_documents_every_key),
 		cmocka_unit_test(test_man_page_examples_parse),
 	};
