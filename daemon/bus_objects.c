@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpumask.h"
+#include "zone_sensor.h"
 
 /* The index N of "<prefix>/N", or -1. */
 static long index_of(const char *path, const char *prefix, size_t n)
@@ -52,10 +53,10 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	const struct zone *z = userdata;
-	char sensor[32];
+	char sensor[SYSFS_PATH_MAX];
 
 	(void)bus, (void)path, (void)iface, (void)error;
-	snprintf(sensor, sizeof(sensor), "thermal_zone%d", z->tz_id);
+	zone_sensor_name(z, sensor, sizeof(sensor));
 	if (strcmp(prop, "Name") == 0)
 		return sd_bus_message_append(reply, "s", z->name);
 	if (strcmp(prop, "Sensor") == 0)

@@ -11,8 +11,8 @@
 #include "log.h"
 #include "saved.h"
 #include "thermal.h"
+#include "zone_sensor.h"
 
-static const char *const sp_source_names[] = { "config", "sysfs", "estimated" };
 
 struct pa_config *daemon_load_config(const struct options *opts)
 {
@@ -73,20 +73,56 @@ static void print_actor(const struct actor *a)
 		       a->kind == ACTOR_CPUFREQ || a->kind == ACTOR_CPUFREQ_CAP ? " per CPU" : "");
 }
 
+/* A combined sensor's inputs, as found: each thermal zone, its type and weight. */
+static void print_inputs(const struct zone *z)
+{
+	if (z->sensor_kind == SENSOR_ONE)
+		return;
+	printf("    sensor %s of", sensor_kind_name(z->sensor_kind));
+	for (size_t k = 0; k < z->n_inputs; k++) {
+		printf("%s %s (thermal_zone%d", k ? "," : "", z->inputs[k].name, z->inputs[k].tz_id);
+		if (z->sensor_kind == SENSOR_SUM)
+			printf(", weight %g", z->inputs[k].weight);
+		printf(")");
+	}
+	printf(", offset %d m°C\n", z->sensor_offset_mc);
+}
+
 static void print_engine(const struct engine *e)
 {
 	for (size_t i = 0; i < e->n_zones; i++) {
 		const struct zone *z = &e->zones[i];
+		char sensor[SYSFS_PATH_MAX];
 
-		printf("zone %s: thermal_zone%d, switch-on %d m°C, control %d m°C, sustainable "
-		       "power %u mW (%s)\n", z->name, z->tz_id, z->switch_on_mc, z->control_mc,
-		       z->pid.sustainable_power_mw, sp_source_names[z->sp_source]);
+		zone_sensor_name(z, sensor, sizeof(sensor));
+		printf("zone %s: %s, switch-on %d m°C, control %d m°C, sustainable "
+		       "power %u mW (%s)\n", z->name, sensor, z->switch_on_mc, z->control_mc,
+		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
+		print_inputs(z);
 		print_gains(z);
 		for (size_t k = 0; k < z->n_actors; k++)
 			print_actor(z->actors[k]);
 		for (size_t k = 0; k < z->n_fallback; k++)
 			print_fallback(&z->fallback[k]);
 	}
+}
+
+/* The configured zones @e could not build, on stderr after a ':'. */
+static void print_missing(const struct pa_config *c, const struct engine *e)
+{
+	const char *sep = " ";
+
+	for (size_t i = 0; i < c->n_zones; i++) {
+		bool built = false;
+
+		for (size_t k = 0; k < e->n_zones && !built; k++)
+			built = strcmp(e->zones[k].name, c->zones[i].name) == 0;
+		if (!built) {
+			fprintf(stderr, "%s%s", sep, c->zones[i].name);
+			sep = ", ";
+		}
+	}
+	fprintf(stderr, "\n");
 }
 
 int daemon_check_config(const struct options *opts)
@@ -111,13 +147,15 @@ int daemon_check_config(const struct options *opts)
 	       "no zones configured (automatic)", e.n_zones, e.n_zones == 1 ? "" : "s",
 	       e.n_zones ? "controllable" : "controllable: powerallocd would wait for one");
 	print_engine(&e);
-	engine_free(&e);
 	if (c->n_zones && (size_t)n < c->n_zones) {
-		fprintf(stderr, "%s: %zu of %zu configured zones cannot be controlled (see above)\n",
+		fprintf(stderr, "%s: %zu of %zu configured zones cannot be controlled (see above):",
 			opts->config_path, c->n_zones - (size_t)n, c->n_zones);
+		print_missing(c, &e);
+		engine_free(&e);
 		pa_config_free(c);
 		return EXIT_BAD_CONFIG;
 	}
+	engine_free(&e);
 	pa_config_free(c);
 	return EXIT_OK;
 }

@@ -29,6 +29,7 @@
 #include "schedule.h"
 #include "trace.h"
 #include "zone_notes.h"
+#include "zone_sensor.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 /* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
@@ -367,9 +368,9 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 	pa_log(PA_LOG_DEBUG, "thermal event %s (zone %d, trip %d, cooling device %d)",
 	       thermal_event_name(ev->kind), ev->tz_id, ev->trip_id, ev->cdev_id);
 	if (ev->kind == THERMAL_EVENT_TRIP_UP || ev->kind == THERMAL_EVENT_TRIP_DOWN) {
-		/* A hint: the zone re-reads its temperature from sysfs now. */
+		/* A hint: each zone that reads it re-reads its temperature from sysfs now. */
 		for (size_t i = 0; i < d->engine.n_zones; i++)
-			if (d->engine.zones[i].tz_id == ev->tz_id)
+			if (zone_sensor_reads_tz(&d->engine.zones[i], ev->tz_id))
 				d->schedule.next_due_us[i] = now_us(d);
 		arm_tick(d);
 		return;

@@ -19,7 +19,8 @@ int trace_open(struct trace *t, const char *path)
 		return r;
 	fputs("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
 	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,"
-	      "learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence\n",
+	      "learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence,"
+	      "feed_forward_mw,model_tuned\n",
 	      nf.file);
 	if ((r = new_file_commit(&nf, path)) < 0)
 		return r;
@@ -31,14 +32,15 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z)
 {
 	const struct pid_output *o = &z->pid_out;
 	const struct thermal_estimate *m = &z->model.est;
-	char model[96];
+	char model[128];
 
 	if (!t->file)
 		return;
-	/* The zone's thermal model, the same on each of its rows. */
-	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f",
+	/* The zone's thermal model and what the controller takes of it, the same on each of its rows. */
+	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f,%u,%d",
 		 thermal_model_sustainable_mw(&z->model), m->time_constant_s,
-		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence);
+		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence,
+		 zone_feed_forward_mw(z), z->tuning.engaged);
 	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]

@@ -76,7 +76,6 @@ static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now
  */
 static void note_model(struct zone *z)
 {
-	static const char *const from[] = { "configured", "device tree's", "estimated" };
 	static const char *const wrong[] = { "configuration", "device tree", "estimate (the "
 					     "actors' lowest powers)" };
 	int pct;
@@ -86,9 +85,30 @@ static void note_model(struct zone *z)
 	journal_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
 		     "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
 		     "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
-		     from[z->sp_source], z->pid.sustainable_power_mw, pct, z->model.est.confidence,
-		     z->model.est.time_constant_s, wrong[z->sp_source]);
+		     zone_sp_source_adjective(z), z->pid.sustainable_power_mw, pct,
+		     z->model.est.confidence, z->model.est.time_constant_s, wrong[z->sp_source]);
 	z->model_departure_said = true;
+}
+
+/* The default controller took its feed-forward and gains from the model, or left them. */
+static void note_tuning(struct zone_notes *n, const struct zone *z)
+{
+	const struct pid_gains *g = &z->pid_run.gains;
+
+	if (z->tuning.engaged == n->tuned)
+		return;
+	n->tuned = z->tuning.engaged;
+	if (n->tuned)
+		journal_zone(PA_LOG_INFO, z, "zone %s: tuned from its thermal model (confidence "
+			     "%.2f): sustainable power %u mW (%s %u mW), gain %.0f mW/°C",
+			     z->name, z->model.est.confidence, z->pid_run.sustainable_power_mw,
+			     zone_sp_source_adjective(z), z->pid.sustainable_power_mw,
+			     g->k_pu * 1000.0 / 1024);
+	else
+		journal_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
+			     "back to the %s sustainable power %u mW and the gains from it",
+			     z->name, z->model.est.confidence, zone_sp_source_adjective(z),
+			     z->pid.sustainable_power_mw);
 }
 
 /* The zone's limiting reason, when the one shown changed: what its budget and requests are. */
@@ -113,6 +133,7 @@ void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
 	note_overshoot(n, z);
 	note_lowest(n, z, now_us);
 	note_model(z);
+	note_tuning(n, z);
 	note_reason(n, z);
 }
 

@@ -27,6 +27,7 @@
  * @lowest_since_us: per actor, since when it has been at its deepest state (0: not).
  * @lowest_said: per actor, that was said.
  * @reason: the zone's limiting reason last said.
+ * @tuned: the default controller was last said to run on the model.
  */
 struct zone_notes {
 	bool controlling;
@@ -35,6 +36,7 @@ struct zone_notes {
 	uint64_t lowest_since_us[ZONE_MAX_ACTORS];
 	bool lowest_said[ZONE_MAX_ACTORS];
 	enum limit_reason reason;
+	bool tuned;
 };
 
 /**

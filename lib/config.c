@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config_keys.h"
+#include "log.h"
 
 #define TEMP_MIN_MC (-50000)
 #define TEMP_MAX_MC 200000
@@ -35,10 +36,43 @@ const char *const cfg_zone_keys[] = {
 	"dither_grants", "saturated_request", "division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
-	"wide_integral_bound", "integral_bleed", "integral_under", "budget_step_limit",
-	"derivative_filter_ms", "clamp_sustainable_power", "tuned_gains", "control_margin",
-	"dither_grants", "saturated_request", NULL
+	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
+	"control_margin", "dither_grants", "saturated_request", NULL
 };
+
+/*
+ * Keys of earlier versions that no longer do anything: accepted with a
+ * warning that says why (powerallocd.conf(5), RETIRED KEYS), so that an
+ * old configuration still loads.  The figures are doc/control-tuning.md's.
+ */
+static const struct retired_key {
+	const char *key;
+	const char *why;
+} retired_zone_keys[] = {
+	{ "wide_integral_bound", "the default controller always bounds its integral by the "
+	  "maximum power plus the sustainable power (off, it changed no cell of "
+	  "tools/bench-robust by more than 0.4 points of work or 0.09 °C)" },
+	{ "budget_step_limit", "no limit on the budget's step earned its place (500 mW "
+	  "added up to 1.5 °C of overshoot and no work in tools/bench-robust)" },
+	{ "derivative_filter_ms", "the derivative (k_d) is filtered over 2 periods" },
+	{ NULL, NULL }
+};
+
+/* Says once per key that @g carries a retired key, and why. */
+static void warn_retired(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix)
+{
+	for (const struct retired_key *k = retired_zone_keys; k->key; k++) {
+		const config_setting_t *s = config_setting_get_member(g, k->key);
+		char path[128];
+
+		if (!s)
+			continue;
+		cfg_key_path(path, prefix, k->key);
+		pa_log(PA_LOG_WARNING, "%s:%d: %s is retired and ignored: %s; remove it",
+		       ctx->file ? ctx->file : "(string)", config_setting_source_line(s), path,
+		       k->why);
+	}
+}
 
 const char *actor_kind_name(enum actor_kind kind)
 {
@@ -142,6 +176,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	int r;
 
 	pid_default_fixes(f);
+	warn_retired(ctx, g, prefix);
 	if (z->controller != PID_MODE_DEFAULT) {
 		for (const char *const *k = default_mode_keys; *k; k++)
 			if (cfg_has(g, *k))
@@ -149,8 +184,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 						"only applies to controller \"default\"");
 		return 0;
 	}
-	if ((r = cfg_get_bool(ctx, g, prefix, "wide_integral_bound", &f->wide_integral_bound)) < 0 ||
-	    (r = cfg_get_bool(ctx, g, prefix, "clamp_sustainable_power",
+	if ((r = cfg_get_bool(ctx, g, prefix, "clamp_sustainable_power",
 			      &f->clamp_sustainable_power)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "tuned_gains", &f->tuned_gains)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
@@ -159,14 +193,6 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
 	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)
 		return r;
-	if ((r = cfg_get_int(ctx, g, prefix, "budget_step_limit", "mW", 0, POWER_MAX_MW, &v)) < 0)
-		return r;
-	if (r)
-		f->budget_step_limit_mw = (uint32_t)v;
-	if ((r = cfg_get_int(ctx, g, prefix, "derivative_filter_ms", "ms", 0, 60000, &v)) < 0)
-		return r;
-	if (r)
-		f->derivative_filter_ms = (uint32_t)v;
 	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", "m°C", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
 		return r;
 	if (r && z->has_switch_on_temp && z->has_control_temp &&
@@ -183,7 +209,7 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		      struct zone_config *z)
 {
-	const char *name, *sensor;
+	const char *name;
 	int controller = PID_MODE_DEFAULT, division = 1;	/* efficiency */
 	int r;
 
@@ -194,15 +220,18 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 		return r ? r : cfg_fail(ctx, g, prefix, "name", "missing (every zone needs a name)");
 	if (!*name)
 		return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name", "empty");
-	if ((r = cfg_get_sysfs_name(ctx, g, prefix, "sensor", &sensor)) <= 0)
-		return r ? r : cfg_fail(ctx, g, prefix, "sensor",
-					"missing (a thermal zone type or thermal_zoneN)");
-	z->name = strdup(name);
-	z->sensor = strdup(sensor);
-	if (!z->name || !z->sensor)
+	if (!(z->name = strdup(name)))
 		return -ENOMEM;
+	if ((r = cfg_parse_sensor(ctx, g, prefix, z)) <= 0)
+		return r ? r : cfg_fail(ctx, g, prefix, "sensor",
+					"missing (a thermal zone type or thermal_zoneN, or a "
+					"group: { max = [ ... ]; } or { sum = ( ... ); })");
 	if ((r = parse_temps(ctx, g, prefix, z)) < 0)
 		return r;
+	if (z->sensor.kind != SENSOR_ONE && (!z->has_switch_on_temp || !z->has_control_temp))
+		return cfg_fail(ctx, g, prefix, z->has_control_temp ? "switch_on_temp" : "control_temp",
+				"missing: a combined sensor has no trip points of its own, so "
+				"switch_on_temp and control_temp must be given");
 	if ((r = cfg_get_enum(ctx, g, prefix, "controller", controller_names, &controller)) < 0)
 		return r;
 	z->controller = (enum pid_mode)controller;
@@ -229,10 +258,12 @@ static int check_unique_zone(struct parse_ctx *ctx, const config_setting_t *list
 			return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name",
 					"duplicate zone name \"%s\" (also zones[%zu])",
 					c->zones[i].name, j);
-		if (strcmp(c->zones[i].sensor, c->zones[j].sensor) == 0)
+		/* A combined sensor takes no thermal zone over: only single ones can clash. */
+		if (c->zones[i].sensor.kind == SENSOR_ONE && c->zones[j].sensor.kind == SENSOR_ONE &&
+		    strcmp(c->zones[i].sensor.input[0], c->zones[j].sensor.input[0]) == 0)
 			return cfg_fail(ctx, config_setting_get_member(g, "sensor"), prefix, "sensor",
 					"\"%s\" is already controlled by zone \"%s\"",
-					c->zones[i].sensor, c->zones[j].name);
+					c->zones[i].sensor.input[0], c->zones[j].name);
 	}
 	return 0;
 }
@@ -337,7 +368,8 @@ static void zone_config_free(struct zone_config *z)
 	}
 	free(z->actors);
 	free(z->name);
-	free(z->sensor);
+	for (size_t i = 0; i < z->sensor.n_inputs; i++)
+		free(z->sensor.input[i]);
 }
 
 void pa_config_free(struct pa_config *c)

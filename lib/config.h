@@ -8,6 +8,7 @@
 #include "cpumask.h"
 #include "pid.h"
 #include "power_table.h"
+#include "sensor_combine.h"
 
 /* Limits that keep a config reviewable and every per-zone array small. */
 #define CONFIG_MAX_ZONES 64
@@ -78,11 +79,28 @@ struct actor_config {
 };
 
 /**
+ * struct sensor_config - a zone's sensor, as configured.
+ * @kind: one thermal zone, or how several are combined.
+ * @input, @n_inputs: thermal zone types or "thermal_zoneN" (one for
+ *	SENSOR_ONE), distinct.
+ * @weight: SENSOR_SUM: each input's weight (positive); 1 otherwise.
+ * @offset_mc: added to the combination, m°C (0 for SENSOR_ONE).
+ */
+struct sensor_config {
+	enum sensor_kind kind;
+	size_t n_inputs;
+	char *input[SENSOR_MAX_INPUTS];
+	double weight[SENSOR_MAX_INPUTS];
+	int32_t offset_mc;
+};
+
+/**
  * struct zone_config - one controlled zone.
  * @name: label in logs and on D-Bus.
- * @sensor: thermal zone type or "thermal_zoneN".
+ * @sensor: the thermal zone it reads, or those it combines.
  * @switch_on_temp_mc, @control_temp_mc: m°C, valid when the has_ flag is set
- *	(otherwise the zone's first and last passive trips).
+ *	(otherwise the zone's first and last passive trips; both are set for
+ *	a combined sensor, which has no trips of its own).
  * @sustainable_power_mw: mW; 0 = from sysfs, else estimated.
  * @period_ms: control period while active.
  * @controller: control law.
@@ -97,7 +115,7 @@ struct actor_config {
  */
 struct zone_config {
 	char *name;
-	char *sensor;
+	struct sensor_config sensor;
 	bool has_switch_on_temp;
 	bool has_control_temp;
 	int32_t switch_on_temp_mc;

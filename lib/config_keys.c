@@ -261,6 +261,16 @@ int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const cha
 			"\"%s\" is not one of: %s", v, list);
 }
 
+int cfg_check_sysfs_name(struct parse_ctx *ctx, const config_setting_t *where,
+			 const char *prefix, const char *key, const char *v)
+{
+	if (!*v || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0 ||
+	    strlen(v) > 200)
+		return cfg_fail(ctx, where, prefix, key,
+				"\"%s\" is not a device name (non-empty, no '/')", v);
+	return 0;
+}
+
 int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		       const char *key, const char **out)
 {
@@ -269,10 +279,9 @@ int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, con
 
 	if (r <= 0)
 		return r;
-	if (!*v || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0 ||
-	    strlen(v) > 200)
-		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
-				"\"%s\" is not a device name (non-empty, no '/')", v);
+	if ((r = cfg_check_sysfs_name(ctx, config_setting_get_member(group, key), prefix, key,
+				      v)) < 0)
+		return r;
 	*out = v;
 	return 1;
 }

@@ -71,6 +71,8 @@ int cfg_get_string(struct parse_ctx *ctx, const config_setting_t *group, const c
 int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		 const char *key, const char *const *names, int *out);
 /* A name under /sys/class/...: non-empty, no '/', not "." or "..". */
+int cfg_check_sysfs_name(struct parse_ctx *ctx, const config_setting_t *where,
+			 const char *prefix, const char *key, const char *v);
 int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		       const char *key, const char **out);
 /* A list of groups (possibly empty); *out is the list setting. */
@@ -89,6 +91,14 @@ static inline bool cfg_has(const config_setting_t *group, const char *key)
 /* "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL: indexed by enum actor_kind. */
 extern const char *const actor_kind_names[];
 
+/**
+ * cfg_parse_sensor() - the "sensor" of zone @zone into @z->sensor: a
+ * thermal zone's name, or a group combining several (config_sensor.c).
+ * Return: 1 when present, 0 when absent, negative errno.
+ */
+int cfg_parse_sensor(struct parse_ctx *ctx, const config_setting_t *zone, const char *prefix,
+		     struct zone_config *z);
+
 /** cfg_parse_actors() - the "actors" list of zone @zone into @z. Return: 0 or negative errno. */
 int cfg_parse_actors(struct parse_ctx *ctx, const config_setting_t *zone, const char *prefix,
 		     struct zone_config *z);
@@ -97,6 +107,8 @@ int cfg_parse_actors(struct parse_ctx *ctx, const config_setting_t *zone, const 
  * against the man page by the tests). */
 extern const char *const cfg_root_keys[];
 extern const char *const cfg_zone_keys[];
+extern const char *const cfg_sensor_keys[];
+extern const char *const cfg_sensor_sum_keys[];
 extern const char *const cfg_cpufreq_keys[];
 extern const char *const cfg_devfreq_keys[];
 extern const char *const cfg_powercap_keys[];

@@ -7,7 +7,7 @@
 
 #include "dither.h"
 #include "log.h"
-#include "sensor.h"
+#include "zone_sensor.h"
 #include "thermal.h"
 
 int engine_sample_load(struct engine *e)
@@ -214,7 +214,7 @@ void engine_free(struct engine *e)
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_destroy(e->actors[i]);
 	for (size_t z = 0; z < e->n_zones; z++)
-		sensor_close(&e->zones[z]);
+		zone_sensor_close(&e->zones[z]);
 	free(e->actors);
 	free(e->zones);
 	sysfs_attr_close(&e->proc_stat);

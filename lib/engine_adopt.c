@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "model_record.h"
+#include "zone_sensor.h"
 
 static struct actor *old_actor(const struct engine *old, const struct actor *a)
 {
@@ -48,6 +49,8 @@ static void adopt_controller(struct zone *z, const struct zone *o)
 	    z->control_mc != o->control_mc)
 		return;
 	z->pid_state = o->pid_state;
+	z->pid_run = o->pid_run;
+	z->tuning.engaged = o->tuning.engaged;
 	z->pid_out = o->pid_out;
 	z->active = o->active;
 	z->budget_mw = o->budget_mw;
@@ -115,6 +118,7 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->temp_mc = o->temp_mc;
 	z->prev_temp_mc = o->prev_temp_mc;
 	z->sensor_failed = o->sensor_failed;
+	zone_sensor_adopt(z, o);
 	z->failed_reads = o->failed_reads;
 	z->rise = o->rise;
 	z->limit = o->limit;

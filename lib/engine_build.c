@@ -12,8 +12,8 @@
 #include "engine_build.h"
 #include "inventory_text.h"
 #include "log.h"
-#include "sensor.h"
 #include "thermal.h"
+#include "zone_sensor.h"
 
 /* /proc/stat buffer: a line per possible CPU, plus the aggregate line. */
 static int open_load(struct engine *e)
@@ -137,7 +137,27 @@ static void limit_control_margin(struct zone *z)
 	z->pid.fixes.control_margin_mc = half_mc;
 }
 
-/* Controller and sustainable power, once the actors are known and sampled. */
+/* The gains the configuration sets replace the rule's, and keep the model's off them. */
+static void set_configured_gains(struct pid_params *pp, const struct zone_config *zc,
+				 struct model_tuning *tuning)
+{
+	tuning->gains_fixed = zc->gains_set != 0;
+	if (zc->gains_set & GAIN_K_PO)
+		pp->gains.k_po = zc->gains.k_po;
+	if (zc->gains_set & GAIN_K_PU)
+		pp->gains.k_pu = zc->gains.k_pu;
+	if (zc->gains_set & GAIN_K_I)
+		pp->gains.k_i = zc->gains.k_i;
+	if (zc->gains_set & GAIN_K_D)
+		pp->gains.k_d = zc->gains.k_d;
+	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
+		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+}
+
+/*
+ * Controller and sustainable power, once the actors are known and sampled
+ * (@tz: the thermal zone taken over, NULL for a combined sensor).
+ */
 static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
 {
@@ -149,7 +169,7 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;
 		z->sp_source = SP_FROM_CONFIG;
-	} else if (tz->sustainable_power_mw) {
+	} else if (tz && tz->sustainable_power_mw) {
 		pp->sustainable_power_mw = tz->sustainable_power_mw;
 		z->sp_source = SP_FROM_SYSFS;
 	} else {
@@ -163,42 +183,14 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	if (pp->mode == PID_MODE_DEFAULT && pp->fixes.tuned_gains)
 		pid_tune_gains(&pp->gains);
 	limit_control_margin(z);
-	if (!zc)
-		return;
-	if (zc->gains_set & GAIN_K_PO)
-		pp->gains.k_po = zc->gains.k_po;
-	if (zc->gains_set & GAIN_K_PU)
-		pp->gains.k_pu = zc->gains.k_pu;
-	if (zc->gains_set & GAIN_K_I)
-		pp->gains.k_i = zc->gains.k_i;
-	if (zc->gains_set & GAIN_K_D)
-		pp->gains.k_d = zc->gains.k_d;
-	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
-		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+	if (zc)
+		set_configured_gains(pp, zc, &z->tuning);
+	z->pid_run = *pp;
 }
 
-/* Opens the sensor, samples the actors once, sets the controller, takes the zone over. */
-static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
-		       const struct zone_config *zc)
+/* The zone's governor, given up for user_space; kept to be put back at exit. */
+static void take_over(struct zone *z, const struct thermal_zone_info *tz)
 {
-	static const char *const sp_names[] = { "config", "sysfs", "estimated" };
-	char path[SYSFS_PATH_MAX];
-	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
-	int r;
-
-	z->tz_id = tz->id;
-	snprintf(z->sensor_type, sizeof(z->sensor_type), "%s", tz->type);
-	sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", tz->id);
-	r = sensor_open(z, path);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path,
-		       sysfs_strerror(r));
-		return r;
-	}
-	for (size_t i = 0; i < z->n_actors; i++)
-		actor_sample(z->actors[i], &s);
-	setup_controller(z, tz, zc);
-	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
 	if (sysfs_read_only()) {
 		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
@@ -207,15 +199,46 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
 		z->original_policy[0] = '\0';
 	}
-	if (!zc || zc->step_wise_fallback)
+}
+
+/*
+ * Opens the sensor, samples the actors once, sets the controller, takes the
+ * zone over (@tz: its thermal zone; NULL for a combined sensor, which takes
+ * none over and has no bindings for the step_wise fallback).
+ */
+static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
+		       const struct zone_config *zc)
+{
+	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
+	char sensor[SYSFS_PATH_MAX];
+	const char *type;
+	size_t len;
+	int r;
+
+	if ((r = zone_sensor_open(z)) < 0)
+		return r;	/* logged */
+	zone_sensor_name(z, sensor, sizeof(sensor));
+	/* What its thermal model is learnt on: the zone's type, or what a combined sensor reads
+	 * (its description, cut to the field). */
+	type = tz ? tz->type : sensor;
+	len = strnlen(type, sizeof(z->sensor_type) - 1);
+	memcpy(z->sensor_type, type, len);
+	z->sensor_type[len] = '\0';
+	for (size_t i = 0; i < z->n_actors; i++)
+		actor_sample(z->actors[i], &s);
+	setup_controller(z, tz, zc);
+	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
+	if (tz)
+		take_over(z, tz);
+	if (tz && (!zc || zc->step_wise_fallback))
 		add_fallback_devices(b, z, tz);
-	pa_log(PA_LOG_INFO, "zone %s: thermal_zone%d (%s), switch-on %d m°C, control %d m°C, "
+	pa_log(PA_LOG_INFO, "zone %s: %s (%s), switch-on %d m°C, control %d m°C, "
 	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
-	       "controller", z->name, tz->id, tz->type, z->switch_on_mc, z->control_mc,
-	       z->pid.sustainable_power_mw, sp_names[z->sp_source], z->n_actors, z->n_fallback,
-	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
+	       "controller", z->name, sensor, tz ? tz->type : "combined", z->switch_on_mc,
+	       z->control_mc, z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors,
+	       z->n_fallback, z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
-	sensor_start(z);
+	zone_sensor_start(z);
 	return 0;
 }
 
@@ -275,43 +298,60 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 	return 0;
 }
 
-/* The thermal zone @zc names; NULL when there is none, said with the zones there are. */
-static const struct thermal_zone_info *configured_thermal_zone(const struct build *b,
-								 const struct zone_config *zc)
+/*
+ * The thermal zones @zc's sensor reads, into @z's inputs; *@tz: the one a
+ * single sensor takes over (NULL for a combined sensor).  -ENOENT (logged,
+ * with the thermal zones there are) when one is not there, -EINVAL when two
+ * name the same zone.
+ */
+static int find_inputs(const struct build *b, const struct zone_config *zc, struct zone *z,
+		       const struct thermal_zone_info **tz)
 {
-	const struct thermal_zone_info *tz = thermal_find_zone(&b->thermal, zc->sensor);
+	const struct sensor_config *sc = &zc->sensor;
 	char list[INVENTORY_TEXT_MAX];
 
-	if (tz)
-		return tz;
-	inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
-	pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\" (sensor is a thermal zone's type or "
-	       "thermal_zoneN); thermal zones: %s; zone skipped", zc->name, zc->sensor, list);
-	return NULL;
+	z->sensor_kind = sc->kind;
+	z->sensor_offset_mc = sc->offset_mc;
+	for (size_t i = 0; i < sc->n_inputs; i++) {
+		const struct thermal_zone_info *in = thermal_find_zone(&b->thermal, sc->input[i]);
+
+		if (!in) {
+			inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
+			pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\"%s (sensor is a thermal "
+			       "zone's type or thermal_zoneN); thermal zones: %s; zone skipped",
+			       zc->name, sc->input[i],
+			       sc->kind == SENSOR_ONE ? "" : " (an input of its sensor)", list);
+			return -ENOENT;
+		}
+		if (zone_sensor_reads_tz(z, in->id)) {
+			pa_log(PA_LOG_ERR, "zone %s: \"%s\" is thermal_zone%d, already an input; zone "
+			       "skipped", zc->name, sc->input[i], in->id);
+			return -EINVAL;
+		}
+		z->inputs[i] = (struct sensor_input){ .tz_id = in->id, .weight = sc->weight[i],
+						      .attr = SYSFS_ATTR_INIT };
+		snprintf(z->inputs[i].name, sizeof(z->inputs[i].name), "%s", in->type);
+		z->n_inputs = i + 1;
+		*tz = in;
+	}
+	if (sc->kind != SENSOR_ONE)
+		*tz = NULL;
+	z->tz_id = *tz ? (*tz)->id : -1;
+	return 0;
 }
 
-static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+/* Switch-on and control: configured, else the passive trips of @tz (a single sensor's). */
+static int zone_temps(struct zone *z, const struct zone_config *zc,
+		      const struct thermal_zone_info *tz)
 {
-	const struct thermal_zone_info *tz = configured_thermal_zone(b, zc);
 	int32_t on = 0, control = 0;
-	size_t passive;
-	int r;
+	size_t passive = tz ? thermal_passive_range(tz, &on, &control) : 0;
 
-	memset(z, 0, sizeof(*z));
-	z->sensor.fd = -1;
-	snprintf(z->name, sizeof(z->name), "%s", zc->name);
-	if (!tz)
-		return -ENOENT;
-	if (!offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
-		b->e->n_refused++;
-		return -EOPNOTSUPP;
-	}
-	passive = thermal_passive_range(tz, &on, &control);
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
 	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
 	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive < 2) {
 		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive %s; set switch_on_temp "
-		       "and control_temp; zone skipped", zc->name, tz->id, passive,
+		       "and control_temp; zone skipped", zc->name, z->tz_id, passive,
 		       plural(passive, "trip", "trips"));
 		return -EINVAL;
 	}
@@ -320,7 +360,23 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
 		return -EINVAL;
 	}
-	if ((r = add_configured_actors(b, zc, z)) < 0)
+	return 0;
+}
+
+static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	const struct thermal_zone_info *tz = NULL;
+	int r;
+
+	memset(z, 0, sizeof(*z));
+	snprintf(z->name, sizeof(z->name), "%s", zc->name);
+	if ((r = find_inputs(b, zc, z, &tz)) < 0)
+		return r;
+	if (tz && !offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
+		b->e->n_refused++;
+		return -EOPNOTSUPP;
+	}
+	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
 	return finish_zone(b, z, tz, zc);
 }
@@ -365,8 +421,13 @@ static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, 
 	uint32_t total_weight = 0;
 
 	memset(z, 0, sizeof(*z));
-	z->sensor.fd = -1;
 	snprintf(z->name, sizeof(z->name), "%s", tz->type);
+	z->tz_id = tz->id;
+	z->sensor_kind = SENSOR_ONE;
+	z->n_inputs = 1;
+	z->inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
+					      .attr = SYSFS_ATTR_INIT };
+	snprintf(z->inputs[0].name, sizeof(z->inputs[0].name), "%s", tz->type);
 	if (!has_passive_range(tz, z))
 		return -EINVAL;
 	if (!offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
@@ -432,7 +493,7 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 			if (r == 0) {
 				e->n_zones++;
 			} else {
-				sensor_close(z);
+				zone_sensor_close(z);
 				drop_actors_from(e, n_actors);
 			}
 		}

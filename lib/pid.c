@@ -53,17 +53,12 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 void pid_tune_gains(struct pid_gains *gains)
 {
 	gains->k_po = (int32_t)clamp64((int64_t)gains->k_po * 3, 0, INT32_MAX);
-	gains->k_pu = (int32_t)clamp64((int64_t)gains->k_pu * 6, 0, INT32_MAX);
-	gains->k_i = (int32_t)clamp64((int64_t)gains->k_i * 8, 0, INT32_MAX);
 }
 
 void pid_default_fixes(struct pid_fixes *fixes)
 {
-	fixes->wide_integral_bound = true;
 	fixes->integral_bleed_q10 = 256;	/* a quarter of the integration rate */
 	fixes->integral_under_q10 = 128;	/* an eighth: conf(5) */
-	fixes->budget_step_limit_mw = 0;
-	fixes->derivative_filter_ms = 200;
 	fixes->clamp_sustainable_power = true;
 	fixes->tuned_gains = true;
 	fixes->control_margin_mc = 50;	/* the simulated boards' OPP ripple grazed 0.01-0.08 °C */
@@ -82,7 +77,6 @@ void pid_reset(struct pid_state *state)
 	state->under_integral = 0;
 	state->prev_err = 0;
 	state->d_filtered = 0;
-	state->prev_budget_mw = 0;
 	state->primed = false;
 	state->held_back = false;
 }
@@ -196,21 +190,13 @@ static int64_t integral_wide(const struct pid_gains *g, struct pid_state *s, int
 	return mul_frac(g->k_i, s->err_integral);
 }
 
-/*
- * Default mode integral: the bled integral under the wide bound (or the
- * kernel's), plus what integral_under learnt, under either bound.
- */
+/* Default mode integral: the bled integral under the wide bound, plus what integral_under learnt. */
 static int64_t integral_default(const struct pid_params *pp, struct pid_state *s,
 				int64_t err, uint32_t sp_mw, uint32_t max_power_mw)
 {
-	int64_t i;
-
 	integral_bleed(&pp->fixes, s, err);
-	if (pp->fixes.wide_integral_bound)
-		i = integral_wide(&pp->gains, s, err, sp_mw, max_power_mw);
-	else
-		i = integral_kernel(&pp->gains, s, err, max_power_mw);
-	return i + integral_under(pp, s, err);
+	return integral_wide(&pp->gains, s, err, sp_mw, max_power_mw) +
+	       integral_under(pp, s, err);
 }
 
 /*
@@ -235,22 +221,21 @@ static int64_t derivative_kernel(const struct pid_params *pp, struct pid_state *
  * Default mode derivative, Q10 mW: k_d * (err - prev_err) / period with the
  * units its formula says, no kick on the first period after a reset (the
  * previous error is taken to be the current one), and low-pass filtered
- * with alpha = period / (period + tau) when a time constant tau is set.
+ * with alpha = 1 / (1 + PID_DERIVATIVE_FILTER_PERIODS).
  */
 static int64_t derivative_default(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
-	uint32_t tau = pp->fixes.derivative_filter_ms, period = pp->period_ms;
-	int64_t d, alpha;
+	uint32_t period = pp->period_ms;
+	int64_t d;
 
 	if (!s->primed)
 		s->prev_err = err;
 	d = mul_frac(pp->gains.k_d, error_change(s, err)) / (int64_t)(period ? period : 1);
-	if (!tau || !s->primed) {
+	if (!s->primed) {
 		s->d_filtered = d;
 		return d;
 	}
-	alpha = int_to_frac(period) / ((int64_t)period + tau);
-	s->d_filtered += (d - s->d_filtered) * alpha / FRAC_ONE;
+	s->d_filtered += (d - s->d_filtered) / (1 + PID_DERIVATIVE_FILTER_PERIODS);
 	return s->d_filtered;
 }
 
@@ -268,15 +253,27 @@ static uint32_t effective_sustainable_power(const struct pid_params *pp,
 	return sp;
 }
 
-static uint32_t limit_budget_step(const struct pid_params *pp, const struct pid_state *s,
-				  int64_t budget)
+/* The proportional term on @err_q10 (Q10 m°C) under @g, Q10 mW. */
+static int64_t proportional(const struct pid_gains *g, int64_t err_q10)
 {
-	int64_t step = pp->fixes.budget_step_limit_mw;
+	return clamp64(mul_frac(err_q10 < 0 ? g->k_po : g->k_pu, err_q10), -TERM_LIMIT, TERM_LIMIT);
+}
 
-	if (pp->mode == PID_MODE_DEFAULT && step && s->primed)
-		budget = clamp64(budget, (int64_t)s->prev_budget_mw - step,
-				 (int64_t)s->prev_budget_mw + step);
-	return (uint32_t)clamp64(budget, 0, UINT32_MAX);
+void pid_retune(const struct pid_params *from, const struct pid_params *to,
+		struct pid_state *state, uint32_t min_power_mw, uint32_t max_power_mw)
+{
+	int64_t i, ff_from, ff_to;
+
+	if (!state->primed || to->gains.k_i <= 0)
+		return;
+	ff_from = effective_sustainable_power(from, min_power_mw, max_power_mw);
+	ff_to = effective_sustainable_power(to, min_power_mw, max_power_mw);
+	i = mul_frac(from->gains.k_i, state->err_integral) + int_to_frac(ff_from - ff_to) +
+	    proportional(&from->gains, state->prev_err) - proportional(&to->gains, state->prev_err);
+	i = clamp64(i, -TERM_LIMIT, TERM_LIMIT);
+	state->err_integral = clamp64(int_to_frac(i) / to->gains.k_i, -ERR_INTEGRAL_LIMIT,
+				      ERR_INTEGRAL_LIMIT);
+	state->under_integral = state->under_integral * from->gains.k_i / to->gains.k_i;
 }
 
 uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
@@ -291,7 +288,7 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		target_mc -= params->fixes.control_margin_mc;
 	err = int_to_frac(clamp64(target_mc - temp_mc, -ERR_LIMIT_MC, ERR_LIMIT_MC - 1));
 
-	p = mul_frac(err < 0 ? g->k_po : g->k_pu, err);
+	p = proportional(g, err);
 	if (params->mode == PID_MODE_KERNEL) {
 		i = integral_kernel(g, state, err, max_power_mw);
 		d = derivative_kernel(params, state, err);
@@ -300,14 +297,11 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		d = derivative_default(params, state, err);
 	}
 	state->prev_err = err;
-	p = clamp64(p, -TERM_LIMIT, TERM_LIMIT);
 	i = clamp64(i, -TERM_LIMIT, TERM_LIMIT);
 	d = clamp64(d, -TERM_LIMIT, TERM_LIMIT);
 
 	/* Feed-forward the power the zone can dissipate at control temperature. */
 	budget = clamp64((int64_t)sp + frac_to_int(p + i + d), 0, max_power_mw);
-	budget = clamp64(limit_budget_step(params, state, budget), 0, max_power_mw);
-	state->prev_budget_mw = (uint32_t)budget;
 	state->primed = true;
 
 	if (out) {

@@ -36,16 +36,23 @@ struct pid_gains {
 	int32_t integral_cutoff_mc;
 };
 
+/* The default mode's derivative filter: a first-order low pass over this many periods. */
+#define PID_DERIVATIVE_FILTER_PERIODS 2
+
 /* The integral learnt under the aim is at most this many times the P term. */
 #define PID_UNDER_CAP 4
 /* ... and learnt only this many control margins or more under the aim. */
 #define PID_UNDER_BAND 2
 
 /**
- * struct pid_fixes - the fixes the default mode makes to the kernel's law.
- * @wide_integral_bound: bound |i| by max_power + sustainable_power (so the
- *	integral can always cancel the feed-forward) and clamp it there, instead
- *	of the kernel's |i| < max_power, where integration simply stops.
+ * struct pid_fixes - the fixes the default mode makes to the kernel's law
+ * that a configuration can turn off.  Three more are always made: the
+ * integral is bounded by max_power + sustainable_power (so that it can
+ * always cancel the feed-forward) and clamped there, where the kernel stops
+ * integrating at |i| < max_power; the derivative has the units its formula
+ * says (the kernel's comes out 1024 times larger), starts from the first
+ * sample instead of kicking at switch-on, and is low-pass filtered over
+ * PID_DERIVATIVE_FILTER_PERIODS periods.
  * @integral_bleed_q10: while the error has the opposite sign to the integral
  *	(the temperature is back under control after an overshoot), the
  *	integral is unwound towards zero at this fraction (Q10, 0..1024) of the
@@ -65,17 +72,10 @@ struct pid_gains {
  *	the learnt part to the error, so it is gone at the band's edge and
  *	cannot wind up over a slow approach; the band leaves the OPP ripple
  *	alone.  The kernel integrates nothing under control.  0 = off.
- * @budget_step_limit_mw: largest change of the budget from one period to the
- *	next, mW. 0 = unbounded.
- * @derivative_filter_ms: time constant of a first-order low-pass filter on the
- *	derivative term, ms; 0 = unfiltered.  (The default mode's derivative
- *	also has the units its formula says, where the kernel's comes out 1024
- *	times larger, and starts from the first sample instead of kicking when
- *	the zone switches on.)
  * @clamp_sustainable_power: clamp the sustainable power to
  *	[min_power, max_power] of the zone's actors.
- * @tuned_gains: start from the kernel's estimated gains scaled by
- *	pid_tune_gains() instead of the estimates themselves.
+ * @tuned_gains: until the model is confident, the kernel's estimated
+ *	gains scaled by pid_tune_gains() instead of the estimates themselves.
  * @control_margin_mc: aim this far below the control temperature, m°C.
  *	The grants move the actors in OPP steps, and a zone held at control
  *	ripples around it as an actor steps up and back, so its peaks pass
@@ -97,11 +97,8 @@ struct pid_gains {
  *	own small request.
  */
 struct pid_fixes {
-	bool wide_integral_bound;
 	uint32_t integral_bleed_q10;
 	uint32_t integral_under_q10;
-	uint32_t budget_step_limit_mw;
-	uint32_t derivative_filter_ms;
 	bool clamp_sustainable_power;
 	bool tuned_gains;
 	uint32_t control_margin_mc;
@@ -132,7 +129,6 @@ struct pid_params {
  *	mode, pid_fixes.integral_under_q10).
  * @prev_err: error of the previous period, Q10 m°C.
  * @d_filtered: filtered derivative term, Q10 mW (default mode).
- * @prev_budget_mw: budget of the previous period (default mode).
  * @primed: false until the first period after a reset.
  * @held_back: the previous budget held a saturated actor below its maximum
  *	(set by the caller once it has divided the budget; see
@@ -143,7 +139,6 @@ struct pid_state {
 	int64_t under_integral;
 	int64_t prev_err;
 	int64_t d_filtered;
-	uint32_t prev_budget_mw;
 	bool primed;
 	bool held_back;
 };
@@ -175,14 +170,12 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 		      int32_t control_mc, struct pid_gains *gains);
 
 /**
- * pid_tune_gains() - the default mode's gains from the kernel's estimates:
- * k_po x 3 (shed power three times as fast above control), k_pu x 6 (do
- * not throttle far below control when there is room: the budget reaches
- * the zone's maximum closer to control), k_i x 8 (take out a slow
- * disturbance, such as a warmer room, sooner).  Each saturates at
- * INT32_MAX.  The factors were chosen with tools/bench-gains and checked
- * with tools/bench-control on three boards (the README's tables): less
- * overshoot than the estimates and no less work.
+ * pid_tune_gains() - the default mode's gains before its model is
+ * confident: the kernel's estimates with k_po x 3 (shed power three times
+ * as fast above control: a sustainable power configured too high otherwise
+ * carries the first approach further over), saturating at INT32_MAX.
+ * k_pu and k_i stay the kernel's: their x6 and x8 made loops whose plant
+ * had more gain than the configuration said cycle (doc/control-tuning.md).
  */
 void pid_tune_gains(struct pid_gains *gains);
 
@@ -196,6 +189,20 @@ void pid_default_fixes(struct pid_fixes *fixes);
  * above switch-on.
  */
 uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc);
+
+/**
+ * pid_retune() - carry a default-mode controller's memory over a change of
+ * its parameters (feed-forward, gains), so that the next budget goes on
+ * from the last one instead of jumping: the change of the feed-forward and
+ * of the proportional term on the last error goes into the integral, and
+ * the integrals are rescaled to keep their terms under the new k_i.
+ * @from: the parameters the last period ran on.
+ * @to: the parameters the next period runs on.
+ * @state: the controller's memory (unchanged while it is not primed).
+ * @min_power_mw, @max_power_mw: as pid_step() takes them (the feed-forward clamp).
+ */
+void pid_retune(const struct pid_params *from, const struct pid_params *to,
+		struct pid_state *state, uint32_t min_power_mw, uint32_t max_power_mw);
 
 /** pid_reset() - forget the integral and the previous error (zone fell below switch-on). */
 void pid_reset(struct pid_state *state);

@@ -19,7 +19,7 @@
 /*
  * struct sensor_reader - the thread that reads a slow sensor.
  * @attr: the sensor, the thread's own.
- * @users: the zones that read it (the loop's side only).
+ * @users: the inputs that read it (the loop's side only).
  * @next: the next reader of the process (the loop's side only).
  * Under @lock, signalled on @changed: what it read last, @temp_mc and
  * @error (0 or negative errno), when that read ended (@done_us, monotonic),
@@ -141,46 +141,47 @@ static int reader_init(struct sensor_reader *r)
 }
 
 /*
- * @z's sensor took @read_us for the reading (@temp_mc, @error) that ended
- * at @done_us: log it once, and hand the sensor to a reader that starts
- * with that reading.  Without one (logged), it stays on the loop.
+ * @in, read by the zone @zone every @period_ms, took @read_us for the
+ * reading (@temp_mc, @error) that ended at @done_us: log it once, and hand
+ * the sensor to a reader that starts with that reading.  Without one
+ * (logged), it stays on the loop.
  */
-static void start_reader(struct zone *z, int64_t temp_mc, int error, uint64_t done_us,
-			 uint64_t read_us)
+static void start_reader(struct sensor_input *in, const char *zone, uint32_t period_ms,
+			 int64_t temp_mc, int error, uint64_t done_us, uint64_t read_us)
 {
 	char field[80];
 	const char *fields[] = { field, NULL };
 	struct sensor_reader *r;
 	int e = ENOMEM;
 
-	z->sensor_slow = true;
-	snprintf(field, sizeof(field), "ZONE=%s", z->name);
+	in->slow = true;
+	snprintf(field, sizeof(field), "ZONE=%s", zone);
 	pa_log_fields(PA_LOG_WARNING, fields, "zone %s: %s took %llu ms to read; reading it off "
-		      "the control loop from now on", z->name, z->sensor.path,
+		      "the control loop from now on", zone, in->attr.path,
 		      (unsigned long long)(read_us / USEC_PER_MSEC));
 	r = calloc(1, sizeof(*r));
 	if (r) {
-		*r = (struct sensor_reader){ .attr = z->sensor, .users = 1, .next = readers,
+		*r = (struct sensor_reader){ .attr = in->attr, .users = 1, .next = readers,
 					     .temp_mc = temp_mc, .error = error,
 					     .done_us = done_us, .slowest_us = read_us,
-					     .period_us = z->pid.period_ms * USEC_PER_MSEC };
+					     .period_us = period_ms * USEC_PER_MSEC };
 		e = reader_init(r);
 	}
 	if (e) {
 		pa_log_fields(PA_LOG_ERR, fields, "zone %s: cannot start a reader for %s: %s; it "
-			      "stays on the control loop", z->name, z->sensor.path, strerror(e));
+			      "stays on the control loop", zone, in->attr.path, strerror(e));
 		free(r);
 		return;
 	}
 	readers = r;
-	z->sensor.fd = -1;	/* the reader's now; the path stays for messages */
-	z->sensor_reader = r;
+	in->attr.fd = -1;	/* the reader's now; the path stays for messages */
+	in->reader = r;
 }
 
 /* The reader's latest reading; -ETIME when it is too old. */
-static int latest(const struct zone *z, int64_t *temp_mc)
+static int latest(const struct sensor_input *in, int64_t *temp_mc)
 {
-	struct sensor_reader *r = z->sensor_reader;
+	struct sensor_reader *r = in->reader;
 	uint64_t now_us = monotonic_us(), too_old_us;
 	int error;
 
@@ -195,50 +196,51 @@ static int latest(const struct zone *z, int64_t *temp_mc)
 	return now_us > too_old_us ? -ETIME : error;
 }
 
-int sensor_open(struct zone *z, const char *path)
+int sensor_open(struct sensor_input *in, const char *path)
 {
-	int r = sysfs_attr_open(&z->sensor, path, false);
+	int r = sysfs_attr_open(&in->attr, path, false);
 
-	z->sensor_reader = NULL;
-	z->sensor_slow = false;
+	in->reader = NULL;
+	in->slow = false;
 	for (struct sensor_reader *reader = readers; r == 0 && reader; reader = reader->next) {
-		if (!sysfs_attr_same_file(&reader->attr, &z->sensor))
+		if (!sysfs_attr_same_file(&reader->attr, &in->attr))
 			continue;
 		reader->users++;
-		sysfs_attr_close(&z->sensor);
-		z->sensor_reader = reader;
-		z->sensor_slow = true;
+		sysfs_attr_close(&in->attr);
+		in->reader = reader;
+		in->slow = true;
 		break;
 	}
 	return r;
 }
 
-void sensor_start(struct zone *z)
+void sensor_start(struct sensor_input *in, const char *zone, uint32_t period_ms)
 {
-	struct sensor_reader *r = z->sensor_reader;
+	struct sensor_reader *r = in->reader;
 	int64_t temp_mc;
 
 	if (!r) {
-		sensor_read_mc(z, &temp_mc);
+		sensor_read_mc(in, zone, period_ms, &temp_mc);
 		return;
 	}
 	pthread_mutex_lock(&r->lock);
-	r->period_us = z->pid.period_ms * USEC_PER_MSEC;
+	r->period_us = period_ms * USEC_PER_MSEC;
 	pthread_mutex_unlock(&r->lock);
 }
 
-int sensor_read_mc(struct zone *z, int64_t *temp_mc)
+int sensor_read_mc(struct sensor_input *in, const char *zone, uint32_t period_ms,
+		   int64_t *temp_mc)
 {
 	uint64_t start_us, done_us;
 	int r;
 
-	if (z->sensor_reader)
-		return latest(z, temp_mc);
+	if (in->reader)
+		return latest(in, temp_mc);
 	start_us = monotonic_us();
-	r = sysfs_attr_read_s64(&z->sensor, temp_mc);
+	r = sysfs_attr_read_s64(&in->attr, temp_mc);
 	done_us = monotonic_us();
-	if (!z->sensor_slow && done_us - start_us >= SENSOR_SLOW_MS * USEC_PER_MSEC)
-		start_reader(z, *temp_mc, r, done_us, done_us - start_us);
+	if (!in->slow && done_us - start_us >= SENSOR_SLOW_MS * USEC_PER_MSEC)
+		start_reader(in, zone, period_ms, *temp_mc, r, done_us, done_us - start_us);
 	return r;
 }
 
@@ -269,12 +271,12 @@ static void reader_stop(struct sensor_reader *r)
 	       "own", path, SENSOR_STOP_MS);
 }
 
-void sensor_close(struct zone *z)
+void sensor_close(struct sensor_input *in)
 {
-	struct sensor_reader *r = z->sensor_reader, **link = &readers;
+	struct sensor_reader *r = in->reader, **link = &readers;
 
-	z->sensor_reader = NULL;
-	sysfs_attr_close(&z->sensor);
+	in->reader = NULL;
+	sysfs_attr_close(&in->attr);
 	if (!r || --r->users > 0)
 		return;
 	while (*link != r)

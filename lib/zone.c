@@ -10,7 +10,7 @@
 #include "divvy.h"
 #include "efficiency.h"
 #include "log.h"
-#include "sensor.h"
+#include "zone_sensor.h"
 
 /* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
 struct zone_fields {
@@ -29,11 +29,22 @@ static const char *const *zone_fields(const struct zone *z, struct zone_fields *
 	return f->list;
 }
 
+/* For messages: a single sensor by its file, a combined one by its inputs. */
+static const char *sensor_words(const struct zone *z, char *buf, size_t size)
+{
+	if (z->sensor_kind == SENSOR_ONE)
+		return z->inputs[0].attr.path;
+	zone_sensor_name(z, buf, size);
+	return buf;
+}
+
 int zone_read_temp(struct zone *z)
 {
 	struct zone_fields f;
+	char sensor[SYSFS_PATH_MAX];
 	int64_t temp;
-	int r = sensor_read_mc(z, &temp);
+	int r = zone_sensor_read(z, &temp);
+	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
 
 	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
@@ -41,9 +52,8 @@ int zone_read_temp(struct zone *z)
 		if (!z->sensor_failed)
 			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
 				      "zone %s: %s: %s; holding the current limits", z->name,
-			       z->sensor.path, r == -EINVAL ? "not a number" :
-			       r == -ERANGE ? "not a plausible temperature" :
-			       r == -ETIME ? "stuck in a read" : strerror(-r));
+				      sensor_words(z, sensor, sizeof(sensor)),
+				      no_input ? "no input reads" : zone_sensor_strerror(r));
 		z->sensor_failed = true;
 		z->failed_reads++;
 		return r;
@@ -52,7 +62,7 @@ int zone_read_temp(struct zone *z)
 	z->temp_mc = (int32_t)temp;
 	if (z->sensor_failed)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
-			      z->name, z->sensor.path, (long long)temp);
+			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
 	z->sensor_failed = false;
 	return 0;
 }
@@ -167,11 +177,11 @@ void zone_cycle_blind(struct zone *z)
 
 		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
 			      "periods; limiting to the sustainable power, %u mW", z->name,
-			      ZONE_FAULT_PERIODS, z->pid.sustainable_power_mw);
+			      ZONE_FAULT_PERIODS, zone_feed_forward_mw(z));
 	}
 	pid_reset(&z->pid_state);
 	z->active = true;
-	z->budget_mw = z->pid.sustainable_power_mw < max_mw ? z->pid.sustainable_power_mw : max_mw;
+	z->budget_mw = zone_feed_forward_mw(z) < max_mw ? zone_feed_forward_mw(z) : max_mw;
 	apply_cap(z);
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
@@ -276,6 +286,41 @@ static bool holds_back(const struct zone *z)
 	return false;
 }
 
+const char *zone_sp_source_name(const struct zone *z)
+{
+	static const char *const names[] = { "config", "sysfs", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
+const char *zone_sp_source_adjective(const struct zone *z)
+{
+	static const char *const names[] = { "configured", "device tree's", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
+uint32_t zone_feed_forward_mw(const struct zone *z)
+{
+	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
+}
+
+/*
+ * The parameters this period runs on: the default controller takes its
+ * model's once it is confident (model_tuning_apply()), carrying its memory
+ * over the switch so that the budget does not jump.
+ */
+static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
+{
+	struct pid_params last = z->pid_run;
+
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return &z->pid;
+	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc, &z->pid_run))
+		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
+	return &z->pid_run;
+}
+
 /* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
 static void zone_cycle_power(struct zone *z)
 {
@@ -296,8 +341,8 @@ static void zone_cycle_power(struct zone *z)
 			z->grant_mw[i] = d[i].max_mw;
 		return;
 	}
-	z->budget_mw = pid_step(&z->pid, &z->pid_state, z->control_mc, z->temp_mc, min_mw, max_mw,
-				&z->pid_out);
+	z->budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->pid_state, z->control_mc,
+				z->temp_mc, min_mw, max_mw, &z->pid_out);
 	apply_cap(z);
 	divide(z, d);
 	z->pid_state.held_back = holds_back(z);

@@ -14,7 +14,10 @@
 #include "limit.h"
 #include "pid.h"
 #include "rise.h"
+#include "sensor.h"
+#include "sensor_combine.h"
 #include "sysfs.h"
+#include "model_tuning.h"
 #include "thermal_model.h"
 
 #define ZONE_MAX_ACTORS 64
@@ -31,8 +34,6 @@
 #define ZONE_MODEL_CONFIDENT 0.9
 #define ZONE_MODEL_DEPARTS_PCT 25
 
-struct sensor_reader;
-
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
 	SP_FROM_SYSFS,
@@ -42,16 +43,21 @@ enum sustainable_power_source {
 /**
  * struct zone - one controlled thermal zone.
  * @name: label (config name, or the sensor type when auto-configured).
- * @tz_id: N of its thermal_zoneN.
- * @sensor_type: its thermal zone's type ("cpu-thermal"), part of the
- *	hardware its thermal model was learnt on (lib/model_record.h).
- * @sensor: thermal_zoneN/temp, open for the zone's life (its fd moves to
- *	@sensor_reader when the sensor is found slow).
- * @sensor_reader: the thread that reads a slow sensor off the control loop
- *	(lib/sensor.c), NULL while the loop reads it.
- * @sensor_slow: a read took SENSOR_SLOW_MS or more (logged once).
+ * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
+ *	which takes none over (its inputs keep their governors).
+ * @sensor_type: its thermal zone's type ("cpu-thermal"), or for a combined
+ *	sensor its description (zone_sensor_name()), part of the hardware its
+ *	thermal model was learnt on (lib/model_record.h).
+ * @sensor_kind: one thermal zone, or how @inputs combine (lib/zone_sensor.h).
+ * @inputs, @n_inputs: the thermal zones it reads, each open for the zone's
+ *	life (lib/sensor.c reads a slow one on a thread).
+ * @sensor_offset_mc: added to a combined reading, m°C.
  * @switch_on_mc, @control_mc: m°C.
- * @pid: controller definition; @pid_state: its memory.
+ * @pid: controller definition from the configuration (its sustainable
+ *	power the model's prior); @pid_state: its memory.
+ * @pid_run: what the last period ran on: @pid, or for the default
+ *	controller with a confident model, the model's feed-forward and gains
+ *	(lib/model_tuning.h); @tuning: which.
  * @efficiency_division: divide by efficiency, not by request.
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over.
@@ -61,7 +67,8 @@ enum sustainable_power_source {
  * @grant_mw: this period's grant per actor (max power while inactive).
  * This period's results, for logs, traces and D-Bus:
  * @temp_mc, @active, @budget_mw, @pid_out.
- * @sensor_failed: the last read failed (logged once until it reads again).
+ * @sensor_failed: the last read failed, of every input (logged once until
+ *	it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature (the trend step_wise and
@@ -72,7 +79,7 @@ enum sustainable_power_source {
  *	daemon polls an idle zone at its period when it could pass switch-on
  *	before the next idle poll).
  * @model: its thermal response, learnt from every period, active or idle
- *	(an observer: the controller does not use it yet).
+ *	(the default controller tunes itself on it once it is confident).
  * @observed_us: the last engine cycle its actors' power was counted at (0:
  *	none yet).
  * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
@@ -90,13 +97,16 @@ struct zone {
 	char name[64];
 	int tz_id;
 	char sensor_type[64];
-	struct sysfs_attr sensor;
-	struct sensor_reader *sensor_reader;
-	bool sensor_slow;
+	enum sensor_kind sensor_kind;
+	size_t n_inputs;
+	struct sensor_input inputs[SENSOR_MAX_INPUTS];
+	int32_t sensor_offset_mc;
 	int32_t switch_on_mc;
 	int32_t control_mc;
 	struct pid_params pid;
 	struct pid_state pid_state;
+	struct pid_params pid_run;
+	struct model_tuning tuning;
 	bool efficiency_division;
 	enum sustainable_power_source sp_source;
 	char original_policy[64];
@@ -127,10 +137,11 @@ struct zone {
 };
 
 /**
- * zone_read_temp() - read the sensor into zone->temp_mc (sensor_read_mc():
- * a slow sensor's latest reading, from its thread).  A value outside
- * [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a failed read, and
- * so is a slow sensor's reading that is too old.
+ * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
+ * each input, a slow one's latest reading from its thread, combined).  A
+ * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
+ * failed read, and so is a slow sensor's reading that is too old; a
+ * combined sensor fails when none of its inputs reads.
  * Return: 0, or negative errno (logged once until the sensor reads again).
  */
 int zone_read_temp(struct zone *z);
@@ -152,6 +163,19 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
+
+/** zone_sp_source_name() - "config", "sysfs" or "estimated": where @z's sustainable power came from. */
+const char *zone_sp_source_name(const struct zone *z);
+
+/** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated". */
+const char *zone_sp_source_adjective(const struct zone *z);
+
+/**
+ * zone_feed_forward_mw() - the sustainable power the zone's controller
+ * runs on, mW: the learnt one while the default controller is tuned by its
+ * model, else the configured (device-tree, estimated) one.
+ */
+uint32_t zone_feed_forward_mw(const struct zone *z);
 
 /**
  * zone_observe_power() - count the power the zone's actors drew since the

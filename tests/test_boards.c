@@ -153,7 +153,7 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 	assert_int_equal(engine_build(e, cfg), 1);
 	pa_config_free(cfg);
 	assert_int_equal(e->zones[0].n_actors, 3);
-	tree_put("/sys/class/thermal/thermal_zone0/temp", "85500\n");
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "86000\n");
 	tree_busy_cpus(8, busy);
 	assert_int_equal(engine_cycle(e, 100000, NULL), 0);
 	assert_true(e->zones[0].active);

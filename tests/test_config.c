@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "log.h"
 #include "config_keys.h"
 
 static const char design_example[] =
@@ -30,7 +31,7 @@ static const char design_example[] =
 	"    sustainable_power = 1500;\n"
 	"    period_ms = 50;\n"				/* line 10 */
 	"    k_po = 100.0; k_i = 10; integral_cutoff = 2000;\n"
-	"    integral_bleed = 0.5; budget_step_limit = 300; dither_grants = true; control_margin = 100;\n"
+	"    integral_bleed = 0.5; dither_grants = true; control_margin = 100;\n"
 	"    actors = (\n"
 	"      { type = \"cpufreq\"; cpus = \"0-3\"; dynamic_power_coefficient = 100; },\n"
 	"      { type = \"cpufreq\"; cpus = \"4-5\"; dynamic_power_coefficient = 436; weight = 2.0; },\n"
@@ -64,7 +65,9 @@ static void test_valid_config(void **unused)
 
 	z = &c->zones[0];
 	assert_string_equal(z->name, "soc");
-	assert_string_equal(z->sensor, "soc-thermal");
+	assert_int_equal(z->sensor.kind, SENSOR_ONE);
+	assert_int_equal(z->sensor.n_inputs, 1);
+	assert_string_equal(z->sensor.input[0], "soc-thermal");
 	assert_int_equal(z->line, 5);
 	assert_true(z->has_switch_on_temp && z->has_control_temp);
 	assert_int_equal(z->switch_on_temp_mc, 70000);
@@ -78,9 +81,6 @@ static void test_valid_config(void **unused)
 	assert_int_equal(z->gains.k_i, 10);
 	assert_int_equal(z->gains.integral_cutoff_mc, 2000);
 	assert_int_equal(z->fixes.integral_bleed_q10, 512);
-	assert_int_equal(z->fixes.budget_step_limit_mw, 300);
-	assert_true(z->fixes.wide_integral_bound);
-	assert_int_equal(z->fixes.derivative_filter_ms, 200);
 	assert_true(z->fixes.tuned_gains);	/* the default */
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
@@ -229,8 +229,6 @@ static void test_wrong_type(void **unused)
 	expect_error(ZONE_HEAD "period_ms = 100.5;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
 		     "expected ms, an integer, got 100.5");
 	expect_error(ZONE_HEAD "k_po = \"fast\";\n" ONE_ACTOR "} );", 2, "zones[0].k_po", "expected a number");
-	expect_error(ZONE_HEAD "wide_integral_bound = 1;\n" ONE_ACTOR "} );", 2,
-		     "zones[0].wide_integral_bound", "expected a boolean");
 	expect_error(ZONE_HEAD "step_wise_fallback = \"yes\";\n" ONE_ACTOR "} );", 2,
 		     "zones[0].step_wise_fallback", "expected a boolean");
 	expect_error(ZONE_HEAD "tuned_gains = 0;\n" ONE_ACTOR "} );", 2,
@@ -490,10 +488,90 @@ static void test_shipped_example(void **unused)
 }
 
 /* powerallocd.conf(5) has an entry ("*key*") for every key the parser takes. */
+#define TEMPS "switch_on_temp = 40000; control_temp = 45000;\n"
+
+/* The combined sensors: max of names, a weighted sum with an offset, weights 1 when not given. */
+static void test_combined_sensor(void **unused)
+{
+	static const char text[] =
+		"zones = (\n"
+		"  { name = \"hot\"; sensor = { max = [ \"cpu-thermal\", \"thermal_zone1\" ]; };\n"
+		"    " TEMPS ONE_ACTOR "  },\n"
+		"  { name = \"skin\"; sensor = { sum = ( { zone = \"cpu-thermal\"; weight = 0.6; },\n"
+		"        { zone = \"battery\"; weight = 0.4; }, { zone = \"board\"; } ); offset = -2000; };\n"
+		"    " TEMPS ONE_ACTOR "  },\n"
+		"  { name = \"cpu\"; sensor = \"cpu-thermal\"; " ONE_ACTOR "} );\n";
+	struct pa_config *c;
+	struct pa_config_error err;
+	const struct sensor_config *s;
+
+	(void)unused;
+	if (pa_config_load_string(text, "test.conf", &c, &err) < 0)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->n_zones, 3);
+	s = &c->zones[0].sensor;
+	assert_int_equal(s->kind, SENSOR_MAX);
+	assert_int_equal(s->n_inputs, 2);
+	assert_string_equal(s->input[0], "cpu-thermal");
+	assert_string_equal(s->input[1], "thermal_zone1");
+	assert_int_equal(s->offset_mc, 0);
+	s = &c->zones[1].sensor;
+	assert_int_equal(s->kind, SENSOR_SUM);
+	assert_int_equal(s->n_inputs, 3);
+	assert_string_equal(s->input[1], "battery");
+	assert_true(s->weight[0] == 0.6 && s->weight[1] == 0.4 && s->weight[2] == 1.0);
+	assert_int_equal(s->offset_mc, -2000);
+	/* A single sensor may also be an input of a combined one: nothing is taken over twice. */
+	assert_int_equal(c->zones[2].sensor.kind, SENSOR_ONE);
+	pa_config_free(c);
+}
+
+/* Each wrong combined sensor names its key and says what is wrong. */
+static void test_combined_sensor_errors(void **unused)
+{
+#define Z(sensor) "zones = ( { name = \"s\";\n  sensor = " sensor ";\n  " TEMPS ONE_ACTOR "} );"
+	(void)unused;
+	expect_error(Z("{ }"), 2, "zones[0].sensor", "give either max = [ ... ] or sum = ( ... ), not neither");
+	expect_error(Z("{ max = [\"a\"]; sum = ( { zone = \"b\"; } ); }"), 2, "zones[0].sensor",
+		     "not both");
+	expect_error(Z("{ sums = ( { zone = \"a\"; } ); }"), 2, "zones[0].sensor.sums", "did you mean \"sum\"");
+	expect_error(Z("{ max = \"a\"; }"), 2, "zones[0].sensor.max", "expected an array of thermal zones");
+	expect_error(Z("{ max = [ ]; }"), 2, "zones[0].sensor.max", "0 inputs: 1 to 8 are allowed");
+	expect_error(Z("{ max = [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]; }"), 2,
+		     "zones[0].sensor.max", "9 inputs: 1 to 8 are allowed");
+	expect_error(Z("{ max = [\"a\", \"a\"]; }"), 2, "zones[0].sensor.max[1]",
+		     "\"a\" is already an input");
+	expect_error(Z("{ max = [\"a\", \"../b\"]; }"), 2, "zones[0].sensor.max[1]",
+		     "not a device name");
+	expect_error(Z("{ max = (\"a\", 1); }"), 2, "zones[0].sensor.max[1]", "expected an array");
+	expect_error(Z("{ sum = ( { weight = 0.5; } ); }"), 2, "zones[0].sensor.sum[0].zone", "missing");
+	expect_error(Z("{ sum = ( { zone = \"a\"; weight = 0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].weight", "must be above 0");
+	expect_error(Z("{ sum = ( { zone = \"a\"; weight = -1.0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].weight", "out of range");
+	expect_error(Z("{ sum = ( { zone = \"a\"; wieght = 1.0; } ); }"), 2,
+		     "zones[0].sensor.sum[0].wieght", "did you mean \"weight\"");
+	expect_error(Z("{ sum = [ \"a\" ]; }"), 2, "zones[0].sensor.sum[0]", "expected a list of inputs");
+	expect_error(Z("{ max = [\"a\"]; offset = 1.5; }"), 2, "zones[0].sensor.offset",
+		     "did you mean 1500 (m°C)?");
+	expect_error(Z("{ max = [\"a\"]; offset = 200000; }"), 2, "zones[0].sensor.offset",
+		     "out of range");
+	expect_error(Z("42"), 2, "zones[0].sensor", "expected a string");
+#undef Z
+	/* No trips of its own: both temperatures must be given. */
+	expect_error("zones = ( { name = \"s\"; sensor = { max = [\"a\"]; };\n"
+		     "  switch_on_temp = 40000;\n  " ONE_ACTOR "} );", 1, "zones[0].control_temp",
+		     "a combined sensor has no trip points of its own");
+	expect_error("zones = ( { name = \"s\"; sensor = { max = [\"a\"]; };\n"
+		     "  control_temp = 40000;\n  " ONE_ACTOR "} );", 1, "zones[0].switch_on_temp",
+		     "switch_on_temp and control_temp must be given");
+}
+
 static void test_man_page_documents_every_key(void **unused)
 {
 	const char *const *lists[] = { cfg_root_keys, cfg_zone_keys, cfg_cpufreq_keys,
-				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys };
+				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys,
+				       cfg_sensor_keys, cfg_sensor_sum_keys };
 	char *man = read_text(PROJECT_SOURCE_DIR "/man/powerallocd.conf.5.scd");
 	size_t n = 0;
 
@@ -536,14 +614,61 @@ static void test_man_page_examples_parse(void **unused)
 		}
 		p = end + 3;
 	}
-	assert_int_equal(examples, 2);
+	assert_int_equal(examples, 3);
 	free(man);
+}
+
+/* What a retired key's warning said, for test_retired_keys. */
+static char retired_said[4][512];
+static int retired_n;
+
+static void collect_retired(void *userdata, int priority, const char *const *fields,
+			    const char *message)
+{
+	(void)userdata;
+	(void)fields;
+	if (priority == PA_LOG_WARNING && retired_n < 4)
+		snprintf(retired_said[retired_n++], sizeof(retired_said[0]), "%s", message);
+}
+
+/* Keys that no longer do anything load, with one warning each that names the key and why. */
+static void test_retired_keys(void **unused)
+{
+	struct pa_config *c = NULL;
+	struct pa_config_error err;
+
+	(void)unused;
+	retired_n = 0;
+	pa_log_set_handler(collect_retired, NULL);
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "wide_integral_bound = false;\n"
+					       "budget_step_limit = 300;\nderivative_filter_ms = 50;\n"
+					       ONE_ACTOR "} );", "old.conf", &c, &err), 0);
+	pa_log_set_handler(NULL, NULL);
+	assert_non_null(c);
+	assert_int_equal(retired_n, 3);
+	assert_non_null(strstr(retired_said[0], "old.conf:2: zones[0].wide_integral_bound is retired and "
+					       "ignored: "));
+	assert_non_null(strstr(retired_said[1], ":3: zones[0].budget_step_limit is retired"));
+	assert_non_null(strstr(retired_said[2], "zones[0].derivative_filter_ms is retired and "
+					       "ignored: the derivative (k_d) is filtered over 2 "
+					       "periods; remove it"));
+	pa_config_free(c);
+	/* With the kernel's law too: a retired key is not an error there either. */
+	retired_n = 0;
+	pa_log_set_handler(collect_retired, NULL);
+	assert_int_equal(pa_config_load_string(ZONE_HEAD "controller = \"kernel\";\n"
+					       "budget_step_limit = 300;\n" ONE_ACTOR "} );",
+					       "old.conf", &c, &err), 0);
+	pa_log_set_handler(NULL, NULL);
+	assert_int_equal(retired_n, 1);
+	pa_config_free(c);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_config),
+		cmocka_unit_test(test_retired_keys),
 		cmocka_unit_test(test_empty_config_defaults),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unknown_key),
@@ -562,6 +687,8 @@ int main(void)
 		cmocka_unit_test(test_opp_tables),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_shipped_example),
+		cmocka_unit_test(test_combined_sensor),
+		cmocka_unit_test(test_combined_sensor_errors),
 		cmocka_unit_test(test_man_page_documents_every_key),
 		cmocka_unit_test(test_man_page_examples_parse),
 	};

@@ -79,11 +79,13 @@ static void test_auto_configuration(void **unused)
 	/* No sustainable power in the tree: the kernel's estimate, 4 x 27 + 2 x 121. */
 	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
 	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
-	/* The default controller's tuned gains: the kernel's (350 << 10) / 5000 = 71,
-	 * (700 << 10) / 5000 = 143 and 143 / 10 = 14, times 3, 6 and 8. */
+	/* The default controller's gains until its model is confident: the kernel's
+	 * (350 << 10) / 5000 = 71 times 3, (700 << 10) / 5000 = 143 and 143 / 10 = 14. */
 	assert_int_equal(e.zones[0].pid.gains.k_po, 3 * 71);
-	assert_int_equal(e.zones[0].pid.gains.k_pu, 6 * 143);
-	assert_int_equal(e.zones[0].pid.gains.k_i, 8 * 14);
+	assert_int_equal(e.zones[0].pid.gains.k_pu, 143);
+	assert_int_equal(e.zones[0].pid.gains.k_i, 14);
+	assert_false(e.zones[0].tuning.engaged);
+	assert_false(e.zones[0].tuning.gains_fixed);
 	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);

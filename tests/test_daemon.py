@@ -309,6 +309,29 @@ class CheckConfig(unittest.TestCase):
         self.assertEqual(out.returncode, 3)
         self.assertIn('no thermal zone "nope"', out.stderr)
 
+    def test_combined_sensor_inputs(self):
+        """--check-config lists a combined sensor's inputs as found, and
+        names the zones whose sensor has an input that is not there."""
+        zone = ('{ name = "%s"; sensor = %s; switch_on_temp = 40000; control_temp = 50000;'
+                ' actors = ( { type = "cpufreq_cap"; cpus = "0-3"; } ); }')
+        good = zone % ("skin", '{ sum = ( { zone = "cpu-thermal"; weight = 0.6; },'
+                       ' { zone = "thermal_zone1"; weight = 0.4; } ); offset = -2000; }')
+        out = run(self.tree, "--check-config", "-c", self.conf("zones = ( %s );\n" % good))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("zone skin: sum(0.6*thermal_zone0,0.4*thermal_zone1)-2000, switch-on "
+                      "40000 m°C, control 50000 m°C", out.stdout)
+        self.assertIn("    sensor sum of cpu-thermal (thermal_zone0, weight 0.6), gpu-thermal "
+                      "(thermal_zone1, weight 0.4), offset -2000 m°C", out.stdout)
+        bad = [zone % (name, '{ max = [ "cpu-thermal", "%s" ]; }' % missing)
+               for name, missing in (("case", "battery"), ("board", "thermal_zone9"))]
+        out = run(self.tree, "--check-config", "-c",
+                  self.conf("zones = ( %s );\n" % ", ".join([good] + bad)))
+        self.assertEqual(out.returncode, 3, out.stdout + out.stderr)
+        self.assertIn('zone case: no thermal zone "battery" (an input of its sensor); zone '
+                      'skipped', out.stderr)
+        self.assertIn("2 of 3 configured zones cannot be controlled (see above): case, board",
+                      out.stderr)
+
     def test_zone_without_user_space_is_refused(self):
         """A kernel without CONFIG_THERMAL_GOV_USER_SPACE cannot hand a zone
         over: a configured one fails the check, an automatic one is skipped,

@@ -25,30 +25,10 @@
 #include "thermal.h"
 #include "tree.h"
 
-#define MAX_MESSAGES 64
-
-static char messages[MAX_MESSAGES][1024];
-static size_t n_messages;
-
-static void collect(void *userdata, int priority, const char *const *fields,
-		    const char *message)
-{
-	(void)userdata;
-	(void)fields;
-	if (priority <= PA_LOG_NOTICE)
-		print_message("log: %s\n", message);
-	if (n_messages < MAX_MESSAGES)
-		snprintf(messages[n_messages++], sizeof(messages[0]), "%s", message);
-}
-
 /* How many messages name @file. */
 static size_t naming(const char *file)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_messages; i++)
-		n += strstr(messages[i], file) != NULL;
-	return n;
+	return tree_log_count(file);
 }
 
 static bool logged(const char *words)
@@ -64,7 +44,7 @@ static bool on(const char *tree)
 static int reset_log(void **unused)
 {
 	(void)unused;
-	n_messages = 0;
+	tree_log_clear();
 	return 0;
 }
 
@@ -94,7 +74,7 @@ static void check_bad_cur_state(const char *value, const char *words)
 	assert_int_equal(naming(file), 1);
 	assert_true(logged(words));
 	assert_true(logged("cooling device ignored"));
-	n_messages = 0;
+	tree_log_clear();
 	assert_int_equal(build_auto(&e), 0);
 	assert_true(logged("cooling_device0 on its control trip is not a usable power actor"));
 	engine_free(&e);
@@ -151,7 +131,7 @@ static void test_garbage_temperature(void **unused)
 	assert_false(e.zones[0].sensor_failed);
 	assert_false(e.zones[0].active);
 	assert_true(logged("reads again"));
-	n_messages = 0;
+	tree_log_clear();
 	tree_put(file, "255000\n");
 	engine_cycle(&e, 700000, NULL);
 	assert_true(e.zones[0].sensor_failed);
@@ -181,7 +161,7 @@ static void test_missing_trip_file(void **unused)
 	tree_put(file, "65000\n");
 
 	/* Without the control trip's temperature the zone has one passive trip left. */
-	n_messages = 0;
+	tree_log_clear();
 	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
 	assert_int_equal(build_auto(&e), 0);
 	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
@@ -443,7 +423,7 @@ static void test_missing_configured_device(void **unused)
 	engine_free(&e);
 	pa_config_free(cfg);
 
-	n_messages = 0;
+	tree_log_clear();
 	snprintf(config, sizeof(config), text, " optional = true;");
 	cfg = tree_config(config);
 	assert_int_equal(engine_build(&e, cfg), 1);
@@ -475,6 +455,6 @@ int main(void)
 
 	if (tree_main_guard())
 		return 1;
-	pa_log_set_handler(collect, NULL);
+	tree_log_capture();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

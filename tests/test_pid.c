@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "pid.h"
@@ -270,27 +271,23 @@ static uint32_t hold(const struct pid_params *pp, struct pid_state *st, int32_t 
 /*
  * SP above max_power (SP clamp off to isolate the bound): 1 °C above control
  * for 300 periods.  The kernel's |i| < max_power leaves the budget at
- * 5000 - 334 - 2999 = 1667 mW or more for ever; the wide bound lets the
- * integral cancel the feed-forward and the budget reaches 0.
+ * 5000 - 334 - 2999 = 1667 mW or more for ever; the default mode's wide
+ * bound lets the integral cancel the feed-forward and the budget reaches 0.
  */
 static void test_default_wide_integral_bound(void **unused)
 {
-	struct pid_params kernel, fixed, off;
-	struct pid_state s1, s2, s3;
+	struct pid_params kernel, fixed;
+	struct pid_state s1, s2;
 	struct pid_output out;
 
 	(void)unused;
 	setup_params(&kernel, PID_MODE_KERNEL, 5000);
 	setup_params(&fixed, PID_MODE_DEFAULT, 5000);
 	fixed.fixes.clamp_sustainable_power = false;
-	off = fixed;
-	off.fixes.wide_integral_bound = false;
 	pid_reset(&s1);
 	pid_reset(&s2);
-	pid_reset(&s3);
 	assert_true(hold(&kernel, &s1, 86000, 300, 0, 3000) >= 1667);
 	assert_int_equal(hold(&fixed, &s2, 86000, 300, 0, 3000), 0);
-	assert_true(hold(&off, &s3, 86000, 300, 0, 3000) >= 1667);
 	/* The integral is clamped at -(max + SP) = -8000 mW, not beyond. */
 	pid_step(&fixed, &s2, CONTROL, 86000, 0, 3000, &out);
 	assert_true(out.i_mw >= -8001 && out.i_mw <= -7990);
@@ -393,11 +390,6 @@ static void test_default_integral_under(void **unused)
 	pid_reset(&s2);
 	assert_false(s2.held_back);
 	assert_int_equal(s2.under_integral, 0);
-	/* It learns with the kernel's integral bound too. */
-	fixed.fixes.wide_integral_bound = false;
-	s2.held_back = true;
-	assert_int_equal(pid_step(&fixed, &s2, CONTROL, 84000, 0, 4000, NULL), 1701);
-	assert_int_equal(s2.under_integral, 128000);
 }
 
 /*
@@ -426,31 +418,11 @@ static void test_default_integral_under_band(void **unused)
 	assert_int_equal(st.under_integral, 0);
 }
 
-/* With a step limit of 100 mW the rising sequence 2496, 1898, 1500 is slowed. */
-static void test_default_budget_step_limit(void **unused)
-{
-	struct pid_params pp;
-	struct pid_state st;
-
-	(void)unused;
-	setup_params(&pp, PID_MODE_DEFAULT, SP);
-	pid_reset(&st);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 1898);
-	pp.fixes.budget_step_limit_mw = 100;
-	pid_reset(&st);
-	/* The first period after a reset is not limited. */
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 80000, 0, 4000, NULL), 2496);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 83000, 0, 4000, NULL), 2396);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 85000, 0, 4000, NULL), 2296);
-	assert_int_equal(pid_step(&pp, &st, CONTROL, 70000, 0, 4000, NULL), 2396);
-}
-
 /*
  * k_d = 1024 (1 mW per m°C/ms).  The kernel kicks by 51200 mW at switch-on and
  * gives -10240 mW for a 1 °C drop in 100 ms; the default law starts at 0 and
- * gives -10 mW (1024000 / 100 in Q10) filtered with alpha = 100 * 1024 / 300
- * = 341: -10240 * 341 / 1024 = -3410 (-4 mW floored).
+ * gives -10 mW (-10240 in Q10) filtered over PID_DERIVATIVE_FILTER_PERIODS
+ * (2): -10240 / 3 = -3413 (-4 mW floored), then -10240 + 2/3 of the way.
  */
 static void test_default_derivative_filter(void **unused)
 {
@@ -461,18 +433,14 @@ static void test_default_derivative_filter(void **unused)
 	(void)unused;
 	setup_params(&pp, PID_MODE_DEFAULT, SP);
 	pp.gains.k_d = 1024;
-	assert_int_equal(pp.fixes.derivative_filter_ms, 200);
 	pid_reset(&st);
 	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
 	assert_int_equal(out.d_mw, 0);
 	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
 	assert_int_equal(out.d_mw, -4);
-	/* Unfiltered: the whole -10 mW at once. */
-	pp.fixes.derivative_filter_ms = 0;
-	pid_reset(&st);
-	pid_step(&pp, &st, CONTROL, 80000, 0, 100000, &out);
-	pid_step(&pp, &st, CONTROL, 81000, 0, 100000, &out);
-	assert_int_equal(out.d_mw, -10);
+	/* The same fall again: -3413 + (-10240 + 3413) / 3 = -5688 (-6 mW floored). */
+	pid_step(&pp, &st, CONTROL, 82000, 0, 100000, &out);
+	assert_int_equal(out.d_mw, -6);
 }
 
 /* SP outside [min, max] of the actors is clamped into it in default mode. */
@@ -549,7 +517,6 @@ static void test_extreme_inputs(void **unused)
 			pp.gains.integral_cutoff_mc = INT32_MAX;
 			pp.sustainable_power_mw = UINT32_MAX;
 			pp.period_ms = 0;
-			pp.fixes.budget_step_limit_mw = 1;
 		}
 		pid_reset(&st);
 		for (int rep = 0; rep < 1000; rep++)
@@ -558,7 +525,7 @@ static void test_extreme_inputs(void **unused)
 	}
 }
 
-/* The default mode's gains: the kernel's estimates x 3, x 6, x 8, saturating. */
+/* The default mode's gains before its model is confident: k_po x 3, saturating; k_pu, k_i the kernel's. */
 static void test_tune_gains(void **unused)
 {
 	struct pid_gains g;
@@ -567,21 +534,64 @@ static void test_tune_gains(void **unused)
 	assert_int_equal(pid_default_gains(1500, 70000, 85000, &g), 0);
 	pid_tune_gains(&g);
 	assert_int_equal(g.k_po, 3 * ((1500 << 10) / 15000));
-	assert_int_equal(g.k_pu, 6 * ((3000 << 10) / 15000));
-	assert_int_equal(g.k_i, 8 * ((3000 << 10) / 15000 / 10));
+	assert_int_equal(g.k_pu, (3000 << 10) / 15000);
+	assert_int_equal(g.k_i, (3000 << 10) / 15000 / 10);
 	assert_int_equal(g.k_d, 0);
-	/* INT32_MAX / 3 x 3 still fits; x 6 and x 8 saturate. */
-	g.k_po = g.k_pu = g.k_i = INT32_MAX / 3;
+	/* INT32_MAX / 3 x 3 still fits; one more saturates. */
+	g.k_po = INT32_MAX / 3;
 	pid_tune_gains(&g);
 	assert_int_equal(g.k_po, INT32_MAX - 1);
-	assert_int_equal(g.k_pu, INT32_MAX);
-	assert_int_equal(g.k_i, INT32_MAX);
+	g.k_po = INT32_MAX / 3 + 1;
+	pid_tune_gains(&g);
+	assert_int_equal(g.k_po, INT32_MAX);
+}
+
+/*
+ * pid_retune(): a zone held 2 °C over its aim on a 6000 mW feed-forward
+ * whose integral has learnt -3000 mW switches to a 1500 mW feed-forward
+ * with four times the gains; the next budget goes on from the last (one
+ * period's integration of the new k_i apart) instead of jumping by the
+ * 4500 mW of feed-forward and the new proportional term.
+ */
+static void test_retune_keeps_budget(void **unused)
+{
+	struct pid_params from, to;
+	struct pid_state st;
+	struct pid_output out;
+	uint32_t before, after, jump;
+	int32_t temp = CONTROL + 2000;
+
+	(void)unused;
+	setup_params(&from, PID_MODE_DEFAULT, 6000);
+	from.fixes.integral_bleed_q10 = 0;
+	to = from;
+	to.sustainable_power_mw = 1500;
+	to.gains.k_po *= 4;
+	to.gains.k_pu *= 4;
+	to.gains.k_i *= 4;
+	pid_reset(&st);
+	st.err_integral = -(INT64_C(3000) << 20) / from.gains.k_i;	/* -3000 mW of integral */
+	before = pid_step(&from, &st, CONTROL, temp, 0, 10000, &out);
+	assert_in_range(before, 1000, 9000);
+	struct pid_state kept = st;
+	jump = pid_step(&to, &kept, CONTROL, temp, 0, 10000, NULL);
+	pid_retune(&from, &to, &st, 0, 10000);
+	after = pid_step(&to, &st, CONTROL, temp, 0, 10000, NULL);
+	/* One period's integration of -2000 m°C under the new k_i, and rounding. */
+	int64_t step_mw = (int64_t)to.gains.k_i * 2000 / 1024 + 4;
+	assert_true(llabs((int64_t)after - before) <= step_mw);
+	assert_true(llabs((int64_t)jump - before) > 2000);
+	/* An unprimed state (the zone idle) is left alone. */
+	pid_reset(&st);
+	pid_retune(&from, &to, &st, 0, 10000);
+	assert_int_equal(st.err_integral, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tune_gains),
+		cmocka_unit_test(test_retune_keeps_budget),
 		cmocka_unit_test(test_default_gains),
 		cmocka_unit_test(test_kernel_rising_through_control),
 		cmocka_unit_test(test_kernel_overshoot_and_return),
@@ -594,7 +604,6 @@ int main(void)
 		cmocka_unit_test(test_default_integral_bleed),
 		cmocka_unit_test(test_default_integral_under),
 		cmocka_unit_test(test_default_integral_under_band),
-		cmocka_unit_test(test_default_budget_step_limit),
 		cmocka_unit_test(test_default_derivative_filter),
 		cmocka_unit_test(test_default_clamp_sustainable_power),
 		cmocka_unit_test(test_default_control_margin),

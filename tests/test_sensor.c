@@ -5,7 +5,7 @@
  * read by a thread whose latest reading comes back without waiting; a
  * thread stuck in a read makes the reading too old (-ETIME), and stopping
  * it does not wait for that read for ever; a zone opened on the same file
- * (a rebuilt engine) takes the reader over.
+ * (a rebuilt engine's input) takes the reader over.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +25,6 @@
 #include "log.h"
 #include "sensor.h"
 #include "sysfs.h"
-#include "zone.h"
 
 /* Long enough that a reader starved under valgrind on a loaded machine is not too old. */
 #define PERIOD_MS 100
@@ -110,16 +109,26 @@ static int threads(void)
 	return n - 2;	/* "." and ".." */
 }
 
-static void open_zone(struct zone *z)
+/* An input of the zone "soc", read every PERIOD_MS unless the test says otherwise. */
+struct probe {
+	struct sensor_input in;
+	uint32_t period_ms;
+};
+
+static void open_zone(struct probe *z)
 {
 	memset(z, 0, sizeof(*z));
-	snprintf(z->name, sizeof(z->name), "soc");
-	z->pid.period_ms = PERIOD_MS;
-	assert_int_equal(sensor_open(z, temp_path), 0);
+	z->period_ms = PERIOD_MS;
+	assert_int_equal(sensor_open(&z->in, temp_path), 0);
+}
+
+static int read_mc(struct probe *z, int64_t *t)
+{
+	return sensor_read_mc(&z->in, "soc", z->period_ms, t);
 }
 
 /* A zone at 45 °C whose sensor has just been found slow: its reader runs. */
-static void open_slow_zone(struct zone *z)
+static void open_slow_zone(struct probe *z)
 {
 	int64_t t = 0;
 
@@ -127,13 +136,13 @@ static void open_slow_zone(struct zone *z)
 	open_zone(z);
 	atomic_store(&read_delay_ms, 3 * SENSOR_SLOW_MS / 2);
 	/* The slow read itself still counts. */
-	assert_int_equal(sensor_read_mc(z, &t), 0);
+	assert_int_equal(read_mc(z, &t), 0);
 	assert_int_equal(t, 45000);
-	assert_non_null(z->sensor_reader);
+	assert_non_null(z->in.reader);
 }
 
 /* Reads until @want comes back (or 2 s pass); each read must not wait for the sensor. */
-static void read_until(struct zone *z, int64_t want)
+static void read_until(struct probe *z, int64_t want)
 {
 	uint64_t end = monotonic_ms() + 2000;
 	int64_t t = 0;
@@ -141,7 +150,7 @@ static void read_until(struct zone *z, int64_t want)
 	while (monotonic_ms() < end) {
 		uint64_t start = monotonic_ms();
 
-		assert_int_equal(sensor_read_mc(z, &t), 0);
+		assert_int_equal(read_mc(z, &t), 0);
 		assert_true(monotonic_ms() - start < SENSOR_SLOW_MS);
 		if (t == want)
 			return;
@@ -152,34 +161,34 @@ static void read_until(struct zone *z, int64_t want)
 
 static void test_fast_sensor_stays_on_the_loop(void **unused)
 {
-	struct zone z;
+	struct probe z;
 	int64_t t = 0;
 
 	(void)unused;
 	put_temp("45000\n");
 	open_zone(&z);
-	assert_int_equal(sensor_read_mc(&z, &t), 0);
+	assert_int_equal(read_mc(&z, &t), 0);
 	assert_int_equal(t, 45000);
 	put_temp("46000\n");
-	assert_int_equal(sensor_read_mc(&z, &t), 0);
+	assert_int_equal(read_mc(&z, &t), 0);
 	assert_int_equal(t, 46000);
-	assert_null(z.sensor_reader);
-	assert_false(z.sensor_slow);
+	assert_null(z.in.reader);
+	assert_false(z.in.slow);
 	assert_string_equal(logged, "");
-	sensor_close(&z);
-	assert_int_equal(z.sensor.fd, -1);
+	sensor_close(&z.in);
+	assert_int_equal(z.in.attr.fd, -1);
 }
 
 static void test_slow_sensor_read_off_the_loop(void **unused)
 {
-	struct zone z;
+	struct probe z;
 	uint64_t start;
 
 	(void)unused;
 	open_slow_zone(&z);
 	/* Logged with its time; the sensor is the reader's. */
-	assert_int_equal(z.sensor.fd, -1);
-	assert_string_equal(z.sensor.path, temp_path);
+	assert_int_equal(z.in.attr.fd, -1);
+	assert_string_equal(z.in.attr.path, temp_path);
 	assert_int_equal(count(logged, "took "), 1);
 	assert_non_null(strstr(logged, "zone soc: "));
 	assert_non_null(strstr(logged, "ms to read; reading it off the control loop from now on"));
@@ -198,16 +207,16 @@ static void test_slow_sensor_read_off_the_loop(void **unused)
 	assert_int_equal(count(logged, "took "), 1);
 	/* Stopping waits for the read under way, no more. */
 	start = monotonic_ms();
-	sensor_close(&z);
+	sensor_close(&z.in);
 	assert_true(monotonic_ms() - start < SENSOR_STOP_MS / 2);
-	assert_null(z.sensor_reader);
+	assert_null(z.in.reader);
 	assert_null(strstr(logged, "left to end on its own"));
 	assert_int_equal(threads(), 1);
 }
 
 static void test_stuck_reader_is_too_old(void **unused)
 {
-	struct zone z;
+	struct probe z;
 	int64_t t = 0;
 	uint64_t start, end;
 	int r = 0;
@@ -218,7 +227,7 @@ static void test_stuck_reader_is_too_old(void **unused)
 	atomic_store(&read_delay_ms, 60000);
 	start = monotonic_ms();
 	end = start + 3000;
-	while (monotonic_ms() < end && (r = sensor_read_mc(&z, &t)) == 0)
+	while (monotonic_ms() < end && (r = read_mc(&z, &t)) == 0)
 		sleep_ms(5);
 	assert_int_equal(r, -ETIME);
 	assert_true(monotonic_ms() - start >= SENSOR_STALE_PERIODS * PERIOD_MS);
@@ -227,18 +236,18 @@ static void test_stuck_reader_is_too_old(void **unused)
 	atomic_store(&read_delay_ms, 0);
 	atomic_store(&reads_released, true);
 	end = monotonic_ms() + 2000;
-	while (monotonic_ms() < end && ((r = sensor_read_mc(&z, &t)) != 0 || t != 47000))
+	while (monotonic_ms() < end && ((r = read_mc(&z, &t)) != 0 || t != 47000))
 		sleep_ms(5);
 	assert_int_equal(r, 0);
 	assert_int_equal(t, 47000);
-	sensor_close(&z);
+	sensor_close(&z.in);
 	assert_int_equal(threads(), 1);
 }
 
 /* A read the kernel does not give back: the reader is left to end on its own. */
 static void test_stuck_reader_is_left_behind(void **unused)
 {
-	struct zone z;
+	struct probe z;
 	uint64_t start;
 	int before;
 
@@ -249,7 +258,7 @@ static void test_stuck_reader_is_left_behind(void **unused)
 	sleep_ms(3 * SENSOR_SLOW_MS);
 	before = atomic_load(&reads_done);
 	start = monotonic_ms();
-	sensor_close(&z);
+	sensor_close(&z.in);
 	assert_true(monotonic_ms() - start >= SENSOR_STOP_MS);
 	assert_true(monotonic_ms() - start < 2 * SENSOR_STOP_MS);
 	assert_non_null(strstr(logged, "still in a read after"));
@@ -264,18 +273,18 @@ static void test_stuck_reader_is_left_behind(void **unused)
 /* A rebuilt engine's zone on the same file takes the reader over: no read on the loop, no log. */
 static void test_reader_taken_over(void **unused)
 {
-	struct zone old, rebuilt, other;
+	struct probe old, rebuilt, other;
 	char other_path[300];
 
 	(void)unused;
 	open_slow_zone(&old);
 	logged[0] = '\0';
 	open_zone(&rebuilt);
-	rebuilt.pid.period_ms = 2 * PERIOD_MS;
-	assert_ptr_equal(rebuilt.sensor_reader, old.sensor_reader);
-	assert_int_equal(rebuilt.sensor.fd, -1);
-	sensor_start(&rebuilt);
-	sensor_close(&old);
+	rebuilt.period_ms = 2 * PERIOD_MS;
+	assert_ptr_equal(rebuilt.in.reader, old.in.reader);
+	assert_int_equal(rebuilt.in.attr.fd, -1);
+	sensor_start(&rebuilt.in, "soc", rebuilt.period_ms);
+	sensor_close(&old.in);
 	assert_int_equal(threads(), 2);
 	put_temp("51000\n");
 	read_until(&rebuilt, 51000);
@@ -284,12 +293,12 @@ static void test_reader_taken_over(void **unused)
 	snprintf(other_path, sizeof(other_path), "%s2", temp_path);
 	fclose(fopen(other_path, "w"));
 	memset(&other, 0, sizeof(other));
-	assert_int_equal(sensor_open(&other, other_path), 0);
-	assert_null(other.sensor_reader);
-	sensor_close(&other);
+	assert_int_equal(sensor_open(&other.in, other_path), 0);
+	assert_null(other.in.reader);
+	sensor_close(&other.in);
 	unlink(other_path);
 	atomic_store(&read_delay_ms, 0);
-	sensor_close(&rebuilt);
+	sensor_close(&rebuilt.in);
 	assert_int_equal(threads(), 1);
 }
 

@@ -9,6 +9,47 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "log.h"
+
+static char messages[TREE_LOG_MAX][1024];
+static size_t n_messages;
+
+static void collect(void *userdata, int priority, const char *const *fields,
+		    const char *message)
+{
+	(void)userdata;
+	(void)fields;
+	if (priority <= PA_LOG_NOTICE)
+		print_message("log: %s\n", message);
+	if (n_messages < TREE_LOG_MAX)
+		snprintf(messages[n_messages++], sizeof(messages[0]), "%s", message);
+}
+
+void tree_log_capture(void)
+{
+	n_messages = 0;
+	pa_log_set_handler(collect, NULL);
+}
+
+void tree_log_clear(void)
+{
+	n_messages = 0;
+}
+
+size_t tree_log_count(const char *words)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_messages; i++)
+		n += strstr(messages[i], words) != NULL;
+	return n;
+}
+
+size_t tree_log_n(void)
+{
+	return n_messages;
+}
+
 void tree_put(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#define TREE_LOG_MAX 64
+
 /** tree_put() - replace the contents of @path with @text (in place). */
 void tree_put(const char *path, const char *text);
 
@@ -32,6 +34,21 @@ const char *tree_real_path(const char *sys_path);
 
 /** tree_config() - parse @text as a config; fails the test with the error. */
 struct pa_config *tree_config(const char *text);
+
+/**
+ * tree_log_capture() - collect the library's messages from now on (those
+ * at notice or above are printed too), up to TREE_LOG_MAX.
+ */
+void tree_log_capture(void);
+
+/** tree_log_clear() - forget the messages collected so far. */
+void tree_log_clear(void);
+
+/** tree_log_count() - how many collected messages hold @words. */
+size_t tree_log_count(const char *words);
+
+/** tree_log_n() - how many messages were collected. */
+size_t tree_log_n(void);
 
 /** tree_main_guard() - 0 when run by run-in-tree, else 1 with a message. */
 int tree_main_guard(void);

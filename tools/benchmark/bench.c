@@ -71,8 +71,9 @@ static size_t open_floor_files(const struct engine *e, int *fds, size_t max)
 	size_t n = 0;
 
 	fds[n++] = open(PROC_STAT_PATH, O_RDONLY | O_CLOEXEC);
-	for (size_t z = 0; z < e->n_zones && n < max; z++)
-		fds[n++] = open(e->zones[z].sensor.path, O_RDONLY | O_CLOEXEC);
+	for (size_t z = 0; z < e->n_zones; z++)
+		for (size_t k = 0; k < e->zones[z].n_inputs && n < max; k++)
+			fds[n++] = open(e->zones[z].inputs[k].attr.path, O_RDONLY | O_CLOEXEC);
 	for (size_t i = 0; i < e->n_actors && n < max; i++) {
 		char path[SYSFS_PATH_MAX];
 
@@ -89,11 +90,13 @@ static size_t open_floor_files(const struct engine *e, int *fds, size_t max)
 static void heat(const struct engine *e, unsigned int k)
 {
 	for (size_t z = 0; z < e->n_zones; z++) {
-		FILE *f = fopen(e->zones[z].sensor.path, "w");
+		for (size_t i = 0; i < e->zones[z].n_inputs; i++) {
+			FILE *f = fopen(e->zones[z].inputs[i].attr.path, "w");
 
-		if (f) {
-			fprintf(f, "%d\n", e->zones[z].control_mc + (int)(k % 7) * 300 - 900);
-			fclose(f);
+			if (f) {
+				fprintf(f, "%d\n", e->zones[z].control_mc + (int)(k % 7) * 300 - 900);
+				fclose(f);
+			}
 		}
 	}
 }
