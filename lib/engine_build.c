@@ -317,10 +317,10 @@ static int find_inputs(const struct build *b, const struct zone_config *zc, stru
 
 		if (!in) {
 			inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
-			pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\"%s (sensor is a thermal "
-			       "zone's type or thermal_zoneN); thermal zones: %s; zone skipped",
-			       zc->name, sc->input[i],
-			       sc->kind == SENSOR_ONE ? "" : " (an input of its sensor)", list);
+			pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\" (%s); thermal zones: %s; "
+			       "zone skipped", zc->name, sc->input[i], sc->kind == SENSOR_ONE ?
+			       "sensor is a thermal zone's type or thermal_zoneN" :
+			       "an input of its sensor", list);
 			return -ENOENT;
 		}
 		if (zone_sensor_reads_tz(z, in->id)) {

@@ -327,8 +327,8 @@ class CheckConfig(unittest.TestCase):
         out = run(self.tree, "--check-config", "-c",
                   self.conf("zones = ( %s );\n" % ", ".join([good] + bad)))
         self.assertEqual(out.returncode, 3, out.stdout + out.stderr)
-        self.assertIn('zone case: no thermal zone "battery" (an input of its sensor); zone '
-                      'skipped', out.stderr)
+        self.assertIn('zone case: no thermal zone "battery" (an input of its sensor); thermal '
+                      'zones: thermal_zone0 (cpu-thermal)', out.stderr)
         self.assertIn("2 of 3 configured zones cannot be controlled (see above): case, board",
                       out.stderr)
 

@@ -238,7 +238,8 @@ static void test_unknown_input(void **unused)
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 0);
 	assert_int_equal(saying("zone skin: no thermal zone \"battery\" (an input of its sensor); "
-				"zone skipped"), 1);
+				"thermal zones: thermal_zone0 (cpu-thermal)"), 1);
+	assert_int_equal(saying("zone skipped"), 1);
 	engine_free(&e);
 	pa_config_free(cfg);
 	/* The same zone twice, by type and by directory. */
