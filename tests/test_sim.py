@@ -15,6 +15,8 @@ import tempfile
 import time
 import unittest
 
+import test_model_store
+
 SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
 POWERALLOCD = os.path.abspath(os.environ.get("POWERALLOCD", "build/daemon/powerallocd"))
 
@@ -327,36 +329,16 @@ def true_sustainable_mw(sim_file):
 def simulate_with_prior(prior_mw, duration):
     """A steady run of the RockPro64 whose daemon is configured with
     @prior_mw of sustainable power (as a device tree off by that much would
-    say): a wrapper rewrites the configuration the simulator writes.
-    Returns (summary output, trace rows, daemon log), read while the run's
-    files exist."""
-    work = tempfile.mkdtemp()
-    wrapper = os.path.join(work, "powerallocd")
-    with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\nsed -i 's/sustainable_power = [0-9]*;/sustainable_power = %d;/' "
-                "\"$2\"\nexec %s \"$@\"\n" % (prior_mw, POWERALLOCD))
-    os.chmod(wrapper, 0o755)
-    sim = subprocess.Popen([SIM, "--speed", "10", "--duration", str(duration), "--workload",
-                            "steady", "--powerallocd", wrapper], stdout=subprocess.PIPE, text=True)
-    trace = log = None
+    say): test_model_store.simulate()'s wrapper rewrites the configuration
+    the simulator writes.  Returns (summary output, trace rows, daemon log)."""
+    state_dir = tempfile.mkdtemp(prefix="powerallocd-models.")
     try:
-        tree = next(line.split()[1] for line in sim.stdout if line.startswith("tree: "))
-        # Open them while they exist: the simulator removes its tree at the end.
-        while sim.poll() is None and (trace is None or log is None):
-            try:
-                trace = trace or open(os.path.join(tree, "trace.csv"))
-                log = log or open(os.path.join(tree, "powerallocd.log"))
-            except FileNotFoundError:
-                time.sleep(0.02)
-        out = sim.communicate(timeout=120)[0]
-        rows = [r.split(",") for r in trace.read().splitlines()]
-        return out, rows, log.read()
+        return test_model_store.simulate(
+            state_dir, duration, prior=1,
+            wrapper_lines="sed -i 's/sustainable_power = [0-9]*;/sustainable_power = %d;/' "
+                          "\"$2\"" % prior_mw)
     finally:
-        sim.kill()
-        for f in (trace, log):
-            if f:
-                f.close()
-        shutil.rmtree(work)
+        shutil.rmtree(state_dir)
 
 
 class ThermalModel(unittest.TestCase):
