@@ -146,14 +146,15 @@ class Continuity(unittest.TestCase):
         self.tree.close()
 
     def controller(self):
-        """(time_ms, err_integral_mc, budget_mw, model_tuned) of every period of the zone."""
+        """(time_ms, err_integral_mc, budget_mw, (model_tuned, feed_forward_mw)) of
+        every period of the zone: the last item is what the gains are made from."""
         with open(self.daemon.trace) as f:
             lines = f.read().splitlines()
         header = lines[0].split(",")
-        tuned = header.index("model_tuned")
+        tuned, feed_forward = header.index("model_tuned"), header.index("feed_forward_mw")
         rows = [r.split(",") for r in lines[1:]]
-        return sorted({(int(r[0]), int(r[5]), int(r[9]), r[tuned]) for r in rows
-                       if r[1] == "cpu"})
+        return sorted({(int(r[0]), int(r[5]), int(r[9]), (r[tuned], r[feed_forward]))
+                       for r in rows if r[1] == "cpu"})
 
     def state_file(self):
         with open(self.daemon.state) as f:
@@ -167,9 +168,10 @@ class Continuity(unittest.TestCase):
         (to its bound) and the budget, once down, stays down.  Measured before
         the fix, at each rescan: the integral back from -9393 to one period's
         error, -550 m°C, and the budget up from 0 to 743 mW.  Where the
-        controller switches between its prior and its model (model_tuned),
-        the integral is rescaled to keep the budget (pid_retune()): there
-        only the budget is checked."""
+        gains change (the controller switches between its prior and its
+        model, or the model's sustainable power moves the gains made from
+        it) the integral is rescaled to keep the budget (pid_retune()):
+        there only the budget is checked."""
         periods = self.controller()
         self.assertGreater(len(periods), min_periods)
         for (t0, i0, b0, m0), (t1, i1, b1, m1) in zip(periods, periods[1:]):
