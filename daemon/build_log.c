@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "journal.h"
-#include "log.h"
+#include "platform/log.h"
 
 /* Hashes of the messages of the previous build and of this one. */
 static uint64_t said[2][BUILD_LOG_MAX];

@@ -10,7 +10,7 @@
 #include "build-config.h"
 #include "bus_objects.h"
 #include "coexist.h"
-#include "log.h"
+#include "platform/log.h"
 
 #define RETRY_US (5 * 1000 * 1000ULL)
 /* Longest object path served: BUS_ACTOR_PREFIX, a slash and an index, with room. */

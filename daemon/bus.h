@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "power_limit.h"
 
 #define BUS_NAME "org.powerallocd1"

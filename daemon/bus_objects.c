@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpumask.h"
-#include "zone_sensor.h"
+#include "control/cpumask.h"
+#include "engine/zone_sensor.h"
 
 /* The index N of "<prefix>/N", or -1. */
 static long index_of(const char *path, const char *prefix, size_t n)

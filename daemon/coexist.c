@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "log.h"
+#include "platform/log.h"
 
 /**
  * struct neighbour - a daemon that may run beside powerallocd.

@@ -5,13 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "daemon.h"
-#include "engine.h"
-#include "log.h"
+#include "engine/engine.h"
+#include "platform/log.h"
 #include "saved.h"
-#include "thermal.h"
-#include "zone_sensor.h"
+#include "platform/thermal.h"
+#include "engine/zone_sensor.h"
 
 
 struct pa_config *daemon_load_config(const struct options *opts)

@@ -17,10 +17,10 @@
 
 #include "build_log.h"
 #include "bus.h"
-#include "config.h"
-#include "engine.h"
+#include "config/config.h"
+#include "engine/engine.h"
 #include "fd_limit.h"
-#include "log.h"
+#include "platform/log.h"
 #include "model_store.h"
 #include "metrics.h"
 #include "netlink.h"
@@ -29,7 +29,7 @@
 #include "schedule.h"
 #include "trace.h"
 #include "zone_notes.h"
-#include "zone_sensor.h"
+#include "engine/zone_sensor.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 /* The idle poll when idle_poll_ms = 0 asks for events and none can come. */

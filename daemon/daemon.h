@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * powerallocd: the service.  The engine (lib/engine.h) does the control;
+ * powerallocd: the service.  The engine (lib/engine/engine.h) does the control;
  * this is the glue: sd-event timers and signals, netlink events, the state
  * file, journald, the trace, sd_notify.
  */

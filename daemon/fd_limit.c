@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "platform/log.h"
 
 void fd_limit_raise(void)
 {

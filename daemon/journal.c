@@ -7,7 +7,7 @@
 #include <sys/uio.h>
 #include <systemd/sd-journal.h>
 
-#include "log.h"
+#include "platform/log.h"
 
 #define MAX_FIELDS 16
 

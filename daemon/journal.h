@@ -3,11 +3,11 @@
 /*
  * The daemon's log: journald with structured fields, or stderr with the
  * same fields as key=value where no journald listens (containers, tests).
- * The library's messages (lib/log.h) come through here too.
+ * The library's messages (lib/platform/log.h) come through here too.
  */
 #include <stdarg.h>
 
-#include "zone.h"
+#include "engine/zone.h"
 
 enum log_target {
 	LOG_TARGET_AUTO,	/* journald if it accepts the first message, else stderr */

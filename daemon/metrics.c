@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "platform/log.h"
 #include "new_file.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)

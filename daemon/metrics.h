@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <systemd/sd-event.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* The file in metrics_dir; the textfile collector reads only "*.prom". */
 #define METRICS_FILE "powerallocd.prom"

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "journal.h"
-#include "log.h"
-#include "model_record.h"
+#include "platform/log.h"
+#include "engine/model_record.h"
 #include "new_file.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)

@@ -2,7 +2,7 @@
 #pragma once
 /*
  * The zones' learnt thermal models, kept between runs in the state
- * directory (/var/lib/powerallocd): one file per zone (lib/model_record.h),
+ * directory (/var/lib/powerallocd): one file per zone (lib/engine/model_record.h),
  * written at exit, when a rebuild ends a zone's model, and every save
  * interval from a timer of its own (never from the control path); read
  * when a zone is built, and reused only when the zone's hardware is the
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* The default directory: systemd's StateDirectory=powerallocd. */
 #define MODEL_STORE_DEFAULT_DIR "/var/lib/powerallocd"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "platform/log.h"
 
 struct netlink {
 	struct nl_sock *sock;

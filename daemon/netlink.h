@@ -7,7 +7,7 @@
  */
 #include <systemd/sd-event.h>
 
-#include "thermal_event.h"
+#include "platform/thermal_event.h"
 
 typedef void (*thermal_event_fn)(void *userdata, const struct thermal_event *ev);
 

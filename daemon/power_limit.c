@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "journal.h"
-#include "log.h"
+#include "platform/log.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
 

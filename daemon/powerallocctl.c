@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
-#include "cpumask.h"
+#include "control/cpumask.h"
 
 #define BUS_NAME "org.powerallocd1"
 #define BUS_PATH "/org/powerallocd1"

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpufreq_policy.h"
-#include "log.h"
+#include "platform/cpufreq_policy.h"
+#include "platform/log.h"
 #include "new_file.h"
-#include "thermal.h"
+#include "platform/thermal.h"
 
 #define STATE_HEADER "# powerallocd state: sysfs files and the values to restore\n"
 

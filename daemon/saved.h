@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 #define SAVED_VALUE_MAX 64
 

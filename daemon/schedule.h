@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 #define SCHEDULE_NEVER UINT64_MAX
 /* Slowest polling of a zone whose step_wise fallback has a fan on, ms. */

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "log.h"
+#include "platform/log.h"
 #include "new_file.h"
 
 int trace_open(struct trace *t, const char *path)

@@ -6,13 +6,13 @@
  *   time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,
  *   actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,
  *   learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence
- * The last five are the zone's thermal model (lib/thermal_model.h): learnt
+ * The last five are the zone's thermal model (lib/control/thermal_model.h): learnt
  * sustainable power, time constant, gain, offset and confidence (0 to 1).
  */
 #include <stdint.h>
 #include <stdio.h>
 
-#include "zone.h"
+#include "engine/zone.h"
 
 struct trace {
 	FILE *file;

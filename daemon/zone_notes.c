@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "journal.h"
-#include "log.h"
+#include "platform/log.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 

@@ -8,12 +8,12 @@
  * an actor held at its lowest state for NOTES_LOWEST_MS, a learnt
  * sustainable power that departs from the given one; and a zone's or an
  * actor's limiting reason when the one shown changes (held for
- * LIMIT_HOLD_MS by lib/limit.h: one line per episode too).
+ * LIMIT_HOLD_MS by lib/control/limit.h: one line per episode too).
  */
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "zone.h"
+#include "engine/zone.h"
 
 #define NOTES_RELEASE_QUIET_MS 10000
 #define NOTES_OVER_MC 1000

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "board.h"
-#include "config.h"
-#include "engine.h"
+#include "config/config.h"
+#include "engine/engine.h"
 #include "tree.h"
 
 /* The board's top-OPP power of cluster @k, all its CPUs, mW. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small least squares, free and bounded (lib/bounded_lsq.c), on systems solved by hand. */
+/* Small least squares, free and bounded (lib/control/bounded_lsq.c), on systems solved by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "bounded_lsq.h"
+#include "control/bounded_lsq.h"
 
 /* A = [[4, 1], [1, 3]], b = [1, 2]: x = [1/11, 7/11]; v'A^-1v for v = [1, 0] is 3/11. */
 static const double a2[] = { 4, 1, 1, 3 };

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Limiting reasons on D-Bus (LimitingReason on the Zone and Actor objects):
 PropertiesChanged when the reason shown changes and not every period, held
-through a bursty load for 10 s (lib/limit.h's LIMIT_HOLD_MS), one journal
+through a bursty load for 10 s (lib/control/limit.h's LIMIT_HOLD_MS), one journal
 line per change, the throttled time counted only while throttled, a
 sensor fault shown as such, and a zone the power cap holds shown as
 power-limit, on a private bus (tests/test_bus.py).

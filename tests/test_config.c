@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "log.h"
-#include "config_keys.h"
+#include "config/config.h"
+#include "platform/log.h"
+#include "config/config_keys.h"
 
 static const char design_example[] =
 	"log_level = \"debug\";\n"

@@ -17,9 +17,9 @@
 #include <cmocka.h>
 
 #include "board.h"
-#include "config.h"
-#include "engine.h"
-#include "log.h"
+#include "config/config.h"
+#include "engine/engine.h"
+#include "platform/log.h"
 #include "tree.h"
 
 /* Every cooling device of the RK3399 tree but the fan at @state. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cpu_load.h"
+#include "control/cpu_load.h"
 
 static struct cpu_stat *prev, *cur;
 

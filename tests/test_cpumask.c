@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cpumask.h"
+#include "control/cpumask.h"
 
 static void test_parse_list(void **unused)
 {

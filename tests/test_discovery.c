@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "board.h"
-#include "cpufreq_policy.h"
-#include "log.h"
-#include "opp_source.h"
-#include "thermal.h"
+#include "platform/cpufreq_policy.h"
+#include "platform/log.h"
+#include "platform/opp_source.h"
+#include "platform/thermal.h"
 #include "tree.h"
 
 static const char *fixture(void)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "dither.h"
+#include "control/dither.h"
 
 /* The RK3399's A72 cluster, mW per CPU at full load (its power table). */
 static const uint32_t a72_khz[] = { 408000, 600000, 816000, 1008000, 1200000, 1416000,

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "divvy.h"
+#include "control/divvy.h"
 
 #define W1 DIVVY_WEIGHT_ONE
 

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "board.h"
-#include "divvy.h"
-#include "efficiency.h"
-#include "power_table.h"
+#include "control/divvy.h"
+#include "control/efficiency.h"
+#include "control/power_table.h"
 
 static struct power_table little, big, gpu;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The external power cap divided among zones (lib/engine_cap.c): by what
+ * The external power cap divided among zones (lib/engine/engine_cap.c): by what
  * each zone's actors asked, within their maxima, an actor shared by two
  * zones counted once, and the lowest states' total.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* Two zones: cpu {little, big}, gpu {gpu}; or with @shared, gpu {big, gpu}. */
 struct two_zones {

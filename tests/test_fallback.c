@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The step_wise fallback for cooling devices without a power model (lib/fallback.c). */
+/* The step_wise fallback for cooling devices without a power model (lib/control/fallback.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fallback.h"
+#include "control/fallback.h"
 
 /* The Odroid-XU4 fan: max_state 3, bound to active trips 50, 60, 70 °C, hysteresis 5 °C. */
 static void xu4_fan(struct fallback_device *f)

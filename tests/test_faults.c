@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "cpufreq_policy.h"
-#include "engine.h"
-#include "log.h"
-#include "opp_source.h"
-#include "sysfs.h"
-#include "thermal.h"
+#include "config/config.h"
+#include "platform/cpufreq_policy.h"
+#include "engine/engine.h"
+#include "platform/log.h"
+#include "platform/opp_source.h"
+#include "platform/sysfs.h"
+#include "platform/thermal.h"
 #include "tree.h"
 
 /* How many messages name @file. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Limiting reasons (lib/limit.h): the reason shown rises at once and holds
+ * Limiting reasons (lib/control/limit.h): the reason shown rises at once and holds
  * for LIMIT_HOLD_MS, a bursty load does not flap it, the time limited is
  * counted per period; a zone's and an actor's reason from their grants,
  * states, sensor and temperature, on zones and actors built by hand.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine.h"
-#include "limit.h"
+#include "engine/engine.h"
+#include "engine/engine_limits.h"
 
 #define MS 1000ULL	/* us */
 

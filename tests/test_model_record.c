@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A zone's thermal model saved and resumed: thermal_model_export() and
- * thermal_model_import() (lib/thermal_model.c), the text and the hardware
- * fingerprint of lib/model_record.c.  The models are learnt on the
+ * thermal_model_import() (lib/control/thermal_model.c), the text and the hardware
+ * fingerprint of lib/engine/model_record.c.  The models are learnt on the
  * synthetic plants of thermal_plant.c.
  */
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model_record.h"
-#include "thermal_model.h"
+#include "engine/model_record.h"
+#include "control/thermal_model.h"
 #include "thermal_plant.h"
 
 /* A 1 s die on a 60 s case, 2.2 W sustainable, configured at half, 1 °C noisy sensor. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The default controller's feed-forward and gains from the zone's model (lib/model_tuning.h). */
+/* The default controller's feed-forward and gains from the zone's model (lib/control/model_tuning.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "model_tuning.h"
+#include "control/model_tuning.h"
 
 /* 12.5 x 2200 mW / (75 - 25) °C = 550 mW per °C; k_i a tenth of it per period. */
 static void test_gains_rule(void **unused)

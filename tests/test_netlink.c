@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "platform/log.h"
 #include "netlink.h"
 
 static char last[512];

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "pid.h"
+#include "control/pid.h"
 
 /* SP = 1500 mW, switch-on 70 °C, control 85 °C: dT = 15000 m°C. */
 #define SP 1500

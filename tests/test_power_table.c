@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "board.h"
-#include "power_table.h"
+#include "control/power_table.h"
 
 static void build_domain(const struct board_domain *d, struct power_table *t)
 {

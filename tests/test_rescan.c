@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "engine.h"
+#include "config/config.h"
+#include "engine/engine.h"
 #include "tree.h"
 
 #define ZONE0 "/sys/class/thermal/thermal_zone0/"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The fastest recent rise of a zone (lib/rise.c): when an idle zone is polled at its period. */
+/* The fastest recent rise of a zone (lib/control/rise.c): when an idle zone is polled at its period. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "rise.h"
+#include "control/rise.h"
 
 #define S 1000000ULL	/* µs */
 

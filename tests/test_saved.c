@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "platform/log.h"
 #include "new_file.h"
 #include "saved.h"
 

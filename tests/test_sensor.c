@@ -22,9 +22,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "sensor.h"
-#include "sysfs.h"
+#include "platform/log.h"
+#include "platform/sensor.h"
+#include "platform/sysfs.h"
 
 /* Long enough that a reader starved under valgrind on a loaded machine is not too old. */
 #define PERIOD_MS 100

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Combining a zone's inputs (lib/sensor_combine.c): the hottest that read,
+ * Combining a zone's inputs (lib/control/sensor_combine.c): the hottest that read,
  * a weighted sum whose weights are scaled to the configured total when an
  * input is left out, the offset, and nothing from no input.
  */
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sensor_combine.h"
+#include "control/sensor_combine.h"
 
 static const double ones[] = { 1, 1, 1 };
 

@@ -358,7 +358,7 @@ class ThermalModel(unittest.TestCase):
         confidence = float(last[header.index("model_confidence")])
         self.assertLess(abs(learned / truth - 1), 0.05, (learned, truth))
         self.assertGreater(confidence, 0.9, last)
-        # The default controller runs on what it learnt (lib/model_tuning.h).
+        # The default controller runs on what it learnt (lib/control/model_tuning.h).
         self.assertEqual(last[header.index("model_tuned")], "1", last)
         feed_forward = int(last[header.index("feed_forward_mw")])
         self.assertLess(abs(feed_forward / truth - 1), 0.05, (feed_forward, truth))

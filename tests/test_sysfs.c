@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "parse.h"
-#include "sysfs.h"
+#include "platform/parse.h"
+#include "platform/sysfs.h"
 
 static char dir[] = "/tmp/powerallocd-sysfs-XXXXXX";
 

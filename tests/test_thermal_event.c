@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "thermal_event.h"
+#include "platform/thermal_event.h"
 
 #define FAMILY 0x1c	/* any id: the parser does not check it */
 

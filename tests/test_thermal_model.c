@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The online thermal model (lib/thermal_model.c) on synthetic plants
+ * The online thermal model (lib/control/thermal_model.c) on synthetic plants
  * (thermal_plant.c): first-order and die+case plants, exact and 1 °C noisy
  * sensors, controlled like a zone with load changes.  With --table it
  * prints the figures doc/thermal-model.md quotes instead of testing (about
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "thermal_model.h"
+#include "control/thermal_model.h"
 #include "thermal_plant.h"
 
 /* The learnt sustainable power is within this of the truth... */

@@ -21,13 +21,13 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
-#include "sensor.h"
-#include "sysfs.h"
+#include "config/config.h"
+#include "engine/engine.h"
+#include "platform/log.h"
+#include "platform/sensor.h"
+#include "platform/sysfs.h"
 #include "tree.h"
-#include "zone_sensor.h"
+#include "engine/zone_sensor.h"
 
 #define TZ0 "/sys/class/thermal/thermal_zone0/temp"
 #define TZ1 "/sys/class/thermal/thermal_zone1/temp"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Retrying a device whose writes fail while it is there (lib/write_retry.c). */
+/* Retrying a device whose writes fail while it is there (lib/control/write_retry.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "write_retry.h"
+#include "control/write_retry.h"
 
 #define MS 1000ULL	/* us */
 

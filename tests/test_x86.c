@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
+#include "config/config.h"
+#include "engine/engine.h"
+#include "platform/log.h"
 #include "tree.h"
 
 #define RAPL "/sys/class/powercap/intel-rapl:0"

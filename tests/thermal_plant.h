@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "thermal_model.h"
+#include "control/thermal_model.h"
 
 #define SYNTH_PERIOD_MS 100
 #define SYNTH_CONTROL_C 75.0

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "platform/log.h"
 
 static char messages[TREE_LOG_MAX][1024];
 static size_t n_messages;

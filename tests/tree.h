@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 
 #define TREE_LOG_MAX 64
 

@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "dt_props.h"
+#include "platform/dt_props.h"
 #include "fuzz.h"
-#include "power_table.h"
+#include "control/power_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

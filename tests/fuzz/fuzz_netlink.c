@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "thermal_event.h"
+#include "platform/thermal_event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

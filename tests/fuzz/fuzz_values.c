@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpumask.h"
+#include "control/cpumask.h"
 #include "fuzz.h"
-#include "parse.h"
+#include "platform/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
+#include "config/config.h"
+#include "engine/engine.h"
+#include "platform/log.h"
 
 /* Counting allocator: every malloc family call while counting is on. */
 extern void *__libc_malloc(size_t size);

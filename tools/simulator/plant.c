@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "efficiency.h"
+#include "control/efficiency.h"
 
 static const char *const workload_names[] = { "steady", "burst", "shift", "ambient-step" };
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "board.h"
-#include "power_table.h"
+#include "control/power_table.h"
 
 #define PLANT_MAX_DOMAINS BOARD_MAX_DOMAINS
 
@@ -85,7 +85,7 @@ struct plant {
  * this step within @power_w of dynamic power (the silicon's: the power
  * table's figure times power_scale).  Each domain's (power, work)
  * points, idle included, are reduced to their upper concave hull and the
- * power goes to the steepest segments first (lib/efficiency.c, the same
+ * power goes to the steepest segments first (lib/control/efficiency.c, the same
  * computation efficiency-aware division starts from).
  */
 double plant_best_work_rate(const struct plant *pl, double power_w);

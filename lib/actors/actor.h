@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The power-actor interface: what a zone asks of each device that heats it.
+ * One file per kind implements it (actor_cpufreq.c, actor_devfreq.c,
+ * actor_cpufreq_cap.c, actor_powercap.c).  Actors are created at discovery,
+ * when they may allocate and open files; the control path then only reads
+ * and writes the files they keep open.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "control/cpu_load.h"
+#include "control/limit.h"
+#include "platform/opp_source.h"
+#include "control/power_table.h"
+#include "control/write_retry.h"
+
+/* Where the powercap actors' zones are (actor_powercap.c). */
+#define POWERCAP_CLASS_DIR "/sys/class/powercap"
+/* Where the devfreq actors' devices are (actor_devfreq.c). */
+#define DEVFREQ_CLASS_DIR "/sys/class/devfreq"
+
+/**
+ * struct cycle_sample - what every actor of a cycle sees.
+ * @prev, @cur: /proc/stat at the previous and at this cycle (read once per
+ *	cycle for all zones).
+ * @now_us: monotonic time of this cycle, us.
+ */
+struct cycle_sample {
+	const struct cpu_stat *prev;
+	const struct cpu_stat *cur;
+	uint64_t now_us;
+};
+
+struct actor;
+
+/**
+ * saved_value_fn - receives one file an actor will restore and the value
+ * it will write there, for the state file a crashed daemon is restored from.
+ * Return: 0 or negative errno (stops the walk).
+ */
+typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value);
+
+/**
+ * struct actor_ops - the operations of one kind of actor.
+ * @sample: measure the actor for this cycle: its load and requested power
+ *	(actor->load_pct, actor->req_mw) and its maximum (actor->max_mw).
+ * @set_power: limit the device to @granted_mw; the state is written only
+ *	when it changes.
+ * @state_for_power: the cooling state @set_power would choose for @granted_mw
+ *	(nothing written).
+ * @set_state: put the device in cooling state @state (0 = no limit, up to
+ *	max_state), written only when it changes; @granted_mw is recorded.
+ *	The step_wise controller drives actors this way.
+ * @restore: put back what the actor found when it was created.
+ * @save: report each file @restore writes and its value to @fn.
+ * @adopt: take over what @old, an actor of the same kind for the same
+ *	device in the engine being replaced, found and kept: the values to
+ *	restore (found when the device was first opened: a new actor finds the
+ *	limits the old one wrote), its failing writes, its last samples.
+ * @destroy: close files and free the actor.
+ * Each returns 0 or a negative errno, after logging once with the file;
+ * @set_power and @set_state return -ENODEV for a device that is gone and
+ * -EAGAIN for a write that failed on a device still there (lib/control/write_retry.h).
+ */
+struct actor_ops {
+	int (*sample)(struct actor *a, const struct cycle_sample *s);
+	int (*set_power)(struct actor *a, uint32_t granted_mw);
+	unsigned long (*state_for_power)(const struct actor *a, uint32_t granted_mw);
+	int (*set_state)(struct actor *a, unsigned long state, uint32_t granted_mw);
+	int (*restore)(struct actor *a);
+	int (*save)(const struct actor *a, saved_value_fn fn, void *userdata);
+	void (*adopt)(struct actor *a, const struct actor *old);
+	void (*destroy)(struct actor *a);
+};
+
+/**
+ * struct actor - the parts every kind shares.
+ * @ops: its kind's operations.
+ * @kind: see enum actor_kind.
+ * @name: its cooling device or device name ("cpufreq-cpu0", "intel-rapl:0").
+ * @cdev_id: the cooling_deviceN it drives, -1 for none.
+ * @weight_q10: weight in the budget division, Q10.
+ * @table: power of one CPU (or the device) per frequency.
+ * @source: where @table came from.
+ * @capacity: throughput of one of its CPUs at the top OPP (cpu_capacity,
+ *	1024 for the biggest; 1024 for devices and where the kernel has none).
+ * @cpus: the CPUs it limits (empty for devices).
+ * @n_cpus: CPUs the power table's entries are multiplied by (1 for devices).
+ * The rest is this cycle's view, for traces and D-Bus:
+ * @load_pct: sum of per-CPU loads (percent each), or the device's load.
+ * @saturated: how many of its CPUs (or 1 for the device) were busy at or
+ *	above CPU_LOAD_SATURATED_PCT: their load may want more than it shows.
+ * @freq_khz: current frequency.
+ * @req_mw, @max_mw, @min_mw: requested, maximum and minimum power, mW.
+ * @granted_mw: the grant applied.
+ * @state, @max_state: cooling state written and its maximum.
+ * @carry_mw: what its grants left unspent between OPPs, carried into the
+ *	next period when its zones dither grants (dither.h), mW.
+ * @retry: its failed writes (counted; the engine retries with backoff).
+ * @limit: why its zones hold it back (limit.h).
+ */
+struct actor {
+	const struct actor_ops *ops;
+	enum actor_kind kind;
+	char name[64];
+	int cdev_id;
+	uint32_t weight_q10;
+	struct power_table table;
+	enum opp_source source;
+	uint32_t capacity;
+	struct cpumask cpus;
+	unsigned int n_cpus;
+	unsigned int load_pct;
+	unsigned int saturated;
+	uint32_t freq_khz;
+	uint32_t req_mw;
+	uint32_t max_mw;
+	uint32_t min_mw;
+	uint32_t granted_mw;
+	unsigned long state;
+	unsigned long max_state;
+	uint32_t carry_mw;
+	struct write_retry retry;
+	struct limit_tracker limit;
+};
+
+static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
+{
+	return a->ops->sample(a, s);
+}
+
+static inline int actor_set_power(struct actor *a, uint32_t granted_mw)
+{
+	return a->ops->set_power(a, granted_mw);
+}
+
+static inline unsigned long actor_state_for_power(const struct actor *a, uint32_t granted_mw)
+{
+	return a->ops->state_for_power(a, granted_mw);
+}
+
+static inline int actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
+{
+	return a->ops->set_state(a, state, granted_mw);
+}
+
+static inline int actor_restore(struct actor *a)
+{
+	return a->ops->restore(a);
+}
+
+static inline int actor_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	return a->ops->save(a, fn, userdata);
+}
+
+/**
+ * actor_same_device() - whether @a and @b drive the same device: same kind,
+ * cooling device and name (an engine built again makes new actors for the
+ * devices the old one drove).
+ */
+bool actor_same_device(const struct actor *a, const struct actor *b);
+
+/**
+ * actor_adopt() - carry into @a, a new actor for the device @old drove, what
+ * @old kept across periods: its carry, grant, failed writes (counted and
+ * backing off) and limiting reasons, and what its kind keeps (@adopt).  The
+ * state stays the one @a read from the device.
+ */
+void actor_adopt(struct actor *a, const struct actor *old);
+
+static inline void actor_destroy(struct actor *a)
+{
+	if (a)
+		a->ops->destroy(a);
+}
+
+struct cpufreq_policy_info;
+
+/**
+ * actor_cpufreq_new() - a cpufreq cooling device (cpufreq-cpuN) as an actor.
+ * @cdev_id: its cooling_device number.
+ * @policy: the policy it throttles.
+ * @cfg: the config's actor (weight, coefficient, OPPs), or NULL.
+ * Return: the actor, or NULL (logged) when its files or power model are missing.
+ */
+struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
+				const struct actor_config *cfg);
+
+/**
+ * actor_devfreq_new() - a devfreq cooling device (devfreq-<device>) as an actor.
+ * @cdev_id: its cooling_device number.
+ * @device: the devfreq device name ("ff9a0000.gpu").
+ * @cfg: the config's actor, or NULL.
+ */
+struct actor *actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg);
+
+/**
+ * actor_cpufreq_cap_new() - the CPUs of @cfg->cpus (whole cpufreq policies)
+ * limited by their policies' scaling_max_freq, for machines without cpufreq
+ * cooling devices (intel_pstate, acpi-cpufreq).
+ * @policies, @n_policies: the policies of those CPUs.
+ * Return: the actor, or NULL (logged).
+ */
+struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies,
+				    size_t n_policies, const struct actor_config *cfg);
+
+/**
+ * actor_powercap_new() - a powercap zone (RAPL package, "intel-rapl:0")
+ * limited by its constraint_0_power_limit_uw.
+ * Return: the actor, or NULL (logged).
+ */
+struct actor *actor_powercap_new(const struct actor_config *cfg);
+
+/**
+ * actor_cooling_device_new() - cooling_device@cdev_id of type @type (no
+ * power model: a fan, ...) for the step_wise fallback, driven by state only.
+ * Return: the actor, or NULL (logged) when its files cannot be opened.
+ */
+struct actor *actor_cooling_device_new(int cdev_id, const char *type);
+
+/**
+ * actor_state_of_freq() - the cooling state that caps a device at @khz:
+ * the index, counted from the top of @freq_khz (ascending), of the highest
+ * entry <= @khz; the deepest state when every entry is above @khz.
+ */
+unsigned long actor_state_of_freq(const uint32_t *freq_khz, size_t n, uint32_t khz);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A powercap zone (Intel RAPL package "intel-rapl:0", or any powercap zone
+ * with a power-limit constraint) as a power actor.  Requested power is the
+ * average power since the previous period, from energy_uj (which wraps at
+ * max_energy_range_uj); the grant is written to constraint_0_power_limit_uw,
+ * clamped to [constraint_0_min_power_uw, constraint_0_max_power_uw], only
+ * when it changes; the original limit is restored.  Without
+ * constraint_0_max_power_uw, the limit found at start is taken as the
+ * maximum.  Without constraint_0_min_power_uw (intel_rapl has none), no limit
+ * below a tenth of the maximum is written: a package limited to almost
+ * nothing stalls the whole machine, which no temperature is worth.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actor_internal.h"
+#include "platform/log.h"
+
+/* For the step_wise controller: state k limits to max - k/10 of (max - min). */
+#define POWERCAP_STEPS 10
+
+struct powercap_actor {
+	struct actor base;
+	struct sysfs_attr energy;
+	struct sysfs_attr limit;
+	uint64_t max_energy_range_uj;
+	uint64_t max_power_uw;
+	uint64_t min_power_uw;
+	uint64_t original_limit_uw;
+	uint64_t written_limit_uw;
+	uint64_t last_energy_uj;
+	uint64_t last_us;
+	bool have_last;
+	bool energy_failed;	/* logged once until it reads again */
+};
+
+static struct powercap_actor *to_powercap(struct actor *a)
+{
+	return (struct powercap_actor *)a;
+}
+
+/* Energy used between two readings of a counter that wraps after @range. */
+static uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)
+{
+	if (cur >= prev)
+		return cur - prev;
+	return range >= prev ? range - prev + cur : cur;
+}
+
+static int powercap_sample(struct actor *a, const struct cycle_sample *s)
+{
+	struct powercap_actor *p = to_powercap(a);
+	uint64_t uj, mw = 0;
+	int r = sysfs_attr_read_u64(&p->energy, &uj);
+
+	if (r < 0) {
+		if (!p->energy_failed)
+			pa_log(PA_LOG_WARNING, "%s: %s", p->energy.path, strerror(-r));
+		p->energy_failed = true;
+		p->have_last = false;
+		return r;
+	}
+	p->energy_failed = false;
+	/* uJ / us = W, so mW = 1000 * uJ / us. */
+	if (p->have_last && s->now_us > p->last_us)
+		mw = 1000 * energy_delta(p->last_energy_uj, uj, p->max_energy_range_uj) /
+		     (s->now_us - p->last_us);
+	p->last_energy_uj = uj;
+	p->last_us = s->now_us;
+	p->have_last = true;
+	a->max_mw = (uint32_t)(p->max_power_uw / 1000);
+	a->min_mw = (uint32_t)(p->min_power_uw / 1000);
+	a->req_mw = mw > a->max_mw ? a->max_mw : (uint32_t)mw;
+	a->load_pct = a->max_mw ? (unsigned int)((uint64_t)a->req_mw * 100 / a->max_mw) : 0;
+	return 0;
+}
+
+static int powercap_set_power(struct actor *a, uint32_t granted_mw)
+{
+	struct powercap_actor *p = to_powercap(a);
+	uint64_t uw = (uint64_t)granted_mw * 1000;
+
+	a->granted_mw = granted_mw;
+	if (uw > p->max_power_uw)
+		uw = p->max_power_uw;
+	if (uw < p->min_power_uw)
+		uw = p->min_power_uw;
+	return actor_write_changed(&p->limit, &p->written_limit_uw, uw);
+}
+
+static uint64_t limit_of_state(const struct powercap_actor *p, unsigned long state)
+{
+	return p->max_power_uw - (p->max_power_uw - p->min_power_uw) * state / POWERCAP_STEPS;
+}
+
+static unsigned long powercap_state_for_power(const struct actor *a, uint32_t granted_mw)
+{
+	const struct powercap_actor *p = (const struct powercap_actor *)a;
+	unsigned long state = 0;
+
+	while (state < POWERCAP_STEPS && limit_of_state(p, state) > (uint64_t)granted_mw * 1000)
+		state++;
+	return state;
+}
+
+static int powercap_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
+{
+	struct powercap_actor *p = to_powercap(a);
+	int r;
+
+	a->state = state > POWERCAP_STEPS ? POWERCAP_STEPS : state;
+	r = powercap_set_power(a, (uint32_t)(limit_of_state(p, a->state) / 1000));
+	a->granted_mw = granted_mw;
+	return r;
+}
+
+static int powercap_restore(struct actor *a)
+{
+	struct powercap_actor *p = to_powercap(a);
+
+	return actor_restore_u64(&p->limit, &p->written_limit_uw, p->original_limit_uw);
+}
+
+static int powercap_save(const struct actor *a, saved_value_fn fn, void *userdata)
+{
+	const struct powercap_actor *p = (const struct powercap_actor *)a;
+
+	return actor_save_u64(fn, userdata, p->limit.path, p->original_limit_uw);
+}
+
+/* The limit found at start, failing writes, and the last energy sample (a request at once). */
+static void powercap_adopt(struct actor *a, const struct actor *old)
+{
+	struct powercap_actor *p = to_powercap(a);
+	const struct powercap_actor *o = (const struct powercap_actor *)old;
+
+	p->original_limit_uw = o->original_limit_uw;
+	p->limit.failures = o->limit.failures;
+	p->last_energy_uj = o->last_energy_uj;
+	p->last_us = o->last_us;
+	p->have_last = o->have_last;
+	p->energy_failed = o->energy_failed;
+}
+
+static void powercap_destroy(struct actor *a)
+{
+	struct powercap_actor *p = to_powercap(a);
+
+	sysfs_attr_close(&p->energy);
+	sysfs_attr_close(&p->limit);
+	free(p);
+}
+
+static const struct actor_ops powercap_ops = {
+	.sample = powercap_sample,
+	.set_power = powercap_set_power,
+	.state_for_power = powercap_state_for_power,
+	.set_state = powercap_set_state,
+	.restore = powercap_restore,
+	.save = powercap_save,
+	.adopt = powercap_adopt,
+	.destroy = powercap_destroy,
+};
+
+/* Reads @dir/@attr; logs once, naming the file, when @required. */
+static int read_attr(const char *dir, const char *attr, uint64_t *v, bool required)
+{
+	char path[SYSFS_PATH_MAX];
+	int r = sysfs_pathf(path, "%s/%s", dir, attr);
+
+	if (r == 0)
+		r = sysfs_read_u64(path, v);
+	if (r < 0 && required)
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
+	return r;
+}
+
+static int open_zone(struct powercap_actor *p, const char *dir)
+{
+	char path[SYSFS_PATH_MAX];
+	int r;
+
+	if ((r = read_attr(dir, "max_energy_range_uj", &p->max_energy_range_uj, true)) < 0 ||
+	    (r = read_attr(dir, "constraint_0_power_limit_uw", &p->original_limit_uw, true)) < 0)
+		return r;
+	if (read_attr(dir, "constraint_0_max_power_uw", &p->max_power_uw, false) < 0 ||
+	    p->max_power_uw == 0)
+		p->max_power_uw = p->original_limit_uw;
+	if (read_attr(dir, "constraint_0_min_power_uw", &p->min_power_uw, false) < 0 ||
+	    p->min_power_uw > p->max_power_uw)
+		p->min_power_uw = p->max_power_uw / 10;
+	p->written_limit_uw = p->original_limit_uw;
+	sysfs_pathf(path, "%s/energy_uj", dir);
+	if ((r = sysfs_attr_open(&p->energy, path, false)) == 0) {
+		sysfs_pathf(path, "%s/constraint_0_power_limit_uw", dir);
+		r = sysfs_attr_open(&p->limit, path, true);
+	}
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
+	return r;
+}
+
+struct actor *actor_powercap_new(const struct actor_config *cfg)
+{
+	struct powercap_actor *p = calloc(1, sizeof(*p));
+	char dir[SYSFS_PATH_MAX];
+
+	if (!p)
+		return NULL;
+	actor_init(&p->base, &powercap_ops, ACTOR_POWERCAP, cfg);
+	p->energy.fd = p->limit.fd = -1;
+	snprintf(p->base.name, sizeof(p->base.name), "%s", cfg->powercap_zone);
+	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", cfg->powercap_zone) < 0 ||
+	    open_zone(p, dir) < 0) {
+		powercap_destroy(&p->base);
+		return NULL;
+	}
+	p->base.max_mw = (uint32_t)(p->max_power_uw / 1000);
+	p->base.min_mw = (uint32_t)(p->min_power_uw / 1000);
+	p->base.max_state = POWERCAP_STEPS;
+	pa_log(PA_LOG_INFO, "%s: powercap zone, limit %" PRIu64 " uW, range %" PRIu64 "-%" PRIu64
+	       " uW", p->base.name, p->original_limit_uw, p->min_power_uw, p->max_power_uw);
+	return &p->base;
+}

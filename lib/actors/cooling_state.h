@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * A cooling device's cur_state as actors drive it: opened once for reading
+ * and once for writing, written only when the state changes, and put back
+ * to what it was found at when the actor is restored.
+ */
+#include <stdbool.h>
+
+#include "platform/sysfs.h"
+
+/**
+ * struct cooling_state - cooling_deviceN/cur_state.
+ * @id: N.
+ * @max_state: the device's max_state.
+ * @original: cur_state when opened.
+ * @written: the state last written (or found).
+ */
+struct cooling_state {
+	int id;
+	struct sysfs_attr read;
+	struct sysfs_attr write;
+	unsigned long max_state;
+	unsigned long original;
+	uint64_t written;
+};
+
+/**
+ * cooling_state_open() - open cooling_device@id's cur_state, read max_state
+ * and the current state.  Logs once, naming the file, on failure.
+ * Return: 0 or negative errno.
+ */
+int cooling_state_open(struct cooling_state *cs, int id);
+
+/**
+ * cooling_state_set() - write @state (clamped to max_state) if it differs
+ * from the last state written.  Logs once, naming the file, on failure.
+ * Return: 0 or negative errno.
+ */
+int cooling_state_set(struct cooling_state *cs, unsigned long state);
+
+/** cooling_state_restore() - write back the state found at open. */
+int cooling_state_restore(struct cooling_state *cs);
+
+/**
+ * cooling_state_adopt() - take over the state @old (the same device, opened
+ * earlier) found at open, within this device's max_state, and the count of
+ * its failing writes (so that an episode is logged once).
+ */
+void cooling_state_adopt(struct cooling_state *cs, const struct cooling_state *old);
+
+/** cooling_state_close() - close the files. */
+void cooling_state_close(struct cooling_state *cs);

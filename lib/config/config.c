@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /etc/powerallocd.conf: libconfig syntax -> struct pa_config, every rule
+ * checked here so that the daemon never sees an invalid value.  Each error
+ * names file, line and key (config_keys.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_keys.h"
+#include "platform/log.h"
+
+#define TEMP_MIN_MC (-50000)
+#define TEMP_MAX_MC 200000
+#define GAIN_MAX 1000000.0	/* mW per °C */
+#define CONTROL_MARGIN_MAX_MC 10000
+
+static const char *const log_level_names[] = { "err", "warning", "notice", "info", "debug", NULL };
+const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
+static const char *const controller_names[] = { "default", "kernel", "step_wise", NULL };
+static const char *const division_names[] = { "request", "efficiency", NULL };
+
+const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file", "metrics_dir",
+				      "metrics_interval_ms", "zones", NULL };
+const char *const cfg_zone_keys[] = {
+	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
+	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
+	"wide_integral_bound", "integral_bleed", "integral_under", "budget_step_limit",
+	"derivative_filter_ms", "clamp_sustainable_power", "tuned_gains", "control_margin",
+	"dither_grants", "saturated_request", "division", "step_wise_fallback", "actors", NULL
+};
+static const char *const default_mode_keys[] = {
+	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
+	"control_margin", "dither_grants", "saturated_request", NULL
+};
+
+/*
+ * Keys of earlier versions that no longer do anything: accepted with a
+ * warning that says why (powerallocd.conf(5), RETIRED KEYS), so that an
+ * old configuration still loads.  The figures are doc/control-tuning.md's.
+ */
+static const struct retired_key {
+	const char *key;
+	const char *why;
+} retired_zone_keys[] = {
+	{ "wide_integral_bound", "the default controller always bounds its integral by the "
+	  "maximum power plus the sustainable power (off, it changed no cell of "
+	  "tools/bench-robust by more than 0.4 points of work or 0.09 °C)" },
+	{ "budget_step_limit", "no limit on the budget's step earned its place (500 mW "
+	  "added up to 1.5 °C of overshoot and no work in tools/bench-robust)" },
+	{ "derivative_filter_ms", "the derivative (k_d) is filtered over 2 periods" },
+	{ NULL, NULL }
+};
+
+/* Says once per key that @g carries a retired key, and why. */
+static void warn_retired(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix)
+{
+	for (const struct retired_key *k = retired_zone_keys; k->key; k++) {
+		const config_setting_t *s = config_setting_get_member(g, k->key);
+		char path[128];
+
+		if (!s)
+			continue;
+		cfg_key_path(path, prefix, k->key);
+		pa_log(PA_LOG_WARNING, "%s:%d: %s is retired and ignored: %s; remove it",
+		       ctx->file ? ctx->file : "(string)", config_setting_source_line(s), path,
+		       k->why);
+	}
+}
+
+const char *actor_kind_name(enum actor_kind kind)
+{
+	if (kind == ACTOR_COOLING_DEVICE)
+		return "cooling_device";
+	return (unsigned int)kind < ACTOR_COOLING_DEVICE ? actor_kind_names[kind] : "?";
+}
+
+const char *controller_name(enum pid_mode mode)
+{
+	return (unsigned int)mode <= PID_MODE_STEP_WISE ? controller_names[mode] : "?";
+}
+
+const char *log_level_name(enum log_level level)
+{
+	return level >= LOG_LEVEL_ERR && level <= LOG_LEVEL_DEBUG ? log_level_names[level - LOG_LEVEL_ERR] : "?";
+}
+
+static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+		       struct zone_config *z)
+{
+	int64_t v;
+	int r;
+
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+		return r;
+	z->has_switch_on_temp = r;
+	z->switch_on_temp_mc = r ? (int32_t)v : 0;
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+		return r;
+	z->has_control_temp = r;
+	z->control_temp_mc = r ? (int32_t)v : 0;
+	if (z->has_switch_on_temp && z->has_control_temp &&
+	    z->control_temp_mc <= z->switch_on_temp_mc)
+		return cfg_fail(ctx, config_setting_get_member(g, "control_temp"), prefix,
+				"control_temp", "%d m°C must be above switch_on_temp (%d m°C)",
+				z->control_temp_mc, z->switch_on_temp_mc);
+	if ((r = cfg_get_int(ctx, g, prefix, "sustainable_power", "mW", 1, POWER_MAX_MW, &v)) < 0)
+		return r;
+	z->sustainable_power_mw = r ? (uint32_t)v : 0;
+	if ((r = cfg_get_int(ctx, g, prefix, "period_ms", "ms", 10, 60000, &v)) < 0)
+		return r;
+	z->period_ms = r ? (uint32_t)v : 100;
+	return 0;
+}
+
+/* A gain in mW per °C (per period for k_i, per °C/s for k_d) -> Q10 kernel units. */
+static int parse_gain(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+		      const char *key, double to_q10, unsigned int bit, struct zone_config *z,
+		      int32_t *gain)
+{
+	double v;
+	int r = cfg_get_float(ctx, g, prefix, key, 0.0, GAIN_MAX, &v);
+
+	if (r <= 0)
+		return r;
+	*gain = (int32_t)lround(v * to_q10);
+	z->gains_set |= bit;
+	return 0;
+}
+
+static int parse_gains(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+		       struct zone_config *z)
+{
+	const double per_mc = 1024.0 / 1000.0;
+	int64_t cutoff;
+	int r;
+
+	if ((r = parse_gain(ctx, g, prefix, "k_po", per_mc, GAIN_K_PO, z, &z->gains.k_po)) < 0 ||
+	    (r = parse_gain(ctx, g, prefix, "k_pu", per_mc, GAIN_K_PU, z, &z->gains.k_pu)) < 0 ||
+	    (r = parse_gain(ctx, g, prefix, "k_i", per_mc, GAIN_K_I, z, &z->gains.k_i)) < 0 ||
+	    (r = parse_gain(ctx, g, prefix, "k_d", 1024.0, GAIN_K_D, z, &z->gains.k_d)) < 0)
+		return r;
+	r = cfg_get_int(ctx, g, prefix, "integral_cutoff", "m°C", -TEMP_MAX_MC, TEMP_MAX_MC, &cutoff);
+	if (r < 0)
+		return r;
+	if (r) {
+		z->gains.integral_cutoff_mc = (int32_t)cutoff;
+		z->gains_set |= GAIN_INTEGRAL_CUTOFF;
+	}
+	return 0;
+}
+
+/* A key 0..1, stored Q10 (0..1024) in @q10 when present; unchanged when absent. */
+static int get_fraction_q10(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+			    const char *key, uint32_t *q10)
+{
+	double fraction;
+	int r = cfg_get_float(ctx, g, prefix, key, 0.0, 1.0, &fraction);
+
+	if (r > 0)
+		*q10 = (uint32_t)lround(fraction * 1024.0);
+	return r;
+}
+
+static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+		       struct zone_config *z)
+{
+	struct pid_fixes *f = &z->fixes;
+	int64_t v;
+	int r;
+
+	pid_default_fixes(f);
+	warn_retired(ctx, g, prefix);
+	if (z->controller != PID_MODE_DEFAULT) {
+		for (const char *const *k = default_mode_keys; *k; k++)
+			if (cfg_has(g, *k))
+				return cfg_fail(ctx, config_setting_get_member(g, *k), prefix, *k,
+						"only applies to controller \"default\"");
+		return 0;
+	}
+	if ((r = cfg_get_bool(ctx, g, prefix, "clamp_sustainable_power",
+			      &f->clamp_sustainable_power)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "tuned_gains", &f->tuned_gains)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
+		return r;
+	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
+	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)
+		return r;
+	if ((r = cfg_get_int(ctx, g, prefix, "control_margin", "m°C", 0, CONTROL_MARGIN_MAX_MC, &v)) < 0)
+		return r;
+	if (r && z->has_switch_on_temp && z->has_control_temp &&
+	    v > pid_control_margin_limit_mc(z->switch_on_temp_mc, z->control_temp_mc))
+		return cfg_fail(ctx, config_setting_get_member(g, "control_margin"), prefix,
+				"control_margin", "%lld m°C is more than half of control_temp - "
+				"switch_on_temp (%d m°C)", (long long)v,
+				z->control_temp_mc - z->switch_on_temp_mc);
+	if (r)
+		f->control_margin_mc = (uint32_t)v;
+	return 0;
+}
+
+static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
+		      struct zone_config *z)
+{
+	const char *name;
+	int controller = PID_MODE_DEFAULT, division = 1;	/* efficiency */
+	int r;
+
+	z->line = config_setting_source_line(g);
+	if ((r = cfg_check_keys(ctx, g, prefix, cfg_zone_keys)) < 0)
+		return r;
+	if ((r = cfg_get_string(ctx, g, prefix, "name", &name)) <= 0)
+		return r ? r : cfg_fail(ctx, g, prefix, "name", "missing (every zone needs a name)");
+	if (!*name)
+		return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name", "empty");
+	if (!(z->name = strdup(name)))
+		return -ENOMEM;
+	if ((r = cfg_parse_sensor(ctx, g, prefix, z)) <= 0)
+		return r ? r : cfg_fail(ctx, g, prefix, "sensor",
+					"missing (a thermal zone type or thermal_zoneN, or a "
+					"group: { max = [ ... ]; } or { sum = ( ... ); })");
+	if ((r = parse_temps(ctx, g, prefix, z)) < 0)
+		return r;
+	if (z->sensor.kind != SENSOR_ONE && (!z->has_switch_on_temp || !z->has_control_temp))
+		return cfg_fail(ctx, g, prefix, z->has_control_temp ? "switch_on_temp" : "control_temp",
+				"missing: a combined sensor has no trip points of its own, so "
+				"switch_on_temp and control_temp must be given");
+	if ((r = cfg_get_enum(ctx, g, prefix, "controller", controller_names, &controller)) < 0)
+		return r;
+	z->controller = (enum pid_mode)controller;
+	if ((r = cfg_get_enum(ctx, g, prefix, "division", division_names, &division)) < 0)
+		return r;
+	z->efficiency_division = division == 1;
+	z->step_wise_fallback = true;
+	if ((r = cfg_get_bool(ctx, g, prefix, "step_wise_fallback", &z->step_wise_fallback)) < 0)
+		return r;
+	if ((r = parse_gains(ctx, g, prefix, z)) < 0 || (r = parse_fixes(ctx, g, prefix, z)) < 0)
+		return r;
+	return cfg_parse_actors(ctx, g, prefix, z);
+}
+
+static int check_unique_zone(struct parse_ctx *ctx, const config_setting_t *list,
+			     const struct pa_config *c, size_t i)
+{
+	const config_setting_t *g = config_setting_get_elem(list, (unsigned int)i);
+	char prefix[32];
+
+	snprintf(prefix, sizeof(prefix), "zones[%zu]", i);
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(c->zones[i].name, c->zones[j].name) == 0)
+			return cfg_fail(ctx, config_setting_get_member(g, "name"), prefix, "name",
+					"duplicate zone name \"%s\" (also zones[%zu])",
+					c->zones[i].name, j);
+		/* A combined sensor takes no thermal zone over: only single ones can clash. */
+		if (c->zones[i].sensor.kind == SENSOR_ONE && c->zones[j].sensor.kind == SENSOR_ONE &&
+		    strcmp(c->zones[i].sensor.input[0], c->zones[j].sensor.input[0]) == 0)
+			return cfg_fail(ctx, config_setting_get_member(g, "sensor"), prefix, "sensor",
+					"\"%s\" is already controlled by zone \"%s\"",
+					c->zones[i].sensor.input[0], c->zones[j].name);
+	}
+	return 0;
+}
+
+static int parse_zones(struct parse_ctx *ctx, const config_setting_t *root, struct pa_config *c)
+{
+	config_setting_t *list;
+	int n, r;
+
+	r = cfg_get_group_list(ctx, root, "", "zones", &list);
+	if (r <= 0)
+		return r;
+	n = config_setting_length(list);
+	if (n > CONFIG_MAX_ZONES)
+		return cfg_fail(ctx, list, "", "zones", "more than %d zones", CONFIG_MAX_ZONES);
+	c->zones = calloc((size_t)(n ? n : 1), sizeof(*c->zones));
+	if (!c->zones)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		char prefix[32];
+
+		snprintf(prefix, sizeof(prefix), "zones[%d]", i);
+		c->n_zones = (size_t)i + 1;
+		r = parse_zone(ctx, config_setting_get_elem(list, (unsigned int)i), prefix, &c->zones[i]);
+		if (r < 0)
+			return r;
+		r = check_unique_zone(ctx, list, c, (size_t)i);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A root key naming an absolute path or "" for none, into *@path when present. */
+static int parse_path(struct parse_ctx *ctx, const config_setting_t *root, const char *key,
+		      char **path)
+{
+	const char *value = NULL;
+	int r = cfg_get_string(ctx, root, "", key, &value);
+
+	if (r <= 0)
+		return r;
+	if (*value && value[0] != '/')
+		return cfg_fail(ctx, config_setting_get_member(root, key), "", key,
+				"\"%s\" must be an absolute path (or \"\" for none)", value);
+	free(*path);
+	*path = strdup(value);
+	return *path ? 0 : -ENOMEM;
+}
+
+static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struct pa_config *c)
+{
+	int level = LOG_LEVEL_INFO - LOG_LEVEL_ERR;
+	int64_t v;
+	int r;
+
+	if ((r = cfg_check_keys(ctx, root, "", cfg_root_keys)) < 0)
+		return r;
+	if ((r = cfg_get_enum(ctx, root, "", "log_level", log_level_names, &level)) < 0)
+		return r;
+	c->log_level = (enum log_level)(level + LOG_LEVEL_ERR);
+	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", "ms", 0, 3600000, &v)) < 0)
+		return r;
+	if (r)
+		c->idle_poll_ms = (uint32_t)v;
+	if ((r = parse_path(ctx, root, "trace_file", &c->trace_file)) < 0 ||
+	    (r = parse_path(ctx, root, "metrics_dir", &c->metrics_dir)) < 0)
+		return r;
+	if ((r = cfg_get_int(ctx, root, "", "metrics_interval_ms", "ms", METRICS_INTERVAL_MIN_MS,
+			     METRICS_INTERVAL_MAX_MS, &v)) < 0)
+		return r;
+	if (r)
+		c->metrics_interval_ms = (uint32_t)v;
+	return parse_zones(ctx, root, c);
+}
+
+struct pa_config *pa_config_new_default(void)
+{
+	struct pa_config *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->log_level = LOG_LEVEL_INFO;
+	c->idle_poll_ms = 1000;
+	c->metrics_interval_ms = METRICS_INTERVAL_DEFAULT_MS;
+	c->trace_file = strdup("");
+	c->metrics_dir = strdup("");
+	c->path = strdup("");
+	if (!c->trace_file || !c->metrics_dir || !c->path) {
+		pa_config_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void zone_config_free(struct zone_config *z)
+{
+	for (size_t i = 0; i < z->n_actors; i++) {
+		free(z->actors[i].device);
+		free(z->actors[i].powercap_zone);
+		free(z->actors[i].opps);
+	}
+	free(z->actors);
+	free(z->name);
+	for (size_t i = 0; i < z->sensor.n_inputs; i++)
+		free(z->sensor.input[i]);
+}
+
+void pa_config_free(struct pa_config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_zones; i++)
+		zone_config_free(&c->zones[i]);
+	free(c->zones);
+	free(c->trace_file);
+	free(c->metrics_dir);
+	free(c->path);
+	free(c);
+}
+
+static void syntax_error(struct parse_ctx *ctx, const config_t *cfg)
+{
+	struct pa_config_error *e = ctx->err;
+	const char *file = config_error_file(cfg);
+
+	snprintf(e->file, sizeof(e->file), "%s", file ? file : ctx->file);
+	e->line = (unsigned int)config_error_line(cfg);
+	e->key[0] = '\0';
+	snprintf(e->message, sizeof(e->message), "%s", config_error_text(cfg));
+	snprintf(e->text, sizeof(e->text), "%s:%u: %s", e->file, e->line, e->message);
+}
+
+/* Parses @fp (when not NULL) or @text, named @name in errors. */
+static int load(FILE *fp, const char *text, const char *name, struct pa_config **out,
+		struct pa_config_error *err)
+{
+	struct parse_ctx ctx = { .file = name, .err = err };
+	struct pa_config *c;
+	config_t cfg;
+	int ok, r;
+
+	memset(err, 0, sizeof(*err));
+	*out = NULL;
+	c = pa_config_new_default();
+	if (!c)
+		return -ENOMEM;
+	free(c->path);
+	c->path = strdup(name);
+	config_init(&cfg);
+	config_set_auto_convert(&cfg, CONFIG_FALSE);
+	ok = fp ? config_read(&cfg, fp) : config_read_string(&cfg, text);
+	if (!c->path) {
+		r = -ENOMEM;
+	} else if (ok != CONFIG_TRUE) {
+		syntax_error(&ctx, &cfg);
+		r = -EINVAL;
+	} else {
+		r = parse_root(&ctx, config_root_setting(&cfg), c);
+	}
+	config_destroy(&cfg);
+	if (r == -ENOMEM)
+		snprintf(err->text, sizeof(err->text), "%s: out of memory", name);
+	if (r < 0) {
+		pa_config_free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int pa_config_load_string(const char *text, const char *name, struct pa_config **out,
+			  struct pa_config_error *err)
+{
+	return load(NULL, text, name, out, err);
+}
+
+int pa_config_load_file(const char *path, struct pa_config **out, struct pa_config_error *err)
+{
+	FILE *fp = fopen(path, "re");
+	int r;
+
+	if (!fp) {
+		r = -errno;
+		memset(err, 0, sizeof(*err));
+		*out = NULL;
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		snprintf(err->message, sizeof(err->message), "cannot read: %s", strerror(-r));
+		snprintf(err->text, sizeof(err->text), "%s: %s", path, err->message);
+		return r;
+	}
+	r = load(fp, NULL, path, out, err);
+	fclose(fp);
+	return r;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Why a zone or an actor is limited: each period's reason, from what the
+ * controller already knows, and the reason shown (D-Bus, status, metrics,
+ * journal): a reason as severe as the one shown or more is shown from its
+ * period on, a less severe one only once the one shown has not been seen for
+ * LIMIT_HOLD_MS, so that throttling shows at once and a bursty load that
+ * dips out of it does not make it flap.  The time spent limited is counted
+ * from each period's reason.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How long a reason is still shown after the last period that had it, ms. */
+#define LIMIT_HOLD_MS 10000
+
+/**
+ * enum limit_reason - why a zone or an actor is held below what it asks,
+ * least severe first.
+ * @LIMIT_NONE: nothing is held back.
+ * @LIMIT_TEMPERATURE: the zone's budget, from its temperature, is under what
+ *	its actors request (step_wise: a state above 0).
+ * @LIMIT_POWER_LIMIT: the zone's share of the external power cap
+ *	(Manager.SetPowerLimit, zone->cap_limited) is what holds it: its budget
+ *	is the cap's share, under what its actors request.
+ * @LIMIT_LOWEST_STATE: held at its lowest state (a zone: every actor at its
+ *	lowest) with the zone still over its control temperature: the budget
+ *	is under what it draws there.
+ * @LIMIT_SENSOR_FAULT: the zone has no sane temperature and holds its limits
+ *	or runs on its sustainable power.
+ * @LIMIT_REASONS: how many there are.
+ */
+enum limit_reason {
+	LIMIT_NONE,
+	LIMIT_TEMPERATURE,
+	LIMIT_POWER_LIMIT,
+	LIMIT_LOWEST_STATE,
+	LIMIT_SENSOR_FAULT,
+	LIMIT_REASONS,
+};
+
+/**
+ * struct limit_tracker - one zone's or actor's reasons.
+ * @now: the reason of the last period.
+ * @shown: the reason shown.
+ * @shown_us: the last period whose reason was @shown (or a more severe one).
+ * @updated_us: the last period's time (0: none yet).
+ * @limited_us: the time spent with a reason other than none, us (each
+ *	interval counted with the reason at its start).
+ */
+struct limit_tracker {
+	enum limit_reason now;
+	enum limit_reason shown;
+	uint64_t shown_us;
+	uint64_t updated_us;
+	uint64_t limited_us;
+};
+
+/** limit_reason_name() - "none", "temperature", "power-limit", "lowest-state", "sensor-fault". */
+const char *limit_reason_name(enum limit_reason r);
+
+/**
+ * limit_track() - the period at @now_us (monotonic, us) had reason @now:
+ * count the time since the previous period; show @now when it is as severe
+ * as the reason shown or more, or when that one was last seen LIMIT_HOLD_MS
+ * ago or more.
+ */
+void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us);

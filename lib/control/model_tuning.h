@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The default controller's feed-forward and gains from the zone's learnt
+ * thermal model (lib/control/thermal_model.h).  Pure computation.  The rule and the
+ * measurements behind its constants are in doc/control-tuning.md.
+ *
+ * While the model is not confident the zone runs on its prior: the
+ * configured (device-tree, or estimated) sustainable power as feed-forward
+ * and the kernel's gains from it (pid_default_gains()).  Once the model's
+ * confidence reaches MODEL_TUNING_ENGAGE, the feed-forward is the learnt
+ * sustainable power P and the gains are
+ *
+ *   k_po = k_pu = MODEL_TUNING_LOOP_GAIN x P / (control - MODEL_TUNING_AMBIENT)
+ *   k_i  = k_pu / MODEL_TUNING_INTEGRAL_PERIODS             (per period)
+ *
+ * (control - ambient) / P is the zone's whole thermal resistance as the
+ * learnt sustainable power measures it (the model's own gain and time
+ * constant are too weakly identified in a held zone to tune on), so the
+ * proportional loop gain is MODEL_TUNING_LOOP_GAIN at steady state and at
+ * most 0.4 of it, 5, through a die that holds up to 0.4 of the resistance.
+ * The loop cycles at 10.5-21 there with a 0.5 s die: a gain margin of 2 at
+ * the fastest, largest die of the benchmark's range.  The model is left
+ * again when its confidence falls under MODEL_TUNING_RELEASE (a changed
+ * plant); both switches keep the budget continuous (pid_retune()).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pid.h"
+#include "thermal_model.h"
+
+/* The model's confidence at which its values are taken, and under which they are left. */
+#define MODEL_TUNING_ENGAGE 0.05
+#define MODEL_TUNING_RELEASE 0.02
+/* Proportional gain x the zone's thermal resistance (dimensionless). */
+#define MODEL_TUNING_LOOP_GAIN 12.5
+/* The ambient the rule assumes, m°C; the gap to control is taken as at least 10 °C. */
+#define MODEL_TUNING_AMBIENT_MC 25000
+#define MODEL_TUNING_MIN_GAP_MC 10000
+/*
+ * Integral time in periods, as the kernel's k_i = k_pu / 10: the period is
+ * chosen for the plant, so the rule holds for any period (and in the
+ * simulator, which runs the daemon's clock faster).
+ */
+#define MODEL_TUNING_INTEGRAL_PERIODS 10
+
+/**
+ * struct model_tuning - what the default controller runs on.
+ * @engaged: the model's values are in use (else the prior's).
+ * @gains_fixed: the configuration set a gain: the gains stay the
+ *	configured ones, only the feed-forward follows the model.
+ */
+struct model_tuning {
+	bool engaged;
+	bool gains_fixed;
+};
+
+/**
+ * model_tuning_gains() - the gains the rule gives for a learnt
+ * sustainable power.
+ * @sustainable_mw: learnt sustainable power, mW.
+ * @control_mc: control temperature, m°C.
+ * @gains: k_po, k_pu, k_i as the file comment says, in pid_gains' units;
+ *	k_d and the integral cutoff 0.
+ */
+void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_gains *gains);
+
+/**
+ * model_tuning_apply() - one period's parameters for a default-mode zone.
+ * @t: the zone's tuning state.
+ * @prior: the zone's parameters from its configuration (the prior).
+ * @est: the model's current estimate.
+ * @control_mc: control temperature, m°C.
+ * @run: set to @prior, or to @prior with the model's feed-forward and
+ *	gains when engaged.
+ * Return: true when @t->engaged changed this period (the caller makes the
+ *	switch bumpless with pid_retune()).
+ */
+bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
+			const struct thermal_estimate *est, int32_t control_mc,
+			struct pid_params *run);

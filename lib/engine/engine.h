@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Everything powerallocd controls: the zones, the actors they share, and
+ * the per-CPU load samples.  The daemon builds an engine from the config and
+ * asks it to run periods; the engine does no allocation and opens no file
+ * once built.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actors/actor.h"
+#include "config/config.h"
+#include "control/cpu_load.h"
+#include "platform/sysfs.h"
+#include "zone.h"
+
+#define PROC_STAT_PATH "/proc/stat"
+
+/**
+ * struct engine - zones, actors and load samples.
+ * @zones, @n_zones: the controlled zones.
+ * @actors, @n_actors: every actor once (a zone holds pointers into these).
+ * @proc_stat: /proc/stat, open for the engine's life.
+ * @stat_buf, @stat_buf_size: where it is read to (sized for the CPUs present).
+ * @stat_prev, @stat_cur: the two samples loads are computed from.
+ * @stat_next: where the next sample is parsed; it becomes @stat_cur only
+ *	when time passed since it (a failed or too-early read leaves the pair).
+ * @stat_failed: the last read of /proc/stat failed (logged once).
+ * @n_missing: optional configured actors that could not be used (their
+ *	zones run without them), for the daemon to look for again.
+ * @n_refused: configured zones the kernel cannot hand over (no user_space
+ *	governor): not worth retrying.
+ * @cap_mw: the external power cap on every actor together, mW (0: none);
+ *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
+ * @lowest_mw: what every actor draws at its lowest state, mW (the least a
+ *	cap can hold them to), as of the last cycle.
+ */
+struct engine {
+	struct zone *zones;
+	size_t n_zones;
+	struct actor **actors;
+	size_t n_actors;
+	struct sysfs_attr proc_stat;
+	char *stat_buf;
+	size_t stat_buf_size;
+	struct cpu_stat *stat_prev;
+	struct cpu_stat *stat_cur;
+	struct cpu_stat *stat_next;
+	bool stat_failed;
+	size_t n_missing;
+	size_t n_refused;
+	uint32_t cap_mw;
+	uint32_t lowest_mw;
+};
+
+/**
+ * engine_build() - discover the platform and build the zones of @cfg, or,
+ * when it has none, every zone the kernel binds power actors to (two or more
+ * passive trips, every device bound to the last one with a power model).
+ * Takes each zone over (policy user_space).  What cannot be used is logged
+ * with the reason and left out, with the kernel's governor: a configured
+ * zone whose sensor matches no thermal zone (the message lists those there
+ * are), one with an actor that matches no device or cannot be opened (the
+ * message lists the cpufreq policies, devfreq devices or powercap zones
+ * there are), unless that actor is optional (then the zone runs without it,
+ * counted in e->n_missing), one whose kernel offers no user_space governor
+ * (counted in e->n_refused), and, without zones configured, every thermal
+ * zone without two passive trips or a power actor on the last (one notice
+ * each).
+ * Return: the number of zones (>= 0), or negative errno when nothing could
+ * be read at all.
+ */
+int engine_build(struct engine *e, const struct pa_config *cfg);
+
+/**
+ * engine_sample_load() - read /proc/stat once for all zones.  A sample in
+ * which no CPU counted time since the current one is dropped: the loads
+ * keep coming from the last two samples that are a tick or more apart.
+ * Return: 0 or negative errno (logged once until it reads again).
+ */
+int engine_sample_load(struct engine *e);
+
+/**
+ * engine_cycle() - one period of the zones that are due: load (read once),
+ * temperatures, budgets, grants; each actor then applies the smallest grant
+ * of the zones it serves (zones not due count with their last grants).
+ * Every zone counts its actors' power for its thermal model; the zones
+ * due feed it their reading (zone_observe()).  Last, the zones due and
+ * every actor track why they are limited (engine_track_limits()).
+ * @now_us: monotonic time, us.
+ * @due: per zone, whether it runs now; NULL runs them all.
+ * An actor whose write failed while its device is still there is counted
+ * (actor->retry) and left alone until its backoff ends (lib/control/write_retry.h).
+ * Return: 0, or -ENODEV when a device the engine writes is gone (logged):
+ * the caller should build the engine again.
+ */
+int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
+
+/**
+ * engine_share_cap() - divide e->cap_mw among the zones (lib/engine/engine_cap.c):
+ * by divvy(), each zone asking what its actors asked of its last division
+ * (an actor shared by zones counted once among them) and holding at most
+ * its actors' maximum; sets each zone's capped and cap_mw (not capped when
+ * e->cap_mw is 0) and e->lowest_mw.  engine_cycle() calls it first.
+ */
+void engine_share_cap(struct engine *e);
+
+/**
+ * engine_restore() - every actor back to what it found, every zone back to
+ * its original policy.  Return: 0 or the first negative errno (logged).
+ */
+int engine_restore(struct engine *e);
+
+/**
+ * engine_save() - every file engine_restore() writes, with its value, to @fn
+ * (zone policies first).  Return: 0 or @fn's negative errno.
+ */
+int engine_save(const struct engine *e, saved_value_fn fn, void *userdata);
+
+/**
+ * engine_zone_index() - the index in @e of the zone that is @z (the same
+ * thermal zone and name, as engine_adopt_state() matches them), or -1.
+ */
+long engine_zone_index(const struct engine *e, const struct zone *z);
+
+/**
+ * engine_adopt_state() - carry what @old, the engine @e was built to replace
+ * (a rescan or a reload), remembers into @e, for the zones and devices both
+ * have, so that a rebuild adds what appeared and drops what vanished but
+ * resets no running zone.  An actor is the same when it drives the same
+ * device (actor_adopt(): carry, grant, failed writes, the values found when
+ * the device was first opened).  A zone is the same when its thermal zone
+ * and name are: it keeps its original policy, readings, rise and fallback
+ * states, its limiting reasons and time limited, and, while its law and its switch-on and control temperatures
+ * are unchanged, its controller's memory (PID state, budget, grants,
+ * step_wise states, whether it is active), even when its actors or gains
+ * changed, and, while its actors and their power tables, control
+ * temperature and period are the same, its thermal model.  Opens and writes nothing.
+ */
+void engine_adopt_state(struct engine *e, const struct engine *old);
+
+/** engine_free() - close and free everything (does not restore). */
+void engine_free(struct engine *e);

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The actors of an engine being built: one per device, found or created for
+ * the cooling devices the kernel binds and for the actors of the config.
+ * When a configured actor matches nothing, the reason lists what the
+ * platform has, so that the message tells the user what to write instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_build.h"
+#include "inventory_text.h"
+#include "platform/log.h"
+
+struct actor *build_find_actor(const struct engine *e, int cdev_id)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (e->actors[i]->cdev_id == cdev_id)
+			return e->actors[i];
+	return NULL;
+}
+
+static struct actor *find_actor_by_name(const struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (strcmp(e->actors[i]->name, name) == 0)
+			return e->actors[i];
+	return NULL;
+}
+
+struct actor *build_register_actor(struct engine *e, struct actor *a)
+{
+	struct actor **grown;
+
+	if (!a)
+		return NULL;
+	grown = realloc(e->actors, (e->n_actors + 1) * sizeof(*grown));
+	if (!grown) {
+		actor_destroy(a);
+		return NULL;
+	}
+	e->actors = grown;
+	e->actors[e->n_actors++] = a;
+	return a;
+}
+
+bool build_power_device_type(const struct build *b, const struct cooling_device_info *cdev)
+{
+	return cpufreq_policy_of_cdev(&b->cpufreq, cdev->type) ||
+	       strncmp(cdev->type, "devfreq-", 8) == 0;
+}
+
+struct actor *build_actor_for_cdev(struct build *b, int cdev_id, const struct actor_config *cfg)
+{
+	const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, cdev_id);
+	const struct cpufreq_policy_info *policy;
+	struct actor *a = build_find_actor(b->e, cdev_id);
+
+	if (a || !cdev)
+		return a;
+	if (!build_power_device_type(b, cdev)) {
+		pa_log(PA_LOG_INFO, "cooling_device%d (%s): not a power actor", cdev_id, cdev->type);
+		return NULL;
+	}
+	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
+	a = policy ? actor_cpufreq_new(cdev_id, policy, cfg)
+		   : actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
+	return build_register_actor(b->e, a);
+}
+
+/* @why: "@what; cpufreq policies: <every policy>". */
+static void why_with_policies(const struct build *b, char *why, size_t why_size,
+			      const char *what)
+{
+	char list[INVENTORY_TEXT_MAX];
+
+	inventory_text_policies(list, sizeof(list), &b->cpufreq, &b->thermal);
+	snprintf(why, why_size, "%s; cpufreq policies: %s", what, list);
+}
+
+/* The cooling device of a configured cpufreq actor, or -1 with why. */
+static int cdev_of_cpufreq_actor(const struct build *b, const struct actor_config *ac,
+				 char *why, size_t why_size)
+{
+	const struct cpufreq_policy_info *p =
+		cpufreq_policy_of_cpu(&b->cpufreq, cpumask_next(&ac->cpus, 0));
+	char cpus[64], what[200];
+
+	cpumask_format_list(&ac->cpus, cpus, sizeof(cpus));
+	if (!p || memcmp(&p->related, &ac->cpus, sizeof(p->related)) != 0) {
+		snprintf(what, sizeof(what), "cpus \"%s\" are not the CPUs of one cpufreq policy",
+			 cpus);
+		why_with_policies(b, why, why_size, what);
+		return -1;
+	}
+	for (size_t i = 0; i < b->thermal.n_cdevs; i++)
+		if (cpufreq_policy_of_cdev(&b->cpufreq, b->thermal.cdevs[i].type) == p)
+			return b->thermal.cdevs[i].id;
+	snprintf(what, sizeof(what), "policy%u has no cpufreq cooling device (type = "
+		 "\"cpufreq_cap\" limits it through scaling_max_freq)", p->cpu);
+	why_with_policies(b, why, why_size, what);
+	return -1;
+}
+
+/* The cooling device of a configured devfreq actor, or -1 with why. */
+static int cdev_of_devfreq_actor(const struct build *b, const struct actor_config *ac,
+				 char *why, size_t why_size)
+{
+	char type[THERMAL_NAME_MAX + 16], list[INVENTORY_TEXT_MAX];
+
+	snprintf(type, sizeof(type), "devfreq-%s", ac->device);
+	for (size_t i = 0; i < b->thermal.n_cdevs; i++)
+		if (strcmp(b->thermal.cdevs[i].type, type) == 0)
+			return b->thermal.cdevs[i].id;
+	inventory_text_devfreq(list, sizeof(list), &b->thermal);
+	snprintf(why, why_size, "no cooling device %s; devfreq devices: %s", type, list);
+	return -1;
+}
+
+/* The policies that make up exactly the CPUs of a cpufreq_cap actor. */
+static struct actor *cap_actor(struct build *b, const struct actor_config *ac, char *why,
+			       size_t why_size)
+{
+	const struct cpufreq_policy_info *policies[CONFIG_MAX_ACTORS];
+	struct cpumask covered;
+	size_t n = 0;
+	char cpus[64], name[80];
+	struct actor *a;
+
+	cpumask_clear(&covered);
+	cpumask_format_list(&ac->cpus, cpus, sizeof(cpus));
+	snprintf(name, sizeof(name), "cpufreq-cap-%s", cpus);
+	if ((a = find_actor_by_name(b->e, name)))
+		return a;
+	for (size_t i = 0; i < b->cpufreq.n && n < CONFIG_MAX_ACTORS; i++) {
+		const struct cpufreq_policy_info *p = &b->cpufreq.policies[i];
+
+		if (!cpumask_test(&ac->cpus, p->cpu))
+			continue;
+		policies[n++] = p;
+		for (size_t w = 0; w < CPUMASK_MAX_CPUS / 64; w++)
+			covered.bits[w] |= p->related.bits[w];
+	}
+	if (n == 0 || memcmp(&covered, &ac->cpus, sizeof(covered)) != 0) {
+		char what[200];
+
+		snprintf(what, sizeof(what), "cpus \"%s\" are not whole cpufreq policies", cpus);
+		why_with_policies(b, why, why_size, what);
+		return NULL;
+	}
+	a = build_register_actor(b->e, actor_cpufreq_cap_new(policies, n, ac));
+	if (!a)
+		snprintf(why, why_size, "cpus \"%s\" cannot be limited (see above)", cpus);
+	return a;
+}
+
+/* The powercap actor of @ac, or NULL with why. */
+static struct actor *powercap_actor(struct build *b, const struct actor_config *ac, char *why,
+				    size_t why_size)
+{
+	char dir[SYSFS_PATH_MAX], list[INVENTORY_TEXT_MAX];
+	struct actor *a = find_actor_by_name(b->e, ac->powercap_zone);
+
+	if (a)
+		return a;
+	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", ac->powercap_zone) < 0 ||
+	    !sysfs_exists(dir)) {
+		inventory_text_powercap(list, sizeof(list));
+		snprintf(why, why_size, "no powercap zone \"%s\"; powercap zones: %s",
+			 ac->powercap_zone, list);
+		return NULL;
+	}
+	a = build_register_actor(b->e, actor_powercap_new(ac));
+	if (!a)
+		snprintf(why, why_size, "powercap zone \"%s\" cannot be limited (see above)",
+			 ac->powercap_zone);
+	return a;
+}
+
+struct actor *build_actor_for_config(struct build *b, const struct actor_config *ac, char *why,
+				     size_t why_size)
+{
+	const struct cooling_device_info *cdev;
+	struct actor *a;
+	int id;
+
+	switch (ac->kind) {
+	case ACTOR_CPUFREQ_CAP:
+		return cap_actor(b, ac, why, why_size);
+	case ACTOR_POWERCAP:
+		return powercap_actor(b, ac, why, why_size);
+	case ACTOR_CPUFREQ:
+		id = cdev_of_cpufreq_actor(b, ac, why, why_size);
+		break;
+	case ACTOR_DEVFREQ:
+		id = cdev_of_devfreq_actor(b, ac, why, why_size);
+		break;
+	default:
+		snprintf(why, why_size, "not an actor a config names");
+		return NULL;
+	}
+	if (id < 0)
+		return NULL;
+	a = build_actor_for_cdev(b, id, ac);
+	cdev = thermal_find_cdev(&b->thermal, id);
+	if (!a)
+		snprintf(why, why_size, "cooling_device%d (%s) cannot be used (see above)", id,
+			 cdev ? cdev->type : "?");
+	return a;
+}

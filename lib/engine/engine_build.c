@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Building the engine: discovery, then the zones of the config or, without
+ * any, the zones the kernel itself binds power actors to.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control/divvy.h"
+#include "engine_build.h"
+#include "inventory_text.h"
+#include "platform/log.h"
+#include "platform/thermal.h"
+#include "zone_sensor.h"
+
+/* /proc/stat buffer: a line per possible CPU, plus the aggregate line. */
+static int open_load(struct engine *e)
+{
+	struct cpumask possible;
+	char text[SYSFS_VALUE_MAX];
+	unsigned int n_cpus = CPUMASK_MAX_CPUS;
+	int r;
+
+	if (sysfs_read_str(CPU_DIR "/possible", text, sizeof(text)) >= 0 &&
+	    cpumask_parse_list(text, &possible, NULL) == 0)
+		for (unsigned int c = cpumask_next(&possible, 0); c < CPUMASK_MAX_CPUS;
+		     c = cpumask_next(&possible, c + 1))
+			n_cpus = c + 1;
+	e->stat_buf_size = ((size_t)n_cpus + 2) * CPU_STAT_MAX_LINE;
+	e->stat_buf = malloc(e->stat_buf_size);
+	e->stat_prev = calloc(1, sizeof(struct cpu_stat));
+	e->stat_cur = calloc(1, sizeof(struct cpu_stat));
+	e->stat_next = calloc(1, sizeof(struct cpu_stat));
+	if (!e->stat_buf || !e->stat_prev || !e->stat_cur || !e->stat_next)
+		return -ENOMEM;
+	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
+	if (r < 0) {
+		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", sysfs_strerror(r));
+		return r;
+	}
+	/* Both samples start equal: the first period sees no load yet.  A read
+	 * that fails now (logged) leaves both empty until the next one. */
+	if (engine_sample_load(e) == 0)
+		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
+	return 0;
+}
+
+static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->actors[i] == a)
+			return 0;
+	if (z->n_actors == ZONE_MAX_ACTORS)
+		return -E2BIG;
+	z->actors[z->n_actors++] = a;
+	a->weight_q10 = weight_q10 > DIVVY_MAX_WEIGHT ? DIVVY_MAX_WEIGHT : weight_q10;
+	return 0;
+}
+
+static const struct trip_info *find_trip(const struct thermal_zone_info *tz, int index)
+{
+	for (size_t i = 0; i < tz->n_trips; i++)
+		if ((int)tz->trips[i].index == index)
+			return &tz->trips[i];
+	return NULL;
+}
+
+/* The zone's fallback entry for cooling_device@cdev_id, created on first use; NULL if none can be. */
+static struct fallback_device *fallback_for(struct build *b, struct zone *z,
+					    const struct cooling_device_info *cdev)
+{
+	struct actor *a = build_find_actor(b->e, cdev->id);
+
+	for (size_t i = 0; i < b->n_unusable_fallback; i++)
+		if (b->unusable_fallback[i] == cdev->id)
+			return NULL;
+	if (!a)
+		a = build_register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
+	if (!a && b->n_unusable_fallback < THERMAL_MAX_BINDINGS)
+		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
+	if (!a || a->kind != ACTOR_COOLING_DEVICE)
+		return NULL;	/* its cur_state could not be opened (logged with the file) */
+	for (size_t i = 0; i < z->n_fallback; i++)
+		if (z->fallback[i].actor == a)
+			return &z->fallback[i];
+	if (z->n_fallback == ZONE_MAX_FALLBACK) {
+		pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d devices on the "
+		       "step_wise fallback; this one is left alone", z->name, cdev->id, cdev->type,
+		       ZONE_MAX_FALLBACK);
+		return NULL;
+	}
+	z->fallback[z->n_fallback].actor = a;
+	return &z->fallback[z->n_fallback++];
+}
+
+/*
+ * Taking a zone over stops the kernel driving anything bound to it: every
+ * device bound to one of its active or passive trips that has no power
+ * model (a fan) is driven by the step_wise fallback instead.
+ */
+static void add_fallback_devices(struct build *b, struct zone *z,
+				 const struct thermal_zone_info *tz)
+{
+	for (size_t i = 0; i < tz->n_bindings; i++) {
+		const struct cdev_binding *bd = &tz->bindings[i];
+		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
+		const struct trip_info *trip = find_trip(tz, bd->trip);
+		struct fallback_device *f;
+
+		if (!cdev || !trip || build_power_device_type(b, cdev) ||
+		    (trip->type != TRIP_ACTIVE && trip->type != TRIP_PASSIVE))
+			continue;
+		f = fallback_for(b, z, cdev);
+		if (f && fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
+			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d trips; "
+			       "the step_wise fallback ignores trip %d", z->name, cdev->id,
+			       cdev->type, FALLBACK_MAX_TRIPS, bd->trip);
+	}
+}
+
+/*
+ * A margin of more than half the passive range would aim the zone near or
+ * under switch-on; config.c refuses one when the file gives both
+ * temperatures, this catches temperatures taken from the trips.
+ */
+static void limit_control_margin(struct zone *z)
+{
+	uint32_t half_mc = pid_control_margin_limit_mc(z->switch_on_mc, z->control_mc);
+
+	if (z->pid.mode != PID_MODE_DEFAULT || z->pid.fixes.control_margin_mc <= half_mc)
+		return;
+	pa_log(PA_LOG_WARNING, "zone %s: control_margin %u m°C is more than half of control - "
+	       "switch-on (%d m°C); using %u m°C", z->name, z->pid.fixes.control_margin_mc,
+	       z->control_mc - z->switch_on_mc, half_mc);
+	z->pid.fixes.control_margin_mc = half_mc;
+}
+
+/* The gains the configuration sets replace the rule's, and keep the model's off them. */
+static void set_configured_gains(struct pid_params *pp, const struct zone_config *zc,
+				 struct model_tuning *tuning)
+{
+	tuning->gains_fixed = zc->gains_set != 0;
+	if (zc->gains_set & GAIN_K_PO)
+		pp->gains.k_po = zc->gains.k_po;
+	if (zc->gains_set & GAIN_K_PU)
+		pp->gains.k_pu = zc->gains.k_pu;
+	if (zc->gains_set & GAIN_K_I)
+		pp->gains.k_i = zc->gains.k_i;
+	if (zc->gains_set & GAIN_K_D)
+		pp->gains.k_d = zc->gains.k_d;
+	if (zc->gains_set & GAIN_INTEGRAL_CUTOFF)
+		pp->gains.integral_cutoff_mc = zc->gains.integral_cutoff_mc;
+}
+
+/*
+ * Controller and sustainable power, once the actors are known and sampled
+ * (@tz: the thermal zone taken over, NULL for a combined sensor).
+ */
+static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
+			     const struct zone_config *zc)
+{
+	struct pid_params *pp = &z->pid;
+
+	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
+	z->efficiency_division = zc ? zc->efficiency_division : true;
+	pp->period_ms = zc ? zc->period_ms : 100;
+	if (zc && zc->sustainable_power_mw) {
+		pp->sustainable_power_mw = zc->sustainable_power_mw;
+		z->sp_source = SP_FROM_CONFIG;
+	} else if (tz && tz->sustainable_power_mw) {
+		pp->sustainable_power_mw = tz->sustainable_power_mw;
+		z->sp_source = SP_FROM_SYSFS;
+	} else {
+		pp->sustainable_power_mw = zone_estimate_sustainable_power(z);
+		z->sp_source = SP_ESTIMATED;
+	}
+	pid_default_gains(pp->sustainable_power_mw, z->switch_on_mc, z->control_mc, &pp->gains);
+	pid_default_fixes(&pp->fixes);
+	if (zc)
+		pp->fixes = zc->fixes;
+	if (pp->mode == PID_MODE_DEFAULT && pp->fixes.tuned_gains)
+		pid_tune_gains(&pp->gains);
+	limit_control_margin(z);
+	if (zc)
+		set_configured_gains(pp, zc, &z->tuning);
+	z->pid_run = *pp;
+}
+
+/* The zone's governor, given up for user_space; kept to be put back at exit. */
+static void take_over(struct zone *z, const struct thermal_zone_info *tz)
+{
+	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
+	if (sysfs_read_only()) {
+		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
+	} else if (thermal_zone_set_policy(tz->id, "user_space") < 0) {
+		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
+		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
+		z->original_policy[0] = '\0';
+	}
+}
+
+/*
+ * Opens the sensor, samples the actors once, sets the controller, takes the
+ * zone over (@tz: its thermal zone; NULL for a combined sensor, which takes
+ * none over and has no bindings for the step_wise fallback).
+ */
+static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
+		       const struct zone_config *zc)
+{
+	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
+	char sensor[SYSFS_PATH_MAX];
+	const char *type;
+	size_t len;
+	int r;
+
+	if ((r = zone_sensor_open(z)) < 0)
+		return r;	/* logged */
+	zone_sensor_name(z, sensor, sizeof(sensor));
+	/* What its thermal model is learnt on: the zone's type, or what a combined sensor reads
+	 * (its description, cut to the field). */
+	type = tz ? tz->type : sensor;
+	len = strnlen(type, sizeof(z->sensor_type) - 1);
+	memcpy(z->sensor_type, type, len);
+	z->sensor_type[len] = '\0';
+	for (size_t i = 0; i < z->n_actors; i++)
+		actor_sample(z->actors[i], &s);
+	setup_controller(z, tz, zc);
+	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
+	if (tz)
+		take_over(z, tz);
+	if (tz && (!zc || zc->step_wise_fallback))
+		add_fallback_devices(b, z, tz);
+	pa_log(PA_LOG_INFO, "zone %s: %s (%s), switch-on %d m°C, control %d m°C, "
+	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
+	       "controller", z->name, sensor, tz ? tz->type : "combined", z->switch_on_mc,
+	       z->control_mc, z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors,
+	       z->n_fallback, z->pid.mode == PID_MODE_KERNEL ? "kernel" :
+	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
+	zone_sensor_start(z);
+	return 0;
+}
+
+/*
+ * Whether the kernel can hand thermal zone @tz over: it offers the
+ * user_space governor.  Else two governors would drive the same devices, so
+ * the zone @name is left out, said at @level with the kernel option to
+ * enable and @outcome.
+ */
+static bool offers_user_space(const struct thermal_zone_info *tz, const char *name, int level,
+			      const char *outcome)
+{
+	if (thermal_zone_offers_policy(tz, "user_space"))
+		return true;
+	pa_log(level, "zone %s: thermal_zone%d (%s) offers no user_space policy "
+	       "(available_policies: %s): the kernel needs CONFIG_THERMAL_GOV_USER_SPACE=y; %s",
+	       name, tz->id, tz->type, tz->available_policies[0] ? tz->available_policies :
+	       "unreadable", outcome);
+	return false;
+}
+
+/*
+ * The actors of configured zone @zc into @z.  An actor that cannot be used
+ * is said with why and what exists; an optional one is left out (counted
+ * in e->n_missing, for the daemon to look again), any other refuses the
+ * zone, which stays with the kernel's governor.  Return: 0 or -ENODEV.
+ */
+static int add_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	for (size_t i = 0; i < zc->n_actors; i++) {
+		const struct actor_config *ac = &zc->actors[i];
+		char why[BUILD_WHY_MAX];
+		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
+
+		if (a && add_zone_actor(z, a, ac->weight_q10) < 0) {
+			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
+			a = NULL;
+		}
+		if (a)
+			continue;
+		if (!ac->optional) {
+			pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s; zone skipped: "
+			       "the kernel's governor keeps it (optional = true on this actor runs "
+			       "the zone without it)", zc->name, i, ac->line, actor_kind_name(ac->kind),
+			       why);
+			return -ENODEV;
+		}
+		pa_log(PA_LOG_WARNING, "zone %s: actors[%zu] (line %u, %s): %s; optional: the zone "
+		       "runs without it", zc->name, i, ac->line, actor_kind_name(ac->kind), why);
+		b->e->n_missing++;
+	}
+	if (z->n_actors == 0) {
+		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",
+		       zc->name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * The thermal zones @zc's sensor reads, into @z's inputs; *@tz: the one a
+ * single sensor takes over (NULL for a combined sensor).  -ENOENT (logged,
+ * with the thermal zones there are) when one is not there, -EINVAL when two
+ * name the same zone.
+ */
+static int find_inputs(const struct build *b, const struct zone_config *zc, struct zone *z,
+		       const struct thermal_zone_info **tz)
+{
+	const struct sensor_config *sc = &zc->sensor;
+	char list[INVENTORY_TEXT_MAX];
+
+	z->sensor_kind = sc->kind;
+	z->sensor_offset_mc = sc->offset_mc;
+	for (size_t i = 0; i < sc->n_inputs; i++) {
+		const struct thermal_zone_info *in = thermal_find_zone(&b->thermal, sc->input[i]);
+
+		if (!in) {
+			inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
+			pa_log(PA_LOG_ERR, "zone %s: no thermal zone \"%s\" (%s); thermal zones: %s; "
+			       "zone skipped", zc->name, sc->input[i], sc->kind == SENSOR_ONE ?
+			       "sensor is a thermal zone's type or thermal_zoneN" :
+			       "an input of its sensor", list);
+			return -ENOENT;
+		}
+		if (zone_sensor_reads_tz(z, in->id)) {
+			pa_log(PA_LOG_ERR, "zone %s: \"%s\" is thermal_zone%d, already an input; zone "
+			       "skipped", zc->name, sc->input[i], in->id);
+			return -EINVAL;
+		}
+		z->inputs[i] = (struct sensor_input){ .tz_id = in->id, .weight = sc->weight[i],
+						      .attr = SYSFS_ATTR_INIT };
+		snprintf(z->inputs[i].name, sizeof(z->inputs[i].name), "%s", in->type);
+		z->n_inputs = i + 1;
+		*tz = in;
+	}
+	if (sc->kind != SENSOR_ONE)
+		*tz = NULL;
+	z->tz_id = *tz ? (*tz)->id : -1;
+	return 0;
+}
+
+/* Switch-on and control: configured, else the passive trips of @tz (a single sensor's). */
+static int zone_temps(struct zone *z, const struct zone_config *zc,
+		      const struct thermal_zone_info *tz)
+{
+	int32_t on = 0, control = 0;
+	size_t passive = tz ? thermal_passive_range(tz, &on, &control) : 0;
+
+	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
+	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
+	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive < 2) {
+		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive %s; set switch_on_temp "
+		       "and control_temp; zone skipped", zc->name, z->tz_id, passive,
+		       plural(passive, "trip", "trips"));
+		return -EINVAL;
+	}
+	if (z->control_mc <= z->switch_on_mc) {
+		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
+		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	const struct thermal_zone_info *tz = NULL;
+	int r;
+
+	memset(z, 0, sizeof(*z));
+	snprintf(z->name, sizeof(z->name), "%s", zc->name);
+	if ((r = find_inputs(b, zc, z, &tz)) < 0)
+		return r;
+	if (tz && !offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
+		b->e->n_refused++;
+		return -EOPNOTSUPP;
+	}
+	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
+		return r;
+	return finish_zone(b, z, tz, zc);
+}
+
+/* Index of the last passive trip (the control trip); -1 without one. */
+static int control_trip(const struct thermal_zone_info *tz)
+{
+	int trip = -1;
+
+	for (size_t i = 0; i < tz->n_trips; i++)
+		if (tz->trips[i].type == TRIP_PASSIVE)
+			trip = (int)tz->trips[i].index;
+	return trip;
+}
+
+/*
+ * Whether thermal zone @tz has the two passive trips the power allocator
+ * controls between (into @z); said at the default log level when not.
+ */
+static bool has_passive_range(const struct thermal_zone_info *tz, struct zone *z)
+{
+	size_t passive = thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc);
+
+	if (passive < 2) {
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): %zu passive %s, two needed (switch-on "
+		       "and control); not controlled", tz->id, tz->type, passive,
+		       plural(passive, "trip", "trips"));
+		return false;
+	}
+	if (z->control_mc <= z->switch_on_mc) {
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): its first and last passive trips are "
+		       "both at %d m°C, no range to control in; not controlled", tz->id, tz->type,
+		       z->control_mc);
+		return false;
+	}
+	return true;
+}
+
+static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, struct zone *z)
+{
+	int trip = control_trip(tz);
+	uint32_t total_weight = 0;
+
+	memset(z, 0, sizeof(*z));
+	snprintf(z->name, sizeof(z->name), "%s", tz->type);
+	z->tz_id = tz->id;
+	z->sensor_kind = SENSOR_ONE;
+	z->n_inputs = 1;
+	z->inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
+					      .attr = SYSFS_ATTR_INIT };
+	snprintf(z->inputs[0].name, sizeof(z->inputs[0].name), "%s", tz->type);
+	if (!has_passive_range(tz, z))
+		return -EINVAL;
+	if (!offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < tz->n_bindings; i++)
+		if (tz->bindings[i].trip == trip)
+			total_weight += tz->bindings[i].weight;
+	for (size_t i = 0; i < tz->n_bindings; i++) {
+		const struct cdev_binding *bd = &tz->bindings[i];
+		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
+		struct actor *a;
+
+		/* A device without a power model goes to the step_wise fallback. */
+		if (bd->trip != trip || (cdev && !build_power_device_type(b, cdev)))
+			continue;
+		a = build_actor_for_cdev(b, bd->cdev_id, NULL);
+		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {
+			pa_log(PA_LOG_WARNING, "thermal_zone%d (%s): cooling_device%d on its control "
+			       "trip is not a usable power actor; not controlled", tz->id, tz->type,
+			       bd->cdev_id);
+			return -ENODEV;
+		}
+	}
+	if (z->n_actors == 0) {
+		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no cpufreq or devfreq cooling device is "
+		       "bound to its control trip (trip %d); not controlled", tz->id, tz->type, trip);
+		return -ENODEV;
+	}
+	return finish_zone(b, z, tz, NULL);
+}
+
+/* Actors registered from @first on, for a zone that was not built: no zone holds them. */
+static void drop_actors_from(struct engine *e, size_t first)
+{
+	while (e->n_actors > first)
+		actor_destroy(e->actors[--e->n_actors]);
+}
+
+int engine_build(struct engine *e, const struct pa_config *cfg)
+{
+	struct build b = { .e = e };
+	size_t n;
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	e->proc_stat.fd = -1;
+	if ((r = open_load(e)) < 0 || (r = thermal_scan(&b.thermal)) < 0 ||
+	    (r = cpufreq_scan(&b.cpufreq)) < 0) {
+		engine_free(e);
+		return r;
+	}
+	n = cfg->n_zones ? cfg->n_zones : b.thermal.n_zones;
+	e->zones = calloc(n ? n : 1, sizeof(*e->zones));
+	if (!e->zones) {
+		r = -ENOMEM;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			struct zone *z = &e->zones[e->n_zones];
+			size_t n_actors = e->n_actors;
+
+			r = cfg->n_zones ? build_configured_zone(&b, &cfg->zones[i], z)
+					 : build_auto_zone(&b, &b.thermal.zones[i], z);
+			if (r == 0) {
+				e->n_zones++;
+			} else {
+				zone_sensor_close(z);
+				drop_actors_from(e, n_actors);
+			}
+		}
+		r = (int)e->n_zones;
+	}
+	thermal_inventory_free(&b.thermal);
+	cpufreq_inventory_free(&b.cpufreq);
+	if (r < 0)
+		engine_free(e);
+	return r;
+}

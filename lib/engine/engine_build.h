@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The engine while it is built (engine_build.c): the platform as discovered
+ * and the actors found so far (engine_actors.c).  Internal to the two.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "platform/cpufreq_policy.h"
+#include "engine.h"
+#include "platform/thermal.h"
+
+/*
+ * @unusable_fallback: cooling devices without a power model whose state
+ * could not be opened (logged once), not tried again for other bindings.
+ */
+struct build {
+	struct engine *e;
+	struct thermal_inventory thermal;
+	struct cpufreq_inventory cpufreq;
+	size_t n_unusable_fallback;
+	int unusable_fallback[THERMAL_MAX_BINDINGS];
+};
+
+/* Room for why a configured actor cannot be used, lists of what exists included. */
+#define BUILD_WHY_MAX 900
+
+/** build_find_actor() - the engine's actor for cooling_device@cdev_id, or NULL. */
+struct actor *build_find_actor(const struct engine *e, int cdev_id);
+
+/** build_register_actor() - add @a (may be NULL) to the engine's actors; NULL when it cannot. */
+struct actor *build_register_actor(struct engine *e, struct actor *a);
+
+/** build_power_device_type() - whether the kernel's cooling device @cdev is one a power actor drives. */
+bool build_power_device_type(const struct build *b, const struct cooling_device_info *cdev);
+
+/**
+ * build_actor_for_cdev() - the actor for cooling_device@cdev_id, created
+ * the first time a zone asks for it.  NULL (logged) for a device that is
+ * not a power actor or cannot be opened.
+ */
+struct actor *build_actor_for_cdev(struct build *b, int cdev_id, const struct actor_config *cfg);
+
+/**
+ * build_actor_for_config() - the actor the config entry @ac names, created
+ * or shared.  NULL when there is none, with why in @why: what matched
+ * nothing and what the platform has instead (the cpufreq policies with
+ * their CPUs and cooling devices, the devfreq devices or the powercap
+ * zones), or that the device could not be opened (logged before).
+ */
+struct actor *build_actor_for_config(struct build *b, const struct actor_config *ac, char *why,
+				     size_t why_size);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "engine_limits.h"
+
+#include <stdbool.h>
+
+#include "engine.h"
+
+/* Whether @a is at its lowest state (the deepest cooling state it has). */
+static bool at_lowest(const struct actor *a)
+{
+	return a->max_state && a->state >= a->max_state;
+}
+
+/*
+ * Whether @z's grants hold any of its actors back: a step_wise state above
+ * 0, or a budget under their requests (the controller's while it is active;
+ * the power cap's share, which also binds an idle or step_wise zone).
+ */
+static bool holds_back(const struct zone *z)
+{
+	bool step_wise = z->pid.mode == PID_MODE_STEP_WISE;
+	uint64_t asked_mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++) {
+		if (step_wise && z->step_state[i])
+			return true;
+		asked_mw += z->request_mw[i];
+	}
+	return (z->cap_limited || (!step_wise && z->active)) && z->budget_mw < asked_mw;
+}
+
+enum limit_reason zone_limit_reason(const struct zone *z)
+{
+	bool all_lowest = z->n_actors > 0;
+
+	if (!holds_back(z))
+		return LIMIT_NONE;
+	if (z->sensor_failed)
+		return LIMIT_SENSOR_FAULT;
+	for (size_t i = 0; i < z->n_actors; i++)
+		all_lowest &= at_lowest(z->actors[i]);
+	if (all_lowest && z->temp_mc > z->control_mc)
+		return LIMIT_LOWEST_STATE;
+	return z->cap_limited ? LIMIT_POWER_LIMIT : LIMIT_TEMPERATURE;
+}
+
+/*
+ * Why @z holds @a, which it holds at a state or grant under its request
+ * (@fallback: at a fallback device's state, which the temperature sets).
+ */
+static enum limit_reason held_by(const struct zone *z, const struct actor *a, bool fallback)
+{
+	enum limit_reason r = z->sensor_failed ? LIMIT_SENSOR_FAULT : z->limit.now;
+
+	/* A fallback device of a zone that holds no actor, or held by the cap. */
+	if (r == LIMIT_NONE || r == LIMIT_LOWEST_STATE || (fallback && r == LIMIT_POWER_LIMIT))
+		r = LIMIT_TEMPERATURE;
+	if (r != LIMIT_SENSOR_FAULT && at_lowest(a) && z->temp_mc > z->control_mc)
+		return LIMIT_LOWEST_STATE;
+	return r;
+}
+
+static enum limit_reason actor_limit_reason(const struct engine *e, const struct actor *a)
+{
+	enum limit_reason worst = LIMIT_NONE, r;
+
+	for (size_t k = 0; k < e->n_zones; k++) {
+		const struct zone *z = &e->zones[k];
+
+		for (size_t i = 0; i < z->n_actors; i++) {
+			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->step_state[i] > 0 :
+				    z->grant_mw[i] < z->request_mw[i];
+
+			if (z->actors[i] != a || z->limit.now == LIMIT_NONE || !held)
+				continue;
+			if ((r = held_by(z, a, false)) > worst)
+				worst = r;
+		}
+		for (size_t i = 0; i < z->n_fallback; i++)
+			if (z->fallback[i].actor == a && z->fallback[i].state > 0 &&
+			    (r = held_by(z, a, true)) > worst)
+				worst = r;
+	}
+	return worst;
+}
+
+void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due)
+{
+	for (size_t k = 0; k < e->n_zones; k++)
+		if (!due || due[k])
+			limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us);
+	for (size_t i = 0; i < e->n_actors; i++)
+		limit_track(&e->actors[i]->limit, actor_limit_reason(e, e->actors[i]), now_us);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * A zone's learnt thermal model as the daemon keeps it between runs: the
+ * model's state (thermal_model_export()) with the fingerprint of the
+ * hardware and settings it was learnt on, as a small versioned text of
+ * "key = value" lines.  Pure: the text is built in and parsed from memory;
+ * the daemon reads and writes the files (daemon/model_store.c).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control/thermal_model.h"
+#include "zone.h"
+
+/* The text's format: a model saved in another format is not reused. */
+#define MODEL_RECORD_FORMAT 1
+/* Room for the text of one record, bytes. */
+#define MODEL_RECORD_TEXT_MAX 4096
+
+/**
+ * struct model_fingerprint - what a zone's model was learnt on; a model is
+ * reused only on the same.
+ * @sensor_type: the zone's thermal zone type.
+ * @actors: hash of its actors' kinds, device names and CPU sets (in any
+ *	order).
+ * @power_tables: hash of their power tables (each actor's frequencies and
+ *	powers).
+ * @control_mc: the control temperature (the model's reference), m°C.
+ * @period_ms: the control period (sets the model's block length), ms.
+ */
+struct model_fingerprint {
+	char sensor_type[64];
+	uint64_t actors;
+	uint64_t power_tables;
+	int32_t control_mc;
+	uint32_t period_ms;
+};
+
+/**
+ * struct model_record - one zone's saved model.
+ * @fp: what it was learnt on.
+ * @state: the model.
+ * @est: its estimate, written as a comment for whoever reads the file (not
+ *	parsed: zero after model_record_parse()).
+ */
+struct model_record {
+	struct model_fingerprint fp;
+	struct thermal_model_state state;
+	struct thermal_estimate est;
+};
+
+/** model_fingerprint_of() - the fingerprint of @z as it is now. */
+void model_fingerprint_of(const struct zone *z, struct model_fingerprint *fp);
+
+/**
+ * model_fingerprint_differs() - why a model learnt on @saved does not fit
+ * a zone that is @now ("sensor changed", "actors changed", "power table
+ * changed", "control temperature changed", "period changed"), or NULL
+ * when it does.
+ */
+const char *model_fingerprint_differs(const struct model_fingerprint *saved,
+				      const struct model_fingerprint *now);
+
+/** model_record_of() - @z's model, estimate and fingerprint. */
+void model_record_of(const struct zone *z, struct model_record *r);
+
+/**
+ * model_record_format() - @r as text, into @buf (@size bytes), for the zone
+ * called @zone (named in the text's first comment).
+ * Return: the text's length, or -ENOSPC when it does not fit.
+ */
+int model_record_format(const struct model_record *r, const char *zone, char *buf, size_t size);
+
+/**
+ * model_record_parse() - @r from @text (NUL-terminated): lines "key =
+ * value", blank lines and "#" comments; the first key is "format", every
+ * key of the format once and no other.
+ * @why, @why_size: on error, what is wrong (with the line number).
+ * Return: 0; -EPROTONOSUPPORT for a text in another format; -EINVAL for
+ * one that is not a record.
+ */
+int model_record_parse(const char *text, struct model_record *r, char *why, size_t why_size);
+
+/**
+ * model_record_file_name() - the file name of the zone called @zone's
+ * record: the name with every byte other than letters, digits, '-', '_'
+ * and '.' (and a '.' that leads) written %XX, then ".model"; two names
+ * never share a file.  Return: its length, or -ENAMETOOLONG when over @size - 1.
+ */
+int model_record_file_name(const char *zone, char *buf, size_t size);

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "zone.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control/divvy.h"
+#include "control/efficiency.h"
+#include "platform/log.h"
+#include "zone_sensor.h"
+
+/* ZONE= and TEMPERATURE_MC= (the last good reading) for the zone's messages. */
+struct zone_fields {
+	char zone[80];
+	char temp[40];
+	const char *list[3];
+};
+
+static const char *const *zone_fields(const struct zone *z, struct zone_fields *f)
+{
+	snprintf(f->zone, sizeof(f->zone), "ZONE=%s", z->name);
+	snprintf(f->temp, sizeof(f->temp), "TEMPERATURE_MC=%d", z->temp_mc);
+	f->list[0] = f->zone;
+	f->list[1] = f->temp;
+	f->list[2] = NULL;
+	return f->list;
+}
+
+/* For messages: a single sensor by its file, a combined one by its inputs. */
+static const char *sensor_words(const struct zone *z, char *buf, size_t size)
+{
+	if (z->sensor_kind == SENSOR_ONE)
+		return z->inputs[0].attr.path;
+	zone_sensor_name(z, buf, size);
+	return buf;
+}
+
+int zone_read_temp(struct zone *z)
+{
+	struct zone_fields f;
+	char sensor[SYSFS_PATH_MAX];
+	int64_t temp;
+	int r = zone_sensor_read(z, &temp);
+	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
+
+	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
+		r = -ERANGE;
+	if (r < 0) {
+		if (!z->sensor_failed)
+			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
+				      "zone %s: %s: %s; holding the current limits", z->name,
+				      sensor_words(z, sensor, sizeof(sensor)),
+				      no_input ? "no input reads" : zone_sensor_strerror(r));
+		z->sensor_failed = true;
+		z->failed_reads++;
+		return r;
+	}
+	z->failed_reads = 0;
+	z->temp_mc = (int32_t)temp;
+	if (z->sensor_failed)
+		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
+			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
+	z->sensor_failed = false;
+	return 0;
+}
+
+/*
+ * Whether @z divides by request: as configured, or because efficiency needs
+ * every actor's power per OPP and one has none (a powercap/RAPL actor).
+ */
+static bool divides_by_request(const struct zone *z)
+{
+	if (!z->efficiency_division)
+		return true;
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (!z->actors[i]->table.n)
+			return true;
+	return false;
+}
+
+/*
+ * What @a asks of @z's division: what it uses now (the kernel's request) or,
+ * when the zone divides by request under the default controller with
+ * saturated_request, one OPP more for each saturated CPU (at the actor's
+ * frequency: the highest of its policies for cpufreq_cap).  Actors without
+ * a power table (powercap) measure their request and have no OPP to step
+ * to: theirs is kept.
+ */
+static uint32_t request_of(const struct zone *z, const struct actor *a)
+{
+	unsigned int saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
+	uint64_t req;
+
+	if (z->pid.mode != PID_MODE_DEFAULT || !z->pid.fixes.saturated_request || !saturated ||
+	    !divides_by_request(z))
+		return a->req_mw;
+	req = a->req_mw + (uint64_t)power_table_step_up_mw(&a->table, a->freq_khz) * saturated;
+	return req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
+}
+
+/* The actors' requests, weights and maxima; returns the sums of max and min. */
+static void gather(struct zone *z, struct divvy_actor *d, uint32_t *max_mw, uint32_t *min_mw)
+{
+	*max_mw = *min_mw = 0;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		const struct actor *a = z->actors[i];
+
+		z->request_mw[i] = request_of(z, a);
+		d[i].req_mw = z->request_mw[i];
+		d[i].weight_q10 = a->weight_q10;
+		d[i].max_mw = a->max_mw;
+		*max_mw += a->max_mw;
+		*min_mw += a->min_mw;
+	}
+}
+
+/*
+ * The demand of @a: the work its load asks for, as a fraction of the actor
+ * flat out at its top OPP (loads are percent of the current frequency).  A
+ * saturated CPU (or device) is counted as asking for all of the top OPP:
+ * its 100 % at a throttled frequency hides how much more it wants, and
+ * valuing it at what it ran would keep a throttled cluster where it is.
+ */
+static double demand_of(const struct actor *a)
+{
+	const struct power_table *t = &a->table;
+	double top = t->n ? t->entry[t->n - 1].freq_khz : 0, scale;
+	unsigned int saturated;
+
+	if (!top || !a->n_cpus)
+		return 0;
+	scale = fmin(1.0, a->freq_khz / top);
+	saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
+	return fmin(1.0, (a->load_pct / 100.0 * scale + saturated * (1.0 - scale)) / a->n_cpus);
+}
+
+static void divide(struct zone *z, struct divvy_actor *d)
+{
+	struct eff_actor e[ZONE_MAX_ACTORS];
+
+	if (divides_by_request(z)) {
+		divvy(d, z->n_actors, z->budget_mw);
+		for (size_t i = 0; i < z->n_actors; i++)
+			z->grant_mw[i] = d[i].granted_mw;
+		return;
+	}
+	for (size_t i = 0; i < z->n_actors; i++) {
+		const struct actor *a = z->actors[i];
+
+		e[i] = (struct eff_actor){ .table = &a->table, .n_cpus = a->n_cpus ? a->n_cpus : 1,
+					   .demand = demand_of(a), .capacity = a->capacity,
+					   .weight_q10 = a->weight_q10, .max_mw = a->max_mw };
+	}
+	efficiency_divide(e, z->n_actors, z->budget_mw, z->grant_mw);
+}
+
+/* Lowers the budget to the zone's share of the power cap; whether it did. */
+static bool apply_cap(struct zone *z)
+{
+	z->cap_limited = z->capped && z->budget_mw > z->cap_mw;
+	if (z->cap_limited)
+		z->budget_mw = z->cap_mw;
+	return z->cap_limited;
+}
+
+void zone_cycle_blind(struct zone *z)
+{
+	struct divvy_actor d[ZONE_MAX_ACTORS];
+	uint32_t max_mw, min_mw;
+
+	gather(z, d, &max_mw, &min_mw);
+	if (z->failed_reads == ZONE_FAULT_PERIODS) {
+		struct zone_fields f;
+
+		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
+			      "periods; limiting to the sustainable power, %u mW", z->name,
+			      ZONE_FAULT_PERIODS, zone_feed_forward_mw(z));
+	}
+	pid_reset(&z->pid_state);
+	z->active = true;
+	z->budget_mw = zone_feed_forward_mw(z) < max_mw ? zone_feed_forward_mw(z) : max_mw;
+	apply_cap(z);
+	divide(z, d);
+	/* Without a temperature there is no trend to follow: fans to full. */
+	for (size_t i = 0; i < z->n_fallback; i++)
+		z->fallback[i].state = z->fallback[i].actor->max_state;
+}
+
+/* What the zone's actors draw now, mW: the sum of their requests. */
+static uint64_t actors_power_mw(const struct zone *z)
+{
+	uint64_t power_mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		power_mw += z->actors[i]->req_mw;
+	return power_mw;
+}
+
+void zone_observe_power(struct zone *z, uint64_t now_us)
+{
+	double power_mw = (double)actors_power_mw(z);
+
+	if (z->observed_us && now_us > z->observed_us) {
+		z->model_energy_mj += power_mw * ((now_us - z->observed_us) / 1e6);
+		z->model_elapsed_us += now_us - z->observed_us;
+	}
+	z->observed_us = now_us;
+}
+
+void zone_observe(struct zone *z, bool have_temp)
+{
+	double mean_mw = z->model_elapsed_us ? z->model_energy_mj * 1e6 / z->model_elapsed_us : 0;
+
+	if (have_temp)
+		thermal_model_sample(&z->model, z->model_elapsed_us, z->temp_mc,
+				     mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX);
+	else
+		thermal_model_break(&z->model);
+	z->model_energy_mj = 0;
+	z->model_elapsed_us = 0;
+}
+
+bool zone_model_departs(const struct zone *z, int *pct)
+{
+	double learnt = z->model.est.sustainable_w * 1000, given = z->pid.sustainable_power_mw;
+
+	if (z->model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
+		return false;
+	/* Within what an int holds: a learnt power 10000 times the given is news enough. */
+	*pct = (int)lround(fmin((learnt / given - 1) * 100, 1e6));
+	return abs(*pct) > ZONE_MODEL_DEPARTS_PCT;
+}
+
+bool zone_fallback_engaged(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_fallback; i++)
+		if (z->fallback[i].state > 0)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel's step_wise: above the control temperature and rising, one
+ * state more; below it and falling, one state less; otherwise hold.  The
+ * grants are left at the actors' maxima (the states are the decision)
+ * unless the power cap's share divides lower.
+ */
+static void zone_cycle_step_wise(struct zone *z)
+{
+	int32_t trend = z->temp_mc - z->prev_temp_mc;
+	bool throttle = z->temp_mc >= z->control_mc;
+
+	z->active = throttle;
+	z->budget_mw = 0;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		unsigned long *s = &z->step_state[i];
+
+		if (throttle && trend > 0 && *s < z->actors[i]->max_state)
+			(*s)++;
+		else if (!throttle && trend < 0 && *s > 0)
+			(*s)--;
+		z->active |= *s > 0;
+		z->request_mw[i] = z->actors[i]->req_mw;
+		z->grant_mw[i] = z->actors[i]->max_mw;
+		z->budget_mw += z->actors[i]->max_mw;
+	}
+	/* Under a power cap the states are also held to the cap's share, divided. */
+	if (apply_cap(z)) {
+		struct divvy_actor d[ZONE_MAX_ACTORS];
+		uint32_t max_mw, min_mw;
+
+		gather(z, d, &max_mw, &min_mw);
+		divide(z, d);
+	}
+}
+
+/* Whether the grants keep a saturated actor below its maximum power. */
+static bool holds_back(const struct zone *z)
+{
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw)
+			return true;
+	return false;
+}
+
+const char *zone_sp_source_name(const struct zone *z)
+{
+	static const char *const names[] = { "config", "sysfs", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
+const char *zone_sp_source_adjective(const struct zone *z)
+{
+	static const char *const names[] = { "configured", "device tree's", "estimated" };
+
+	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+}
+
+uint32_t zone_feed_forward_mw(const struct zone *z)
+{
+	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
+}
+
+/*
+ * The parameters this period runs on: the default controller takes its
+ * model's once it is confident (model_tuning_apply()), carrying its memory
+ * over the switch so that the budget does not jump.
+ */
+static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
+{
+	struct pid_params last = z->pid_run;
+
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return &z->pid;
+	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc, &z->pid_run))
+		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
+	return &z->pid_run;
+}
+
+/* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
+static void zone_cycle_power(struct zone *z)
+{
+	struct divvy_actor d[ZONE_MAX_ACTORS];
+	uint32_t max_mw, min_mw;
+
+	gather(z, d, &max_mw, &min_mw);
+	z->active = z->temp_mc >= z->switch_on_mc;
+	if (!z->active) {
+		pid_reset(&z->pid_state);
+		memset(&z->pid_out, 0, sizeof(z->pid_out));
+		z->budget_mw = max_mw;
+		if (apply_cap(z)) {
+			divide(z, d);
+			return;
+		}
+		for (size_t i = 0; i < z->n_actors; i++)
+			z->grant_mw[i] = d[i].max_mw;
+		return;
+	}
+	z->budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->pid_state, z->control_mc,
+				z->temp_mc, min_mw, max_mw, &z->pid_out);
+	apply_cap(z);
+	divide(z, d);
+	z->pid_state.held_back = holds_back(z);
+}
+
+void zone_cycle(struct zone *z)
+{
+	if (z->pid.mode == PID_MODE_STEP_WISE)
+		zone_cycle_step_wise(z);
+	else
+		zone_cycle_power(z);
+	/* The fallback devices step in every period, whatever the controller. */
+	for (size_t i = 0; i < z->n_fallback; i++)
+		fallback_step(&z->fallback[i], z->temp_mc, z->prev_temp_mc,
+			      z->fallback[i].actor->max_state);
+	z->prev_temp_mc = z->temp_mc;
+}
+
+uint32_t zone_estimate_sustainable_power(const struct zone *z)
+{
+	uint32_t sp = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		sp += z->actors[i]->min_mw;
+	return sp;
+}
+
+double zone_headroom(const struct zone *z, double forecast_s)
+{
+	uint64_t power_mw = actors_power_mw(z);
+	int32_t span_mc = z->control_mc - z->switch_on_mc, temp_mc;
+
+	temp_mc = thermal_model_predict_mc(&z->model.est, z->temp_mc,
+					   power_mw < UINT32_MAX ? (uint32_t)power_mw : UINT32_MAX,
+					   forecast_s);
+	/* Equal trips: the fraction's scale is one m°C. */
+	return (double)(temp_mc - z->switch_on_mc) / (span_mc > 0 ? span_mc : 1);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * A controlled zone: its sensor, switch-on and control temperatures, its
+ * controller and its actors.  zone_cycle() is one period of DESIGN.md
+ * section 1, up to the grants; applying them is the engine's job, because an
+ * actor may serve several zones and then takes the most restrictive grant.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "actors/actor.h"
+#include "control/fallback.h"
+#include "control/limit.h"
+#include "control/pid.h"
+#include "control/rise.h"
+#include "platform/sensor.h"
+#include "control/sensor_combine.h"
+#include "platform/sysfs.h"
+#include "control/model_tuning.h"
+#include "control/thermal_model.h"
+
+#define ZONE_MAX_ACTORS 64
+/* Cooling devices without a power model one zone drives (fans, ...). */
+#define ZONE_MAX_FALLBACK 8
+/* Periods a zone holds its limits without a sane temperature before it
+ * throttles to its sustainable power. */
+#define ZONE_FAULT_PERIODS 3
+/* Readings outside this range are sensor faults, not temperatures (m°C). */
+#define ZONE_TEMP_MIN_MC (-60000)
+#define ZONE_TEMP_MAX_MC 200000
+/* The learnt sustainable power is worth a word in the journal when it is
+ * this sure of itself and departs from the configured one by this much. */
+#define ZONE_MODEL_CONFIDENT 0.9
+#define ZONE_MODEL_DEPARTS_PCT 25
+
+enum sustainable_power_source {
+	SP_FROM_CONFIG,
+	SP_FROM_SYSFS,
+	SP_ESTIMATED,
+};
+
+/**
+ * struct zone - one controlled thermal zone.
+ * @name: label (config name, or the sensor type when auto-configured).
+ * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
+ *	which takes none over (its inputs keep their governors).
+ * @sensor_type: its thermal zone's type ("cpu-thermal"), or for a combined
+ *	sensor its description (zone_sensor_name()), part of the hardware its
+ *	thermal model was learnt on (lib/engine/model_record.h).
+ * @sensor_kind: one thermal zone, or how @inputs combine (lib/engine/zone_sensor.h).
+ * @inputs, @n_inputs: the thermal zones it reads, each open for the zone's
+ *	life (lib/platform/sensor.c reads a slow one on a thread).
+ * @sensor_offset_mc: added to a combined reading, m°C.
+ * @switch_on_mc, @control_mc: m°C.
+ * @pid: controller definition from the configuration (its sustainable
+ *	power the model's prior); @pid_state: its memory.
+ * @pid_run: what the last period ran on: @pid, or for the default
+ *	controller with a confident model, the model's feed-forward and gains
+ *	(lib/control/model_tuning.h); @tuning: which.
+ * @efficiency_division: divide by efficiency, not by request.
+ * @sp_source: where pid.sustainable_power_mw came from.
+ * @original_policy: the zone's governor before we took it over.
+ * @actors, @n_actors: the actors (owned by the engine, possibly shared).
+ * @request_mw: this period's request per actor, as the division took it
+ *	(the actor's, or with saturated_request what its saturated CPUs ask).
+ * @grant_mw: this period's grant per actor (max power while inactive).
+ * This period's results, for logs, traces and D-Bus:
+ * @temp_mc, @active, @budget_mw, @pid_out.
+ * @sensor_failed: the last read failed, of every input (logged once until
+ *	it reads again).
+ * @failed_reads: consecutive periods without a sane temperature.
+ * @step_state: step_wise: the state the zone asks of each actor.
+ * @prev_temp_mc: the previous period's temperature (the trend step_wise and
+ *	the fallback follow).
+ * @fallback, @n_fallback: devices bound to the zone without a power model,
+ *	driven by the step_wise fallback in every period, active or not.
+ * @rise: how fast the zone has lately heated, from its readings (the
+ *	daemon polls an idle zone at its period when it could pass switch-on
+ *	before the next idle poll).
+ * @model: its thermal response, learnt from every period, active or idle
+ *	(the default controller tunes itself on it once it is confident).
+ * @observed_us: the last engine cycle its actors' power was counted at (0:
+ *	none yet).
+ * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
+ *	the model's last sample (mJ), and over how long (µs).
+ * @model_departure_said: the journal said that the learnt sustainable power
+ *	departs from the configured one.
+ * @limit: why it holds its actors back, and for how long it has (limit.h).
+ * @capped, @cap_mw: the zone's share of the external power cap, mW, set by
+ *	the engine each cycle (engine_share_cap()); its budget is at most that.
+ * @cap_limited: this period's budget is the cap's share, lower than what
+ *	its controller (or, idle, its actors' maximum) gave: the zone is
+ *	limited by the power cap, not by its temperature.
+ */
+struct zone {
+	char name[64];
+	int tz_id;
+	char sensor_type[64];
+	enum sensor_kind sensor_kind;
+	size_t n_inputs;
+	struct sensor_input inputs[SENSOR_MAX_INPUTS];
+	int32_t sensor_offset_mc;
+	int32_t switch_on_mc;
+	int32_t control_mc;
+	struct pid_params pid;
+	struct pid_state pid_state;
+	struct pid_params pid_run;
+	struct model_tuning tuning;
+	bool efficiency_division;
+	enum sustainable_power_source sp_source;
+	char original_policy[64];
+	size_t n_actors;
+	struct actor *actors[ZONE_MAX_ACTORS];
+	uint32_t request_mw[ZONE_MAX_ACTORS];
+	uint32_t grant_mw[ZONE_MAX_ACTORS];
+	int32_t temp_mc;
+	bool active;
+	uint32_t budget_mw;
+	struct pid_output pid_out;
+	bool sensor_failed;
+	unsigned int failed_reads;
+	unsigned long step_state[ZONE_MAX_ACTORS];
+	int32_t prev_temp_mc;
+	size_t n_fallback;
+	struct fallback_device fallback[ZONE_MAX_FALLBACK];
+	struct rise_tracker rise;
+	struct thermal_model model;
+	uint64_t observed_us;
+	double model_energy_mj;
+	uint64_t model_elapsed_us;
+	bool model_departure_said;
+	struct limit_tracker limit;
+	bool capped;
+	uint32_t cap_mw;
+	bool cap_limited;
+};
+
+/**
+ * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
+ * each input, a slow one's latest reading from its thread, combined).  A
+ * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
+ * failed read, and so is a slow sensor's reading that is too old; a
+ * combined sensor fails when none of its inputs reads.
+ * Return: 0, or negative errno (logged once until the sensor reads again).
+ */
+int zone_read_temp(struct zone *z);
+
+/**
+ * zone_cycle() - one control period for @z, after its actors were sampled
+ * and zone_read_temp() succeeded: below switch-on, reset the controller and
+ * grant every actor its maximum; otherwise compute the budget and divide it
+ * (step_wise: step the states).  Then one step_wise step of the fallback
+ * devices.  The grants are left in z->grant_mw, the states the zone asks
+ * for in z->step_state and z->fallback[].state; applying them is the
+ * engine's.
+ */
+void zone_cycle(struct zone *z);
+
+/**
+ * zone_cycle_blind() - a period without a temperature, after
+ * ZONE_FAULT_PERIODS of them: the budget is the sustainable power, divided
+ * among the actors as usual, so the zone stays safe until the sensor is back.
+ */
+void zone_cycle_blind(struct zone *z);
+
+/** zone_sp_source_name() - "config", "sysfs" or "estimated": where @z's sustainable power came from. */
+const char *zone_sp_source_name(const struct zone *z);
+
+/** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated". */
+const char *zone_sp_source_adjective(const struct zone *z);
+
+/**
+ * zone_feed_forward_mw() - the sustainable power the zone's controller
+ * runs on, mW: the learnt one while the default controller is tuned by its
+ * model, else the configured (device-tree, estimated) one.
+ */
+uint32_t zone_feed_forward_mw(const struct zone *z);
+
+/**
+ * zone_observe_power() - count the power the zone's actors drew since the
+ * previous engine cycle (each actor's request: what it uses now, from its
+ * table and load) towards the model's next sample.  Every cycle, due or not.
+ */
+void zone_observe_power(struct zone *z, uint64_t now_us);
+
+/**
+ * zone_observe() - the zone's period for its model: this reading with the
+ * mean power since the previous one (@have_temp), or, without a reading, a
+ * break in its samples.
+ */
+void zone_observe(struct zone *z, bool have_temp);
+
+/**
+ * zone_model_departs() - whether the model is confident (at least
+ * ZONE_MODEL_CONFIDENT) that the sustainable power departs from the zone's
+ * by more than ZONE_MODEL_DEPARTS_PCT; *@pct: by how much, percent.
+ */
+bool zone_model_departs(const struct zone *z, int *pct);
+
+/** zone_fallback_engaged() - whether a fallback device is asked for a state above 0. */
+bool zone_fallback_engaged(const struct zone *z);
+
+/** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
+uint32_t zone_estimate_sustainable_power(const struct zone *z);
+
+/**
+ * zone_headroom() - how close @z comes to throttling @forecast_s seconds from
+ * now at its actors' power now (the sum of their requests), by its thermal
+ * model (thermal_model_predict_mc()): the predicted temperature as a
+ * fraction, 0 at switch-on, 1 at control, negative below switch-on, above
+ * 1 beyond control (Android's thermal headroom).
+ */
+double zone_headroom(const struct zone *z, double forecast_s);

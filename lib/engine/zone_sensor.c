@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "zone_sensor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "platform/log.h"
+#include "platform/thermal.h"
+
+int zone_sensor_open(struct zone *z)
+{
+	for (size_t i = 0; i < z->n_inputs; i++) {
+		struct sensor_input *in = &z->inputs[i];
+		char path[SYSFS_PATH_MAX];
+		int r;
+
+		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", in->tz_id);
+		if ((r = sensor_open(in, path)) < 0) {
+			pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path,
+			       sysfs_strerror(r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+void zone_sensor_start(struct zone *z)
+{
+	for (size_t i = 0; i < z->n_inputs; i++)
+		sensor_start(&z->inputs[i], z->name, z->pid.period_ms);
+}
+
+const char *zone_sensor_strerror(int error)
+{
+	return error == -EINVAL ? "not a number" : error == -ERANGE ? "not a plausible temperature" :
+	       error == -ETIME ? "stuck in a read" : strerror(-error);
+}
+
+/* One input's reading; out of the plausible range is a failed read. */
+static int read_input(struct zone *z, struct sensor_input *in, int64_t *temp_mc)
+{
+	int r = sensor_read_mc(in, z->name, z->pid.period_ms, temp_mc);
+
+	if (r == 0 && (*temp_mc < ZONE_TEMP_MIN_MC || *temp_mc > ZONE_TEMP_MAX_MC))
+		r = -ERANGE;
+	return r;
+}
+
+/* What a combined zone does without the inputs that failed (@read: those that read). */
+static void instead(const struct zone *z, const bool *read, char *buf, size_t size)
+{
+	double total = 0, total_read = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < z->n_inputs; i++) {
+		total += z->inputs[i].weight;
+		total_read += read[i] ? z->inputs[i].weight : 0;
+		any |= read[i];
+	}
+	if (!any)
+		snprintf(buf, size, "no input reads");
+	else if (z->sensor_kind == SENSOR_MAX)
+		snprintf(buf, size, "the zone takes the hottest of the other inputs");
+	else
+		snprintf(buf, size, "the zone's sum uses the other inputs, their weights scaled by "
+			 "%.2f to the configured total", total / total_read);
+}
+
+/* Logs each input of a combined sensor that failed (@error) or reads again, once. */
+static void note_inputs(struct zone *z, const bool *read, const int *error, const int64_t *temp_mc)
+{
+	char field[80], what[128];
+	const char *fields[] = { field, NULL };
+
+	snprintf(field, sizeof(field), "ZONE=%s", z->name);
+	for (size_t i = 0; i < z->n_inputs; i++) {
+		struct sensor_input *in = &z->inputs[i];
+
+		if (!read[i] && !in->failed) {
+			instead(z, read, what, sizeof(what));
+			pa_log_fields(PA_LOG_WARNING, fields, "zone %s: input %s: %s: %s; %s", z->name,
+				      in->name, in->attr.path, zone_sensor_strerror(error[i]), what);
+		} else if (read[i] && in->failed) {
+			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: input %s reads again (%lld "
+				      "m°C)", z->name, in->name, (long long)temp_mc[i]);
+		}
+		in->failed = !read[i];
+	}
+}
+
+int zone_sensor_read(struct zone *z, int64_t *temp_mc)
+{
+	int64_t t[SENSOR_MAX_INPUTS];
+	double weight[SENSOR_MAX_INPUTS];
+	bool read[SENSOR_MAX_INPUTS], any = false;
+	int error[SENSOR_MAX_INPUTS], first_error = 0;
+
+	for (size_t i = 0; i < z->n_inputs; i++) {
+		error[i] = read_input(z, &z->inputs[i], &t[i]);
+		read[i] = error[i] == 0;
+		weight[i] = z->inputs[i].weight;
+		any |= read[i];
+		if (!read[i] && !first_error)
+			first_error = error[i];
+	}
+	if (z->sensor_kind != SENSOR_ONE)
+		note_inputs(z, read, error, t);
+	if (!any)
+		return first_error ? first_error : -ENODEV;
+	*temp_mc = sensor_combine_mc(z->sensor_kind, t, read, weight, z->n_inputs,
+				     z->sensor_offset_mc);
+	return 0;
+}
+
+void zone_sensor_close(struct zone *z)
+{
+	for (size_t i = 0; i < z->n_inputs; i++)
+		sensor_close(&z->inputs[i]);
+}
+
+void zone_sensor_name(const struct zone *z, char *buf, size_t size)
+{
+	size_t len;
+
+	if (z->sensor_kind == SENSOR_ONE) {
+		snprintf(buf, size, "thermal_zone%d", z->n_inputs ? z->inputs[0].tz_id : z->tz_id);
+		return;
+	}
+	snprintf(buf, size, "%s(", sensor_kind_name(z->sensor_kind));
+	for (size_t i = 0; i < z->n_inputs && (len = strlen(buf)) < size; i++) {
+		char weight[32] = "";
+
+		if (z->sensor_kind == SENSOR_SUM)
+			snprintf(weight, sizeof(weight), "%g*", z->inputs[i].weight);
+		snprintf(buf + len, size - len, "%s%sthermal_zone%d", i ? "," : "", weight,
+			 z->inputs[i].tz_id);
+	}
+	len = strlen(buf);
+	if (z->sensor_offset_mc)
+		snprintf(buf + len, size - len, ")%+d", z->sensor_offset_mc);
+	else
+		snprintf(buf + len, size - len, ")");
+}
+
+bool zone_sensor_reads_tz(const struct zone *z, int tz_id)
+{
+	for (size_t i = 0; i < z->n_inputs; i++)
+		if (z->inputs[i].tz_id == tz_id)
+			return true;
+	return false;
+}
+
+void zone_sensor_adopt(struct zone *z, const struct zone *old)
+{
+	for (size_t i = 0; i < z->n_inputs; i++)
+		for (size_t k = 0; k < old->n_inputs; k++)
+			if (strcmp(z->inputs[i].attr.path, old->inputs[k].attr.path) == 0)
+				z->inputs[i].failed = old->inputs[k].failed;
+}

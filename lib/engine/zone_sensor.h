@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * A zone's sensor: the thermal zones it reads (its inputs, each read by
+ * lib/platform/sensor.c, a slow one on a thread of its own) and how their readings
+ * combine (lib/control/sensor_combine.h).  An input that fails leaves the others to
+ * make the zone's temperature, said once until it reads again; the zone's
+ * sensor fails when no input reads.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zone.h"
+
+/**
+ * zone_sensor_open() - open thermal_zoneN/temp of each of @z's inputs
+ * (z->inputs[].tz_id, .name and .weight filled in).
+ * Return: 0, or the negative errno of the first that cannot be opened
+ * (logged, naming the zone and the file).
+ */
+int zone_sensor_open(struct zone *z);
+
+/** zone_sensor_start() - sensor_start() of every input, once z->pid.period_ms is set. */
+void zone_sensor_start(struct zone *z);
+
+/**
+ * zone_sensor_read() - @z's temperature, m°C, into *@temp_mc: every input
+ * read (a reading outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a failed
+ * read) and those that read combined.  A combined sensor's input that
+ * fails, or reads again, is logged once, with what the zone uses instead.
+ * Return: 0 when at least one input read, else the first input's negative
+ * errno (not logged for a single sensor: the caller says it).
+ */
+int zone_sensor_read(struct zone *z, int64_t *temp_mc);
+
+/** zone_sensor_close() - close every input of @z (stopping readers nobody else uses). */
+void zone_sensor_close(struct zone *z);
+
+/**
+ * zone_sensor_name() - @z's sensor in a word, into @buf (@size bytes):
+ * "thermal_zone0", "max(thermal_zone0,thermal_zone1)" or
+ * "sum(0.6*thermal_zone0,0.4*thermal_zone3)-2000" (the offset in m°C).
+ */
+void zone_sensor_name(const struct zone *z, char *buf, size_t size);
+
+/** zone_sensor_reads_tz() - whether thermal_zone@tz_id is one of @z's inputs. */
+bool zone_sensor_reads_tz(const struct zone *z, int tz_id);
+
+/**
+ * zone_sensor_adopt() - @z, rebuilt from @old, keeps which of its inputs
+ * had failed (matched by file), so that none is logged twice.
+ */
+void zone_sensor_adopt(struct zone *z, const struct zone *old);
+
+/** zone_sensor_strerror() - a failed read's error in words ("not a number", ...). */
+const char *zone_sensor_strerror(int error);
