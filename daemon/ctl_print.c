@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* powerallocctl: the status table and its JSON. */
+#include "ctl_print.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "control/cpumask.h"
+
+/* How many CPUs a list such as "0-3,6" names (0 for "", a device, or a list it cannot read). */
+static unsigned int count_cpus(const char *list)
+{
+	struct cpumask mask;
+
+	return *list && cpumask_parse_list(list, &mask, NULL) == 0 ? cpumask_weight(&mask) : 0;
+}
+
+/*
+ * One actor's row, 80 columns: the load averaged over its CPUs (percent of
+ * one CPU, as top(1) shows a core), and for a device without a power
+ * model (a fan on the step_wise fallback) only its state.
+ */
+static void print_actor_row(const struct actor_view *a)
+{
+	unsigned int cpus = count_cpus(a->cpus);
+
+	if (strcmp(a->kind, "cooling_device") == 0) {
+		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %2u/%-2u\n", a->name, "cdev", "-", "-",
+		       "-", "-", "-", "-", a->state, a->max_state);
+		return;
+	}
+	printf("  %-20s %-11s %-7s %3u%% %5u %6u %6u %6u %2u/%-2u\n", a->name, a->kind,
+	       *a->cpus ? a->cpus : "-", cpus ? a->load / cpus : a->load, a->freq / 1000,
+	       a->requested, a->granted, a->max, a->state, a->max_state);
+}
+
+/* The actors held back, and why. */
+static void print_limited(const struct actor_view *actors, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (actors[k].reason && strcmp(actors[k].reason, "none") != 0)
+			printf("  %-20s limited by %s\n", actors[k].name, actors[k].reason);
+}
+
+/* Seconds until @usec on CLOCK_MONOTONIC (the lease's clock), 0 when past. */
+static double seconds_until(uint64_t usec)
+{
+	struct timespec now;
+	uint64_t now_us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_us = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+	return usec > now_us ? (usec - now_us) / 1e6 : 0;
+}
+
+void ctl_print_table(const struct snapshot *s)
+{
+	printf("powerallocd %s: %s\n", s->version, s->state);
+	if (s->limit_mw)
+		printf("power limit %.3f W, lease ends in %.0f s%s%s\n", s->limit_mw / 1000.0,
+		       seconds_until(s->limit_expires_us), *s->limit_unmet ? ": unmet, " : "",
+		       s->limit_unmet);
+	if (!s->n_zones)
+		printf("no controllable zone\n");
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const struct zone_view *z = &s->zones[i];
+
+		printf("\nZONE %s (%s) %.2f °C: switch-on %.1f, control %.1f °C (aims %.2f)\n",
+		       z->name, z->sensor, z->temp / 1000.0, z->switch_on / 1000.0,
+		       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
+		printf("  %s, budget %u mW of %u mW sustainable; actors' power in mW\n",
+		       z->active ? "active" : "idle", z->budget, z->sustainable);
+		printf("  limiting reason %s, throttled %.1f s in all\n", z->reason,
+		       z->throttled_us / 1e6);
+		printf("  controller terms: P %lld, I %lld, D %lld mW\n", (long long)z->p,
+		       (long long)z->i, (long long)z->d);
+		printf("  learned: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
+		       z->learned, z->time_constant, z->confidence);
+		printf("  headroom %.2f now, %.2f in %d s (0 switch-on, 1 control)\n", z->headroom,
+		       z->headroom_ahead, HEADROOM_AHEAD_S);
+		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
+		       "MHz", "REQ", "GRANT", "MAX", "STATE");
+		/* The step_wise fallback's devices follow. */
+		for (size_t k = 0; k < z->n_actors; k++)
+			print_actor_row(&z->actors[k]);
+		for (size_t k = 0; k < z->n_fallback; k++)
+			print_actor_row(&z->fallback[k]);
+		print_limited(z->actors, z->n_actors);
+		print_limited(z->fallback, z->n_fallback);
+	}
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_actor(const struct actor_view *a)
+{
+	printf("{\"name\":");
+	json_string(a->name);
+	printf(",\"kind\":");
+	json_string(a->kind);
+	printf(",\"cpus\":");
+	json_string(a->cpus);
+	printf(",\"limiting_reason\":");
+	json_string(a->reason);
+	printf(",\"load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
+	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
+	       "\"write_errors\":%u}",
+	       a->load, a->freq, a->requested, a->granted, a->max, a->state, a->max_state,
+	       a->weight, a->write_errors);
+}
+
+/* A number, or null for NAN. */
+static void json_double(const char *key, double v)
+{
+	if (isnan(v))
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%.4f", key, v);
+}
+
+void ctl_print_json(const struct snapshot *s)
+{
+	printf("{\"version\":");
+	json_string(s->version);
+	printf(",\"state\":");
+	json_string(s->state);
+	printf(",\"power_limit_mw\":%u,\"power_limit_expires_usec\":%llu,\"power_limit_unmet\":",
+	       s->limit_mw, (unsigned long long)s->limit_expires_us);
+	json_string(s->limit_unmet);
+	printf(",\"zones\":[");
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const struct zone_view *z = &s->zones[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		json_string(z->name);
+		printf(",\"sensor\":");
+		json_string(z->sensor);
+		printf(",\"limiting_reason\":");
+		json_string(z->reason);
+		printf(",\"throttled_us\":%llu,\"p_mw\":%lld,\"i_mw\":%lld,\"d_mw\":%lld",
+		       (unsigned long long)z->throttled_us, (long long)z->p, (long long)z->i,
+		       (long long)z->d);
+		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
+		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
+		       "\"active\":%s,\"learned_sustainable_power_mw\":%u,"
+		       "\"thermal_time_constant_s\":%.1f,\"model_confidence\":%.3f",
+		       z->temp, z->switch_on, z->control, z->margin, z->sustainable, z->budget,
+		       z->active ? "true" : "false", z->learned, z->time_constant, z->confidence);
+		json_double("headroom", z->headroom);
+		json_double("headroom_10s", z->headroom_ahead);
+		printf(",\"actors\":[");
+		for (size_t k = 0; k < z->n_actors; k++) {
+			if (k)
+				putchar(',');
+			json_actor(&z->actors[k]);
+		}
+		printf("],\"fallback_devices\":[");
+		for (size_t k = 0; k < z->n_fallback; k++) {
+			if (k)
+				putchar(',');
+			json_actor(&z->fallback[k]);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* powerallocctl: reading the daemon's state from its D-Bus interface. */
+#include "ctl_read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+FILE *ctl_errors;
+sd_bus *ctl_bus;
+
+/*
+ * A call that got no reply because the daemon left the bus while answering
+ * (it was stopped) is "not running"; one that timed out while the daemon is
+ * still there is an error.
+ */
+static bool daemon_left(const sd_bus_error *e, int r)
+{
+	sd_bus_message *m = NULL;
+	int owned = 1;
+
+	if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) && r != -ECONNRESET)
+		return false;
+	if (ctl_bus && sd_bus_call_method(ctl_bus, "org.freedesktop.DBus",
+					     "/org/freedesktop/DBus", "org.freedesktop.DBus",
+					     "NameHasOwner", NULL, &m, "s", BUS_NAME) >= 0)
+		sd_bus_message_read(m, "b", &owned);
+	sd_bus_message_unref(m);
+	return !owned;
+}
+
+int ctl_failure_exit(const sd_bus_error *e, int r)
+{
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+				   NULL) || daemon_left(e, r)) {
+		fprintf(ctl_errors, "powerallocd is not running (no %s on the bus)\n", BUS_NAME);
+		return EXIT_NOT_RUNNING;
+	}
+	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+		fprintf(ctl_errors, "permission denied: only root may do this (%s)\n",
+			e->message ? e->message : strerror(-r));
+		return EXIT_DENIED;
+	}
+	fprintf(ctl_errors, "powerallocd: %s\n", e->message ? e->message : strerror(-r));
+	return EXIT_ERROR;
+}
+
+/* One property; on failure *exit_code is set (once) and the value left 0. */
+static int get(sd_bus *bus, const char *path, const char *iface, const char *prop, char type,
+	       void *out, int *exit_code)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	if (type == 's')
+		r = sd_bus_get_property_string(bus, BUS_NAME, path, iface, prop, &e, out);
+	else
+		r = sd_bus_get_property_trivial(bus, BUS_NAME, path, iface, prop, &e, type, out);
+	if (r < 0 && !*exit_code)
+		*exit_code = ctl_failure_exit(&e, r);
+	sd_bus_error_free(&e);
+	return r;
+}
+
+/* An "ao" property into @paths (strdup'd). Return: the count, or -1. */
+static int get_paths(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		     char **paths, int *exit_code)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	const char *p;
+	int n = 0, r;
+
+	r = sd_bus_get_property(bus, BUS_NAME, path, iface, prop, &e, &m, "ao");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "o");
+	while (r >= 0 && n < MAX_OBJECTS && (r = sd_bus_message_read(m, "o", &p)) > 0)
+		paths[n++] = strdup(p);
+	if (r < 0 && !*exit_code)
+		*exit_code = ctl_failure_exit(&e, r);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	return r < 0 ? -1 : n;
+}
+
+static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int *x)
+{
+	const char *i = "org.powerallocd1.Actor";
+
+	get(bus, path, i, "Name", 's', &a->name, x);
+	get(bus, path, i, "Kind", 's', &a->kind, x);
+	get(bus, path, i, "CPUs", 's', &a->cpus, x);
+	get(bus, path, i, "RequestedPower", 'u', &a->requested, x);
+	get(bus, path, i, "GrantedPower", 'u', &a->granted, x);
+	get(bus, path, i, "MaxPower", 'u', &a->max, x);
+	get(bus, path, i, "Load", 'u', &a->load, x);
+	get(bus, path, i, "Frequency", 'u', &a->freq, x);
+	get(bus, path, i, "CoolingState", 'u', &a->state, x);
+	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
+	get(bus, path, i, "WriteErrors", 'u', &a->write_errors, x);
+	get(bus, path, i, "Weight", 'd', &a->weight, x);
+	get(bus, path, i, "LimitingReason", 's', &a->reason, x);
+}
+
+/* The actors listed in the zone's @prop ("Actors", "FallbackDevices") into @views. */
+static size_t read_zone_actors(sd_bus *bus, const char *path, const char *prop,
+			       struct actor_view *views, int *x)
+{
+	char *actors[MAX_OBJECTS];
+	int n = get_paths(bus, path, "org.powerallocd1.Zone", prop, actors, x);
+
+	for (int k = 0; k < n; k++) {
+		read_actor(bus, actors[k], &views[k], x);
+		free(actors[k]);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The zone's GetHeadroom(@forecast_s), or NAN when it has none (a failed sensor). */
+static double get_headroom(sd_bus *bus, const char *path, uint32_t forecast_s)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	double h = NAN;
+
+	if (sd_bus_call_method(bus, BUS_NAME, path, "org.powerallocd1.Zone", "GetHeadroom", &e,
+			       &reply, "u", forecast_s) >= 0 && sd_bus_message_read(reply, "d", &h) < 0)
+		h = NAN;
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return h;
+}
+
+static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x)
+{
+	const char *i = "org.powerallocd1.Zone";
+
+	get(bus, path, i, "Name", 's', &z->name, x);
+	get(bus, path, i, "Sensor", 's', &z->sensor, x);
+	get(bus, path, i, "Temperature", 'i', &z->temp, x);
+	get(bus, path, i, "SwitchOnTemperature", 'i', &z->switch_on, x);
+	get(bus, path, i, "ControlTemperature", 'i', &z->control, x);
+	get(bus, path, i, "ControlMargin", 'u', &z->margin, x);
+	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
+	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
+	get(bus, path, i, "Active", 'b', &z->active, x);
+	get(bus, path, i, "LearnedSustainablePower", 'u', &z->learned, x);
+	get(bus, path, i, "ThermalTimeConstant", 'd', &z->time_constant, x);
+	get(bus, path, i, "ModelConfidence", 'd', &z->confidence, x);
+	get(bus, path, i, "LimitingReason", 's', &z->reason, x);
+	get(bus, path, i, "ThrottledUsec", 't', &z->throttled_us, x);
+	get(bus, path, i, "ProportionalTerm", 'x', &z->p, x);
+	get(bus, path, i, "IntegralTerm", 'x', &z->i, x);
+	get(bus, path, i, "DerivativeTerm", 'x', &z->d, x);
+	z->headroom = get_headroom(bus, path, 0);
+	z->headroom_ahead = get_headroom(bus, path, HEADROOM_AHEAD_S);
+	z->n_actors = read_zone_actors(bus, path, "Actors", z->actors, x);
+	z->n_fallback = read_zone_actors(bus, path, "FallbackDevices", z->fallback, x);
+}
+
+static void free_actor_views(struct actor_view *views, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(views[k].name);
+		free(views[k].kind);
+		free(views[k].cpus);
+		free(views[k].reason);
+	}
+}
+
+static void free_zones(struct zone_view *zones, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free_actor_views(zones[i].actors, zones[i].n_actors);
+		free_actor_views(zones[i].fallback, zones[i].n_fallback);
+		free(zones[i].name);
+		free(zones[i].sensor);
+		free(zones[i].reason);
+	}
+	free(zones);
+}
+
+int ctl_read_snapshot(sd_bus *bus, struct snapshot *s)
+{
+	const char *m = "org.powerallocd1.Manager";
+	char *paths[MAX_OBJECTS];
+	int x = 0, n;
+
+	memset(s, 0, sizeof(*s));
+	if (get(bus, BUS_PATH, m, "Version", 's', &s->version, &x) < 0)
+		return x;
+	get(bus, BUS_PATH, m, "State", 's', &s->state, &x);
+	get(bus, BUS_PATH, m, "PowerLimit", 'u', &s->limit_mw, &x);
+	get(bus, BUS_PATH, m, "PowerLimitExpiresUsec", 't', &s->limit_expires_us, &x);
+	get(bus, BUS_PATH, m, "PowerLimitUnmet", 's', &s->limit_unmet, &x);
+	n = get_paths(bus, BUS_PATH, m, "Zones", paths, &x);
+	s->zones = calloc(n > 0 ? (size_t)n : 1, sizeof(*s->zones));
+	for (int i = 0; s->zones && i < n; i++) {
+		read_zone(bus, paths[i], &s->zones[s->n_zones++], &x);
+		free(paths[i]);
+	}
+	return s->zones ? x : EXIT_ERROR;
+}
+
+void ctl_free_snapshot(struct snapshot *s)
+{
+	free(s->version);
+	free(s->state);
+	free(s->limit_unmet);
+	free_zones(s->zones, s->n_zones);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * powerallocctl's view of the daemon: what it reads from the D-Bus
+ * interface (daemon/ctl_read.c), and the exit codes a failed call gives.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+
+#define BUS_NAME "org.powerallocd1"
+#define BUS_PATH "/org/powerallocd1"
+#define MAX_OBJECTS 256
+/* The headroom status shows ahead of now, s. */
+#define HEADROOM_AHEAD_S 10
+
+/* Exit codes, as powerallocctl(1) lists them. */
+#define EXIT_OK 0
+#define EXIT_ERROR 1
+#define EXIT_USAGE 2
+#define EXIT_NOT_RUNNING 3
+#define EXIT_DENIED 4
+
+/* One actor's properties (org.powerallocd1.Actor): powers in mW, load in
+ * percent, frequency in kHz. */
+struct actor_view {
+	char *name, *kind, *cpus, *reason;
+	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
+	double weight;
+};
+
+/* One zone's properties (org.powerallocd1.Zone): temperatures in m°C, powers
+ * (margin excepted: m°C) in mW. */
+struct zone_view {
+	char *name, *sensor, *reason;
+	int32_t temp, switch_on, control;
+	uint32_t margin, sustainable, budget, learned;
+	uint64_t throttled_us;
+	int64_t p, i, d;			/* the controller's terms, mW */
+	double time_constant, confidence;	/* the thermal model's, s and 0-1 */
+	double headroom, headroom_ahead;	/* now and HEADROOM_AHEAD_S ahead; NAN: unknown */
+	int active;
+	size_t n_actors;
+	struct actor_view actors[MAX_OBJECTS];
+	size_t n_fallback;			/* devices on the step_wise fallback */
+	struct actor_view fallback[MAX_OBJECTS];
+};
+
+/**
+ * struct snapshot - everything the daemon shows, read at once.
+ * @limit_mw: the power limit, 0: none; @limit_expires_us: CLOCK_MONOTONIC.
+ */
+struct snapshot {
+	char *version, *state, *limit_unmet;
+	uint32_t limit_mw;
+	uint64_t limit_expires_us;
+	size_t n_zones;
+	struct zone_view *zones;
+};
+
+/* Where errors go: stderr, or a buffer while monitor holds the screen. */
+extern FILE *ctl_errors;
+/* The bus the calls go over, to ask whether the daemon is still on it. */
+extern sd_bus *ctl_bus;
+
+/**
+ * ctl_failure_exit() - say why a call failed (to ctl_errors) and return the
+ * exit code: EXIT_NOT_RUNNING, EXIT_DENIED or EXIT_ERROR.
+ */
+int ctl_failure_exit(const sd_bus_error *e, int r);
+
+/** ctl_read_snapshot() - read @s. Return: EXIT_OK or an exit code (said). */
+int ctl_read_snapshot(sd_bus *bus, struct snapshot *s);
+
+/** ctl_free_snapshot() - what ctl_read_snapshot() allocated. */
+void ctl_free_snapshot(struct snapshot *s);
