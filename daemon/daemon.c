@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The event loop: the zones' timer (schedule.h), signals, thermal netlink
- * events, rescans and reloads, the fail-safe state file and the learnt
- * thermal models (model_store.h).
+ * events, reloads and the learnt thermal models (model_store.h).  The rescan
+ * is daemon_rescan.c's, the state file and the stop daemon_shutdown.c's.
  */
-#include "daemon.h"
+#include "daemon_internal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,59 +13,17 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
-#include <unistd.h>
 
 #include "build_log.h"
-#include "bus.h"
 #include "config/config.h"
-#include "engine/engine.h"
 #include "fd_limit.h"
 #include "platform/log.h"
-#include "model_store.h"
-#include "metrics.h"
-#include "netlink.h"
-#include "power_limit.h"
-#include "saved.h"
-#include "schedule.h"
-#include "trace.h"
-#include "zone_notes.h"
 #include "engine/zone_sensor.h"
 
-#define USEC_PER_MSEC UINT64_C(1000)
 /* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
 #define NO_EVENTS_POLL_MS 1000
-/* Events come in bursts (a module loads several devices): rescan once. */
-#define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
-/* While configured devices are missing, look for them again this often. */
-#define RESCAN_RETRY_US (5000 * USEC_PER_MSEC)
 
-struct daemon {
-	sd_event *event;
-	sd_event_source *tick;
-	sd_event_source *rescan;
-	const struct options *opts;
-	struct pa_config *config;
-	struct engine engine;
-	struct saved saved;
-	struct model_store models;
-	struct trace trace;
-	struct netlink *netlink;
-	struct bus *bus;
-	struct bus_view view;
-	struct power_limit limit;
-	uint64_t start_us;
-	struct schedule schedule;
-	bool *was_active;
-	struct zone_notes *notes;
-	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
-	struct metrics metrics;
-	bool ready;
-	bool rescan_for_event;
-	bool looking;
-	char status[512];
-};
-
-static uint64_t now_us(const struct daemon *d)
+uint64_t daemon_now_us(const struct daemon *d)
 {
 	uint64_t t = 0;
 
@@ -73,11 +31,7 @@ static uint64_t now_us(const struct daemon *d)
 	return t;
 }
 
-/*
- * Per-zone schedule and reports for the current engine; every zone due now.
- * An actor's limiting reason, carried over a rebuild, is not said again.
- */
-static int reset_schedule(struct daemon *d)
+int daemon_reset_schedule(struct daemon *d)
 {
 	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
 
@@ -170,33 +124,10 @@ static void arm_tick(struct daemon *d)
 	schedule_arm(&d->schedule, &d->engine, d->tick);
 }
 
-static void schedule_rescan(struct daemon *d, uint64_t delay_us)
-{
-	uint64_t when = now_us(d) + delay_us, armed = SCHEDULE_NEVER;
-	int enabled = SD_EVENT_OFF;
-
-	if (delay_us == RESCAN_DELAY_US)
-		d->rescan_for_event = true;	/* else a retry, said at debug level */
-	sd_event_source_get_enabled(d->rescan, &enabled);
-	sd_event_source_get_time(d->rescan, &armed);
-	if (enabled != SD_EVENT_OFF && armed <= when)
-		return;	/* one is coming sooner */
-	sd_event_source_set_time(d->rescan, when);
-	sd_event_source_set_enabled(d->rescan, SD_EVENT_ONESHOT);
-}
-
-/* Something configured is missing: look for it again later. */
-static bool incomplete(const struct daemon *d)
-{
-	/* A zone the kernel cannot hand over stays so until it is rebuilt. */
-	return d->engine.n_missing ||
-	       d->engine.n_zones + d->engine.n_refused < d->config->n_zones;
-}
-
-static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
-	uint64_t now = now_us(d);
+	uint64_t now = daemon_now_us(d);
 	int r;
 
 	(void)s;
@@ -208,7 +139,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	/* A device went away (hotplug, module unload): find out what is left.  A
 	 * write that failed on a device still there is the engine's to retry. */
 	if (r == -ENODEV)
-		schedule_rescan(d, RESCAN_DELAY_US);
+		daemon_schedule_rescan(d, RESCAN_DELAY_US);
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
 		if (!d->schedule.due[i])
 			continue;
@@ -236,129 +167,8 @@ static void on_power_limit(void *userdata)
 
 	bus_power_limit_changed(d->bus);
 	for (size_t i = 0; i < d->engine.n_zones; i++)
-		d->schedule.next_due_us[i] = now_us(d);
+		d->schedule.next_due_us[i] = daemon_now_us(d);
 	arm_tick(d);
-}
-
-/* Writes the state file; a daemon that cannot is still worth running. */
-static void save_state(struct daemon *d)
-{
-	int r = saved_write(&d->saved, d->opts->state_path);
-
-	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: cannot write the state file: %s; a crash would leave the "
-		       "limits in place until powerallocd runs again", d->opts->state_path,
-		       strerror(-r));
-}
-
-/*
- * engine_build() with descriptors held aside: zones beyond the open files
- * limit are skipped, and the state file, netlink and the bus still find
- * descriptors.  A rebuild builds while the old engine is open, so it needs
- * about twice the descriptors.
- */
-static int build_engine(struct engine *e, const struct pa_config *cfg, bool say_all)
-{
-	struct fd_reserve reserve;
-	int n;
-
-	fd_reserve_hold(&reserve);
-	build_log_begin(say_all);	/* a rescan repeats nothing the last build said */
-	n = engine_build(e, cfg);
-	build_log_end();
-	fd_reserve_release(&reserve);
-	return n;
-}
-
-/* Files the previous engine wrote that @next does not: give them back now. */
-static int release_unused(void *userdata, const char *path, const char *value)
-{
-	struct saved *keep = userdata;
-
-	return saved_add(keep, path, value) < 0 ? -ENOMEM : 0;
-}
-
-/*
- * Replaces the engine with one built from @cfg.  A reload that cannot build
- * every configured zone is rejected and the running engine stays (an
- * optional actor that is missing does not reject it).
- */
-static int rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
-{
-	struct engine next, old;
-	struct saved keep = { 0 };
-	struct zone_notes *old_notes = d->notes;
-	size_t old_zones = d->engine.n_zones, old_actors = d->engine.n_actors;
-	int n = build_engine(&next, cfg, reload), r;
-
-	if (n < 0)
-		return n;
-	if (reload && (size_t)n < cfg->n_zones) {
-		saved_restore_new(&d->saved, &next);
-		engine_free(&next);
-		return -EINVAL;
-	}
-	/* The zones and devices both engines have go on where they were. */
-	engine_adopt_state(&next, &d->engine);
-	engine_save(&next, release_unused, &keep);
-	saved_release_except(&d->saved, &keep);
-	saved_clear(&keep);
-	saved_merge_engine(&d->saved, &next, NULL);
-	save_state(d);
-	old = d->engine;
-	d->engine = next;
-	bus_zones_changed(d->bus, old_zones, old_actors);
-	d->notes = NULL;	/* kept in old_notes for the zones that go on */
-	r = reset_schedule(d);
-	/* What was said of a zone that goes on stays said (one episode, one line). */
-	for (size_t i = 0; r == 0 && i < d->engine.n_zones; i++) {
-		long k = engine_zone_index(&old, &d->engine.zones[i]);
-
-		d->was_active[i] = d->engine.zones[i].active;
-		if (k >= 0)
-			d->notes[i] = old_notes[k];
-	}
-	free(old_notes);
-	/* Models the new zones do not carry on: saved, and resumed where they still fit. */
-	model_store_save(&d->models, &old, &d->engine);
-	model_store_resume(&d->models, &d->engine);
-	engine_free(&old);
-	return r;
-}
-
-/*
- * After every build: retry while configured devices or zones are missing,
- * said once when the daemon starts looking.
- */
-static void retry_if_incomplete(struct daemon *d)
-{
-	if (!incomplete(d)) {
-		d->looking = false;
-		return;
-	}
-	if (!d->looking)
-		journal_log(PA_LOG_INFO, NULL, "configured zones or devices are missing (see above); "
-			    "looking for them every %u s", (unsigned int)(RESCAN_RETRY_US / 1000000));
-	d->looking = true;
-	schedule_rescan(d, RESCAN_RETRY_US);
-}
-
-static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct daemon *d = userdata;
-	int r;
-
-	(void)s;
-	(void)usec;
-	journal_log(d->rescan_for_event ? PA_LOG_INFO : PA_LOG_DEBUG, NULL,
-		    "rescanning thermal zones and cooling devices");
-	d->rescan_for_event = false;
-	r = rebuild(d, d->config, false);
-	if (r < 0)
-		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));
-	retry_if_incomplete(d);
-	on_tick(d->tick, 0, d);
-	return 0;
 }
 
 static void on_thermal_event(void *userdata, const struct thermal_event *ev)
@@ -371,11 +181,11 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 		/* A hint: each zone that reads it re-reads its temperature from sysfs now. */
 		for (size_t i = 0; i < d->engine.n_zones; i++)
 			if (zone_sensor_reads_tz(&d->engine.zones[i], ev->tz_id))
-				d->schedule.next_due_us[i] = now_us(d);
+				d->schedule.next_due_us[i] = daemon_now_us(d);
 		arm_tick(d);
 		return;
 	}
-	schedule_rescan(d, RESCAN_DELAY_US);
+	daemon_schedule_rescan(d, RESCAN_DELAY_US);
 }
 
 /*
@@ -392,7 +202,7 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 	r = pa_config_load_file(d->opts->config_path, &next, &err);
 	if (r < 0) {
 		snprintf(why, why_size, "%s", err.text);
-	} else if ((r = rebuild(d, next, true)) < 0) {
+	} else if ((r = daemon_rebuild(d, next, true)) < 0) {
 		snprintf(why, why_size, "%s could not be applied: %s", d->opts->config_path,
 			 r != -EINVAL ? strerror(-r) : *build_log_first_error() ?
 			 build_log_first_error() : "a configured zone cannot be controlled");
@@ -408,8 +218,8 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 			journal_set_level((int)next->log_level);
 		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu %s", d->opts->config_path,
 			    d->engine.n_zones, plural(d->engine.n_zones, "zone", "zones"));
-		retry_if_incomplete(d);
-		on_tick(d->tick, 0, d);
+		daemon_retry_if_incomplete(d);
+		daemon_on_tick(d->tick, 0, d);
 	}
 	if (r < 0)
 		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s; the running config stays", why);
@@ -456,9 +266,9 @@ static int setup_event(struct daemon *d)
 	    (r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d)) < 0 ||
-	    (r = sd_event_add_time(d->event, &d->tick, CLOCK_MONOTONIC, 0, 0, on_tick, d)) < 0 ||
+	    (r = sd_event_add_time(d->event, &d->tick, CLOCK_MONOTONIC, 0, 0, daemon_on_tick, d)) < 0 ||
 	    (r = sd_event_add_time(d->event, &d->rescan, CLOCK_MONOTONIC, SCHEDULE_NEVER, 0,
-				   on_rescan, d)) < 0)
+				   daemon_on_rescan, d)) < 0)
 		return r;
 	sd_event_source_set_enabled(d->rescan, SD_EVENT_OFF);
 	if ((r = power_limit_init(&d->limit, d->event, on_power_limit, d)) < 0)
@@ -470,7 +280,7 @@ static int setup_event(struct daemon *d)
 static int setup_engine(struct daemon *d)
 {
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
-	int n = build_engine(&d->engine, d->config, true), r;
+	int n = daemon_build_engine(&d->engine, d->config, true), r;
 
 	if (n < 0) {
 		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
@@ -483,46 +293,10 @@ static int setup_engine(struct daemon *d)
 		journal_log(PA_LOG_NOTICE, NULL, "no controllable zone; waiting for thermal zones");
 	if ((r = saved_merge_engine(&d->saved, &d->engine, NULL)) < 0)
 		return r;
-	save_state(d);
+	daemon_save_state(d);
 	if (trace && *trace && (r = trace_open(&d->trace, trace)) < 0)
 		pa_log(PA_LOG_ERR, "%s: cannot write the trace: %s", trace, strerror(-r));
-	return reset_schedule(d);
-}
-
-/* Restores what was taken over and frees everything.  Return: files not restored. */
-static size_t teardown(struct daemon *d)
-{
-	size_t total = d->saved.n, failed;
-
-	sd_notify(0, "STOPPING=1");
-	/* Closed first: the restore opens every file anew, so it has the descriptors. */
-	bus_close(d->bus);
-	metrics_close(&d->metrics);
-	netlink_close(d->netlink);
-	trace_close(&d->trace);
-	model_store_close(&d->models);
-	engine_free(&d->engine);
-	failed = saved_restore(&d->saved);
-	if (failed == 0) {
-		unlink(d->opts->state_path);
-		journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
-	} else {
-		save_state(d);	/* what is left, for powerallocd --restore */
-		journal_log(PA_LOG_ERR, NULL, "%zu of %zu %s could not be restored; %s keeps %s "
-			    "for powerallocd --restore", failed, total, plural(total, "file", "files"),
-			    d->opts->state_path, plural(failed, "it", "them"));
-	}
-	saved_clear(&d->saved);
-	sd_event_source_unref(d->tick);
-	sd_event_source_unref(d->rescan);
-	power_limit_free(&d->limit);
-	sd_event_unref(d->event);
-	pa_config_free(d->config);
-	schedule_free(&d->schedule);
-	free(d->was_active);
-	free(d->notes);
-	free(d->actor_reasons);
-	return failed;
+	return daemon_reset_schedule(d);
 }
 
 int daemon_run(const struct options *opts)
@@ -548,10 +322,10 @@ int daemon_run(const struct options *opts)
 	}
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
-		teardown(&d);
+		daemon_teardown(&d);
 		return EXIT_FAILURE_RUNTIME;
 	}
-	d.start_us = now_us(&d);
+	d.start_us = daemon_now_us(&d);
 	model_store_open(&d.models, opts->state_dir, d.event, &d.engine, opts->model_save_interval_s);
 	model_store_resume(&d.models, &d.engine);
 	d.netlink = netlink_open(d.event, on_thermal_event, &d);
@@ -563,9 +337,9 @@ int daemon_run(const struct options *opts)
 				    .limit = &d.limit, .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)
 		d.bus = bus_open(d.event, strcmp(opts->bus, "session") == 0, &d.view);
-	retry_if_incomplete(&d);
+	daemon_retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
-	if (teardown(&d) > 0 && r >= 0)
+	if (daemon_teardown(&d) > 0 && r >= 0)
 		return EXIT_RESTORE_INCOMPLETE;
 	return r < 0 ? EXIT_FAILURE_RUNTIME : EXIT_OK;
 }

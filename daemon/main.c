@@ -93,6 +93,23 @@ enum command { RUN, CHECK_CONFIG, RESTORE };
 enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS,
        OPT_STATE_DIRECTORY, OPT_MODEL_SAVE_INTERVAL };
 
+/* The long options, and the short option or OPT_ value each stands for. */
+static const struct option longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "log-level", required_argument, NULL, 'l' },
+	{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+	{ "trace", required_argument, NULL, 't' },
+	{ "state-file", required_argument, NULL, OPT_STATE_FILE },
+	{ "state-directory", required_argument, NULL, OPT_STATE_DIRECTORY },
+	{ "model-save-interval", required_argument, NULL, OPT_MODEL_SAVE_INTERVAL },
+	{ "bus", required_argument, NULL, OPT_BUS },
+	{ "restore", no_argument, NULL, OPT_RESTORE },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 /* Keep parsing: parse_args() returns an exit status only when it is done. */
 #define PARSED (-1)
 
@@ -102,21 +119,6 @@ enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_
  */
 static int parse_args(int argc, char **argv, struct options *opts, enum command *command)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "log-level", required_argument, NULL, 'l' },
-		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
-		{ "trace", required_argument, NULL, 't' },
-		{ "state-file", required_argument, NULL, OPT_STATE_FILE },
-		{ "state-directory", required_argument, NULL, OPT_STATE_DIRECTORY },
-		{ "model-save-interval", required_argument, NULL, OPT_MODEL_SAVE_INTERVAL },
-		{ "bus", required_argument, NULL, OPT_BUS },
-		{ "restore", no_argument, NULL, OPT_RESTORE },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const char *const levels[] = { "err", "warning", "notice", "info", "debug", NULL };
 	static const char *const targets[] = { "auto", "journal", "stderr", NULL };
 	static const char *const buses[] = { "system", "session", "none", NULL };

@@ -59,67 +59,6 @@ static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 	return 0;
 }
 
-static const struct trip_info *find_trip(const struct thermal_zone_info *tz, int index)
-{
-	for (size_t i = 0; i < tz->n_trips; i++)
-		if ((int)tz->trips[i].index == index)
-			return &tz->trips[i];
-	return NULL;
-}
-
-/* The zone's fallback entry for cooling_device@cdev_id, created on first use; NULL if none can be. */
-static struct fallback_device *fallback_for(struct build *b, struct zone *z,
-					    const struct cooling_device_info *cdev)
-{
-	struct actor *a = build_find_actor(b->e, cdev->id);
-
-	for (size_t i = 0; i < b->n_unusable_fallback; i++)
-		if (b->unusable_fallback[i] == cdev->id)
-			return NULL;
-	if (!a)
-		a = build_register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
-	if (!a && b->n_unusable_fallback < THERMAL_MAX_BINDINGS)
-		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
-	if (!a || a->kind != ACTOR_COOLING_DEVICE)
-		return NULL;	/* its cur_state could not be opened (logged with the file) */
-	for (size_t i = 0; i < z->n_fallback; i++)
-		if (z->fallback[i].actor == a)
-			return &z->fallback[i];
-	if (z->n_fallback == ZONE_MAX_FALLBACK) {
-		pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d devices on the "
-		       "step_wise fallback; this one is left alone", z->name, cdev->id, cdev->type,
-		       ZONE_MAX_FALLBACK);
-		return NULL;
-	}
-	z->fallback[z->n_fallback].actor = a;
-	return &z->fallback[z->n_fallback++];
-}
-
-/*
- * Taking a zone over stops the kernel driving anything bound to it: every
- * device bound to one of its active or passive trips that has no power
- * model (a fan) is driven by the step_wise fallback instead.
- */
-static void add_fallback_devices(struct build *b, struct zone *z,
-				 const struct thermal_zone_info *tz)
-{
-	for (size_t i = 0; i < tz->n_bindings; i++) {
-		const struct cdev_binding *bd = &tz->bindings[i];
-		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
-		const struct trip_info *trip = find_trip(tz, bd->trip);
-		struct fallback_device *f;
-
-		if (!cdev || !trip || build_power_device_type(b, cdev) ||
-		    (trip->type != TRIP_ACTIVE && trip->type != TRIP_PASSIVE))
-			continue;
-		f = fallback_for(b, z, cdev);
-		if (f && fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
-			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d trips; "
-			       "the step_wise fallback ignores trip %d", z->name, cdev->id,
-			       cdev->type, FALLBACK_MAX_TRIPS, bd->trip);
-	}
-}
-
 /*
  * A margin of more than half the passive range would aim the zone near or
  * under switch-on; config.c refuses one when the file gives both
@@ -231,7 +170,7 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 	if (tz)
 		take_over(z, tz);
 	if (tz && (!zc || zc->step_wise_fallback))
-		add_fallback_devices(b, z, tz);
+		build_add_fallback_devices(b, z, tz);
 	pa_log(PA_LOG_INFO, "zone %s: %s (%s), switch-on %d m°C, control %d m°C, "
 	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
 	       "controller", z->name, sensor, tz ? tz->type : "combined", z->switch_on_mc,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * The engine while it is built (engine_build.c): the platform as discovered
- * and the actors found so far (engine_actors.c).  Internal to the two.
+ * The engine while it is built (engine_build.c): the platform as discovered,
+ * the actors found so far (engine_actors.c) and the step_wise fallback
+ * (engine_fallback.c).  Internal to the three.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,3 +52,13 @@ struct actor *build_actor_for_cdev(struct build *b, int cdev_id, const struct ac
  */
 struct actor *build_actor_for_config(struct build *b, const struct actor_config *ac, char *why,
 				     size_t why_size);
+
+/**
+ * build_add_fallback_devices() - taking zone @z over stops the kernel
+ * driving anything bound to thermal zone @tz: every device bound to one of
+ * its active or passive trips that has no power model (a fan) is put on
+ * @z's step_wise fallback instead, with those trips.  A device that cannot
+ * be used or does not fit is said and left alone.
+ */
+void build_add_fallback_devices(struct build *b, struct zone *z,
+				const struct thermal_zone_info *tz);

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The running daemon: its state and what the loop (daemon.c), the rescan
+ * (daemon_rescan.c) and the shutdown (daemon_shutdown.c) call of each
+ * other.  Internal to the three.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "daemon.h"
+#include "engine/engine.h"
+#include "metrics.h"
+#include "model_store.h"
+#include "netlink.h"
+#include "power_limit.h"
+#include "saved.h"
+#include "schedule.h"
+#include "trace.h"
+#include "zone_notes.h"
+
+#define USEC_PER_MSEC UINT64_C(1000)
+/* Events come in bursts (a module loads several devices): rescan once. */
+#define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
+
+struct pa_config;
+
+struct daemon {
+	sd_event *event;
+	sd_event_source *tick;
+	sd_event_source *rescan;
+	const struct options *opts;
+	struct pa_config *config;
+	struct engine engine;
+	struct saved saved;
+	struct model_store models;
+	struct trace trace;
+	struct netlink *netlink;
+	struct bus *bus;
+	struct bus_view view;
+	struct power_limit limit;
+	uint64_t start_us;
+	struct schedule schedule;
+	bool *was_active;
+	struct zone_notes *notes;
+	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
+	struct metrics metrics;
+	bool ready;
+	bool rescan_for_event;
+	bool looking;
+	char status[512];
+};
+
+/** daemon_now_us() - the event loop's monotonic time of this iteration, us. */
+uint64_t daemon_now_us(const struct daemon *d);
+
+/**
+ * daemon_reset_schedule() - per-zone schedule and reports for the current
+ * engine; every zone due now.  An actor's limiting reason, carried over a
+ * rebuild, is not said again.  Return: 0 or -ENOMEM.
+ */
+int daemon_reset_schedule(struct daemon *d);
+
+/**
+ * daemon_on_tick() - the tick timer's handler: runs the zones due now,
+ * reports them, and arms the tick for the next.  @userdata: the daemon.
+ * Return: 0.
+ */
+int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata);
+
+/**
+ * daemon_schedule_rescan() - a rescan in @delay_us, us, unless one is armed
+ * sooner.  RESCAN_DELAY_US is for an event (said at info level), anything
+ * else a retry (said at debug level).
+ */
+void daemon_schedule_rescan(struct daemon *d, uint64_t delay_us);
+
+/**
+ * daemon_build_engine() - engine_build() with descriptors held aside:
+ * zones beyond the open files limit are skipped, and the state file,
+ * netlink and the bus still find descriptors.  A rebuild builds while the
+ * old engine is open, so it needs about twice the descriptors.  @say_all:
+ * say again what the last build said.  Return: engine_build()'s.
+ */
+int daemon_build_engine(struct engine *e, const struct pa_config *cfg, bool say_all);
+
+/**
+ * daemon_rebuild() - replaces the engine with one built from @cfg.  A
+ * @reload that cannot build every configured zone is rejected and the
+ * running engine stays (an optional actor that is missing does not reject
+ * it).  Return: 0, -EINVAL when rejected, or another negative errno.
+ */
+int daemon_rebuild(struct daemon *d, const struct pa_config *cfg, bool reload);
+
+/**
+ * daemon_retry_if_incomplete() - after every build: retry while configured
+ * devices or zones are missing, said once when the daemon starts looking.
+ */
+void daemon_retry_if_incomplete(struct daemon *d);
+
+/**
+ * daemon_on_rescan() - the rescan timer's handler: rebuilds from the
+ * running config and runs the tick.  @userdata: the daemon.  Return: 0.
+ */
+int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata);
+
+/** daemon_save_state() - writes the state file; a daemon that cannot is still worth running. */
+void daemon_save_state(struct daemon *d);
+
+/**
+ * daemon_teardown() - restores what was taken over and frees everything.
+ * Return: files not restored.
+ */
+size_t daemon_teardown(struct daemon *d);
