@@ -39,9 +39,9 @@ struct pid_gains {
 /* The default mode's derivative filter: a first-order low pass over this many periods. */
 #define PID_DERIVATIVE_FILTER_PERIODS 2
 
-/* The integral learnt under the aim is at most this many times the P term on the same error. */
+/* The integral learnt under the aim is at most this many times the P term on its error ... */
 #define PID_UNDER_CAP 4
-/* ... and learnt only this many control margins or more under the aim (the OPP ripple stays inside). */
+/* ... and learnt only this many control margins or more under the aim (past the OPP ripple). */
 #define PID_UNDER_BAND 2
 
 /**
@@ -188,7 +188,7 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
  */
 void pid_tune_gains(struct pid_gains *gains);
 
-/** pid_default_fixes() - set @fixes to the default mode's documented defaults (powerallocd.conf(5)). */
+/** pid_default_fixes() - set @fixes to the default mode's defaults (powerallocd.conf(5)). */
 void pid_default_fixes(struct pid_fixes *fixes);
 
 /**
