@@ -23,7 +23,7 @@
  * @timer: fires every @interval_us while a directory is set.
  * @engine: what is written (the daemon's engine, rebuilt in place).
  * @path: the file, "" while there is none.
- * @interval_us: how often it is written, us.
+ * @interval_us: how often it is written, µs.
  * @failed: the last write failed (logged once until one succeeds).
  */
 struct metrics {

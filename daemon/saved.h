@@ -11,14 +11,20 @@
 
 #include "engine/engine.h"
 
+/* Longest value kept, bytes: the attributes restored hold one number or governor name. */
 #define SAVED_VALUE_MAX 64
 
+/** struct saved_entry - one file to restore (@path) and the value found there (@value). */
 struct saved_entry {
 	char path[SYSFS_PATH_MAX];
 	char value[SAVED_VALUE_MAX];
 };
 
-/** struct saved - the set of (path, original value) pairs, in first-seen order. */
+/**
+ * struct saved - the set of (path, original value) pairs, in first-seen order.
+ * @n, @cap: entries used and allocated.
+ * @entries: the pairs.
+ */
 struct saved {
 	size_t n;
 	size_t cap;

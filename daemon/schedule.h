@@ -12,13 +12,14 @@
 
 #include "engine/engine.h"
 
+/* A due time that never comes: the zone waits for an event. */
 #define SCHEDULE_NEVER UINT64_MAX
 /* Slowest polling of a zone whose step_wise fallback has a fan on, ms. */
 #define SCHEDULE_FALLBACK_POLL_MS 1000
 
 /**
  * struct schedule - per-zone due times for one engine.
- * @next_due_us: monotonic time each zone runs next, us (SCHEDULE_NEVER: only
+ * @next_due_us: monotonic time each zone runs next, µs (SCHEDULE_NEVER: only
  *	on an event).
  * @due: per zone, whether it runs in this tick.
  * @idle_poll_ms: the poll of an idle zone, ms; 0 waits for events.

@@ -14,6 +14,7 @@
 
 #include "engine/zone.h"
 
+/** struct trace - the trace file (@file, NULL while closed) and its @path. */
 struct trace {
 	FILE *file;
 	char path[256];

@@ -15,6 +15,8 @@
 
 #include "engine/zone.h"
 
+/* How long under switch-on before "released" (ms), how far over control before
+ * "over control" (m°C), how long at the lowest state before it is said (ms). */
 #define NOTES_RELEASE_QUIET_MS 10000
 #define NOTES_OVER_MC 1000
 #define NOTES_LOWEST_MS 10000
@@ -22,9 +24,11 @@
 /**
  * struct zone_notes - what was said about one zone.
  * @controlling: "controlling" said and "released" not yet.
- * @idle_since_us: since when the zone has been under switch-on, 0 while active.
+ * @idle_since_us: since when the zone has been under switch-on, monotonic
+ *	µs; 0 while active.
  * @over: "over control" said, and the zone not back under control since.
- * @lowest_since_us: per actor, since when it has been at its deepest state (0: not).
+ * @lowest_since_us: per actor, since when it has been at its deepest state,
+ *	monotonic µs (0: not).
  * @lowest_said: per actor, that was said.
  * @reason: the zone's limiting reason last said.
  * @tuned: the default controller was last said to run on the model.

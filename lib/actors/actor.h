@@ -26,7 +26,7 @@
  * struct cycle_sample - what every actor of a cycle sees.
  * @prev, @cur: /proc/stat at the previous and at this cycle (read once per
  *	cycle for all zones).
- * @now_us: monotonic time of this cycle, us.
+ * @now_us: monotonic time of this cycle, µs.
  */
 struct cycle_sample {
 	const struct cpu_stat *prev;
@@ -82,7 +82,7 @@ struct actor_ops {
  * @kind: see enum actor_kind.
  * @name: its cooling device or device name ("cpufreq-cpu0", "intel-rapl:0").
  * @cdev_id: the cooling_deviceN it drives, -1 for none.
- * @weight_q10: weight in the budget division, Q10.
+ * @weight_q10: weight in the budget division, Q10 (1024 = 1.0).
  * @table: power of one CPU (or the device) per frequency.
  * @source: where @table came from.
  * @capacity: throughput of one of its CPUs at the top OPP (cpu_capacity,
@@ -93,10 +93,10 @@ struct actor_ops {
  * @load_pct: sum of per-CPU loads (percent each), or the device's load.
  * @saturated: how many of its CPUs (or 1 for the device) were busy at or
  *	above CPU_LOAD_SATURATED_PCT: their load may want more than it shows.
- * @freq_khz: current frequency.
+ * @freq_khz: current frequency, kHz.
  * @req_mw, @max_mw, @min_mw: requested, maximum and minimum power, mW.
- * @granted_mw: the grant applied.
- * @state, @max_state: cooling state written and its maximum.
+ * @granted_mw: the grant applied, mW.
+ * @state, @max_state: cooling state written (0 = no limit) and its maximum.
  * @carry_mw: what its grants left unspent between OPPs, carried into the
  *	next period when its zones dither grants (dither.h), mW.
  * @retry: its failed writes (counted; the engine retries with backoff).

@@ -7,10 +7,10 @@
  * is one frequency for all the actor's policies, written only when it
  * changes; the original scaling_max_freq of each is restored.  Policies are
  * discovered through libcpupower, but scaling_max_freq is written through
- * lib/sysfs, opened once with O_NOFOLLOW like every file powerallocd writes
- * (libcpupower opens the file at each write and follows links).
- * Where the driver lists no frequencies, the power table's frequencies
- * within the hardware limits are the steps.
+ * lib/platform/sysfs.c, opened once with O_NOFOLLOW like every file
+ * powerallocd writes (libcpupower opens the file at each write and follows
+ * links).  Where the driver lists no frequencies, the power table's
+ * frequencies within the hardware limits are the steps.
  */
 #include <inttypes.h>
 #include <stdio.h>

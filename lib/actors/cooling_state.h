@@ -12,9 +12,10 @@
 /**
  * struct cooling_state - cooling_deviceN/cur_state.
  * @id: N.
+ * @read, @write: cur_state, opened once for each.
  * @max_state: the device's max_state.
  * @original: cur_state when opened.
- * @written: the state last written (or found).
+ * @written: the state last written (or found), for writing only changes.
  */
 struct cooling_state {
 	int id;

@@ -102,7 +102,7 @@ struct sensor_config {
  *	(otherwise the zone's first and last passive trips; both are set for
  *	a combined sensor, which has no trips of its own).
  * @sustainable_power_mw: mW; 0 = from sysfs, else estimated.
- * @period_ms: control period while active.
+ * @period_ms: control period while active, ms.
  * @controller: control law.
  * @gains: gain overrides, valid for the bits set in @gains_set.
  * @fixes: the default mode's fixes (documented defaults unless set).
@@ -137,11 +137,12 @@ struct zone_config {
  * struct pa_config - the whole validated configuration.
  * @path: the file it came from.
  * @log_level: maximum priority logged.
- * @idle_poll_ms: polling period while every zone is below switch-on; 0 = events only.
+ * @idle_poll_ms: polling period while every zone is below switch-on, ms;
+ *	0 = events only.
  * @trace_file: CSV trace path, "" for none.
  * @metrics_dir: where the metrics file for node_exporter's textfile
  *	collector is written, "" for none.
- * @metrics_interval_ms: how often it is written.
+ * @metrics_interval_ms: how often it is written, ms (METRICS_INTERVAL_*_MS).
  * @zones, @n_zones: configured zones; none = configure from the kernel's bindings.
  */
 struct pa_config {

@@ -17,6 +17,11 @@
 /* Absolute temperatures this small (m°C) were typed in °C. */
 #define TEMP_IN_C_MAX 200
 
+/**
+ * struct parse_ctx - one file being parsed.
+ * @file: its name, for an error whose setting names no file.
+ * @err: where cfg_fail() records an error.
+ */
 struct parse_ctx {
 	const char *file;
 	struct pa_config_error *err;

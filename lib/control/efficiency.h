@@ -21,7 +21,7 @@
  *	the biggest CPU); a throughput unit per MHz is capacity / top MHz.
  * @weight_q10: the zone's weight for the actor (1024 = 1.0): multiplies its
  *	throughput's value.
- * @max_mw: the most the actor may be granted.
+ * @max_mw: the most the actor may be granted, mW.
  */
 struct eff_actor {
 	const struct power_table *table;
@@ -43,6 +43,7 @@ struct eff_actor {
  * headroom, so an idle actor is not starved when power is to spare; with no
  * demand at all every actor gets its max.  Grants never exceed @max_mw and
  * add up to at most @budget_mw.
+ * @grants_mw: out: one grant per actor, mW.
  */
 void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
 		       uint32_t *grants_mw);
@@ -50,6 +51,7 @@ void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget
 /**
  * efficiency_best_throughput() - the most weighted throughput any mix of the
  * actors' OPPs (time-shared) delivers within @budget_mw: the value of the
- * greedy efficiency_divide() starts from.  The simulator's physical limit.
+ * greedy efficiency_divide() starts from, in the units of eff_actor's
+ * capacity x weight.  The simulator's physical limit.
  */
 double efficiency_best_throughput(const struct eff_actor *actors, size_t n, double budget_mw);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Trips one device may be bound to in one zone. */
 #define FALLBACK_MAX_TRIPS 16
 
 struct actor;
@@ -21,7 +22,7 @@ struct actor;
  * @trip_mc, @hyst_mc: their temperatures and hysteresis, ascending, m°C.
  * @crossed: whether each trip counts as crossed (until the temperature
  *	falls below the trip minus its hysteresis).
- * @state: the state this zone asks of the device.
+ * @state: the cooling state this zone asks of the device (0 = none).
  */
 struct fallback_device {
 	struct actor *actor;

@@ -44,9 +44,10 @@ enum limit_reason {
  * struct limit_tracker - one zone's or actor's reasons.
  * @now: the reason of the last period.
  * @shown: the reason shown.
- * @shown_us: the last period whose reason was @shown (or a more severe one).
- * @updated_us: the last period's time (0: none yet).
- * @limited_us: the time spent with a reason other than none, us (each
+ * @shown_us: the last period whose reason was @shown (or a more severe
+ *	one), monotonic µs.
+ * @updated_us: the last period's time, monotonic µs (0: none yet).
+ * @limited_us: the time spent with a reason other than none, µs (each
  *	interval counted with the reason at its start).
  */
 struct limit_tracker {

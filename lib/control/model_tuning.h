@@ -2,27 +2,27 @@
 #pragma once
 /*
  * The default controller's feed-forward and gains from the zone's learnt
- * thermal model (lib/control/thermal_model.h).  Pure computation.  The rule and the
- * measurements behind its constants are in doc/control-tuning.md.
+ * thermal model (thermal_model.h).  Pure computation.  The rule, why it
+ * has this form and the measurements behind its constants are in
+ * doc/control-tuning.md.
  *
  * While the model is not confident the zone runs on its prior: the
  * configured (device-tree, or estimated) sustainable power as feed-forward
- * and the kernel's gains from it (pid_default_gains()).  Once the model's
- * confidence reaches MODEL_TUNING_ENGAGE, the feed-forward is the learnt
- * sustainable power P and the gains are
+ * and the kernel's gains from it (pid_default_gains(), pid_tune_gains()).
+ * Once the model's confidence reaches MODEL_TUNING_ENGAGE, the
+ * feed-forward is the learnt sustainable power P (mW) and the gains are
  *
- *   k_po = k_pu = MODEL_TUNING_LOOP_GAIN x P / (control - MODEL_TUNING_AMBIENT)
- *   k_i  = k_pu / MODEL_TUNING_INTEGRAL_PERIODS             (per period)
+ *   k_po = k_pu = MODEL_TUNING_LOOP_GAIN x P / (control - ambient)   mW per °C
+ *   k_i  = k_pu / MODEL_TUNING_INTEGRAL_PERIODS                      per period
  *
- * (control - ambient) / P is the zone's whole thermal resistance as the
- * learnt sustainable power measures it (the model's own gain and time
- * constant are too weakly identified in a held zone to tune on), so the
- * proportional loop gain is MODEL_TUNING_LOOP_GAIN at steady state and at
- * most 0.4 of it, 5, through a die that holds up to 0.4 of the resistance.
- * The loop cycles at 10.5-21 there with a 0.5 s die: a gain margin of 2 at
- * the fastest, largest die of the benchmark's range.  The model is left
- * again when its confidence falls under MODEL_TUNING_RELEASE (a changed
- * plant); both switches keep the budget continuous (pid_retune()).
+ * with ambient MODEL_TUNING_AMBIENT_MC and control - ambient at least
+ * MODEL_TUNING_MIN_GAP_MC.  (control - ambient) / P is the zone's whole
+ * thermal resistance as the learnt sustainable power measures it (the
+ * model's own gain and time constant are too weakly identified in a held
+ * zone to tune on), so the proportional loop gain is
+ * MODEL_TUNING_LOOP_GAIN at steady state.  The model is left again when
+ * its confidence falls under MODEL_TUNING_RELEASE (a changed plant); both
+ * switches keep the budget continuous (pid_retune()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,10 +30,19 @@
 #include "pid.h"
 #include "thermal_model.h"
 
-/* The model's confidence at which its values are taken, and under which they are left. */
+/*
+ * The model's confidence (0..1) at which its values are taken, and under
+ * which they are left.  0.05 is a standard deviation of 44 % of the learnt
+ * sustainable power: a zone held far under control by a bad prior never
+ * gets much surer than that, and the gains tolerate an error of 2 x.
+ */
 #define MODEL_TUNING_ENGAGE 0.05
 #define MODEL_TUNING_RELEASE 0.02
-/* Proportional gain x the zone's thermal resistance (dimensionless). */
+/*
+ * Proportional gain x the zone's thermal resistance (dimensionless): 12.5
+ * is a loop gain of at most 5 through a die that holds up to 0.4 of the
+ * resistance, half the 10.5 at which such a die of 0.5 s starts to cycle.
+ */
 #define MODEL_TUNING_LOOP_GAIN 12.5
 /* The ambient the rule assumes, m°C; the gap to control is taken as at least 10 °C. */
 #define MODEL_TUNING_AMBIENT_MC 25000
@@ -61,8 +70,9 @@ struct model_tuning {
  * sustainable power.
  * @sustainable_mw: learnt sustainable power, mW.
  * @control_mc: control temperature, m°C.
- * @gains: k_po, k_pu, k_i as the file comment says, in pid_gains' units;
- *	k_d and the integral cutoff 0.
+ * @gains: out: k_po, k_pu, k_i as the file comment says, in pid_gains'
+ *	units (Q10, at least 1, saturated at INT32_MAX); k_d and the integral
+ *	cutoff 0.
  */
 void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_gains *gains);
 
@@ -70,7 +80,8 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
  * model_tuning_apply() - one period's parameters for a default-mode zone.
  * @t: the zone's tuning state.
  * @prior: the zone's parameters from its configuration (the prior).
- * @est: the model's current estimate.
+ * @est: the model's current estimate (its sustainable power under 1 mW
+ *	disengages).
  * @control_mc: control temperature, m°C.
  * @run: set to @prior, or to @prior with the model's feed-forward and
  *	gains when engaged.

@@ -124,11 +124,9 @@ static void integral_bleed(const struct pid_fixes *f, struct pid_state *s, int64
 /*
  * The error integral_under works on, Q10 m°C: what is left beyond
  * PID_UNDER_BAND control margins under the aim.  The margin is the room
- * left above the aim for the zone's ripple (one period at the next OPP up
- * heats the simulated RK3399 by 0.15-0.2 °C), which swings as far below
- * it; learning inside the ripple only lifts its top through the margin,
- * while the offset p leaves under a burst (0.7 °C on the XU4) is far
- * outside it.
+ * left above the aim for the zone's OPP ripple, which swings as far below
+ * it; learning inside the ripple would only lift its top through the
+ * margin, while the offset p leaves under a burst is far outside it.
  */
 static int64_t under_error(const struct pid_fixes *f, int64_t err)
 {
@@ -142,9 +140,7 @@ static int64_t under_error(const struct pid_fixes *f, int64_t err)
  * its own every period, held back or not, at PID_UNDER_CAP times p on that
  * error: the cap shrinks as the zone warms and is 0 from the band's edge
  * up, so nothing learnt on the way up is left to carry the zone over
- * control.  (Kept in err_integral and capped only while learning, it was:
- * the RK3399 crossed its aim with 480 mW learnt and grazed control by
- * 0.01-0.04 °C.)
+ * control.
  */
 static int64_t integral_under(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
@@ -199,17 +195,17 @@ static int64_t integral_default(const struct pid_params *pp, struct pid_state *s
 	       integral_under(pp, s, err);
 }
 
-/*
- * The kernel's derivative: div_frac(mul_frac(k_d, derr), period_ms) treats
- * the period as Q10 although it is an integer, so the term comes out 1024
- * times larger than its formula; prev_err starts at 0 after a reset.
- */
 /* err - prev_err, bounded like err itself so that k_d * derr fits. */
 static int64_t error_change(const struct pid_state *s, int64_t err)
 {
 	return clamp64(err - s->prev_err, -int_to_frac(ERR_LIMIT_MC), int_to_frac(ERR_LIMIT_MC));
 }
 
+/*
+ * The kernel's derivative, Q10 mW: div_frac(mul_frac(k_d, derr), period_ms)
+ * treats the period as Q10 although it is an integer, so the term comes out
+ * 1024 times larger than its formula; prev_err starts at 0 after a reset.
+ */
 static int64_t derivative_kernel(const struct pid_params *pp, struct pid_state *s, int64_t err)
 {
 	int64_t d = mul_frac(pp->gains.k_d, error_change(s, err));

@@ -39,14 +39,15 @@ struct pid_gains {
 /* The default mode's derivative filter: a first-order low pass over this many periods. */
 #define PID_DERIVATIVE_FILTER_PERIODS 2
 
-/* The integral learnt under the aim is at most this many times the P term. */
+/* The integral learnt under the aim is at most this many times the P term on its error ... */
 #define PID_UNDER_CAP 4
-/* ... and learnt only this many control margins or more under the aim. */
+/* ... and learnt only this many control margins or more under the aim (past the OPP ripple). */
 #define PID_UNDER_BAND 2
 
 /**
  * struct pid_fixes - the fixes the default mode makes to the kernel's law
- * that a configuration can turn off.  Three more are always made: the
+ * that a configuration can turn off (powerallocd.conf(5); what each is
+ * worth: doc/control-quality.md).  Three more are always made: the
  * integral is bounded by max_power + sustainable_power (so that it can
  * always cancel the feed-forward) and clamped there, where the kernel stops
  * integrating at |i| < max_power; the derivative has the units its formula
@@ -65,26 +66,24 @@ struct pid_gains {
  *	below its maximum (pid_state.held_back), integrate the error beyond
  *	that band at this fraction (Q10, 0..1024) of k_i, into its own term
  *	(pid_state.under_integral) capped every period at PID_UNDER_CAP times
- *	the proportional term on that error.  The proportional term holds a
- *	zone whose actors need more than the sustainable power (a burst on a
- *	heatsink not yet warm) under its aim by (their power - sustainable) /
- *	k_pu: the simulated XU4's bursts peaked 0.7 °C under it.  The cap ties
- *	the learnt part to the error, so it is gone at the band's edge and
+ *	the proportional term on that error.  It learns what a zone lacks
+ *	whose actors need more than the sustainable power (a burst on a
+ *	heatsink not yet warm): the proportional term alone holds such a
+ *	zone (their power - sustainable) / k_pu under its aim, and the
+ *	kernel's law integrates nothing under control.  The cap ties
+ *	the learnt part to the error, so it is 0 from the band's edge up and
  *	cannot wind up over a slow approach; the band leaves the OPP ripple
- *	alone.  The kernel integrates nothing under control.  0 = off.
+ *	alone.  0 = off.
  * @clamp_sustainable_power: clamp the sustainable power to
  *	[min_power, max_power] of the zone's actors.
  * @tuned_gains: until the model is confident, the kernel's estimated
  *	gains scaled by pid_tune_gains() instead of the estimates themselves.
  * @control_margin_mc: aim this far below the control temperature, m°C.
- *	The grants move the actors in OPP steps, and a zone held at control
- *	ripples around it as an actor steps up and back, so its peaks pass
- *	control by a few hundredths (the simulated RK3399 under a steady
- *	load: 74.89 °C with its GPU at 297 MHz, 75.01 when it steps to 400).
- *	Aiming that much lower keeps them under it; the kernel's law, whose
- *	under-control gain is a sixth of the tuned one, sits lower anyway.
- *	At most half of control - switch-on (engine_build.c).  0 = aim at
- *	control, as the kernel does.
+ *	The grants move the actors in OPP steps, and a zone held at its aim
+ *	ripples around it as an actor steps up and back, by a few hundredths
+ *	of a °C; aiming the margin lower keeps those peaks under control.
+ *	At most pid_control_margin_limit_mc() (config.c, engine_build.c).
+ *	0 = aim at control, as the kernel does.
  * @dither_grants: carry the part of a grant an actor's OPPs leave unspent
  *	into its next period (dither.h), so that it alternates between the
  *	two OPPs around its grant and spends the grant on average, where the
@@ -144,8 +143,16 @@ struct pid_state {
 };
 
 /**
- * struct pid_output - one period's result and its parts, for traces.
- * Fields hold the kernel's trace values: frac_to_int() of each term.
+ * struct pid_output - one period's result and its parts, for traces: the
+ * kernel's trace values, frac_to_int() of each term.
+ * @err_mc: the error, aim - temperature, m°C.
+ * @err_integral_mc: the integrated error, err_integral + under_integral, m°C.
+ * @p_mw: the proportional term, mW.
+ * @i_mw: the integral term, mW.
+ * @d_mw: the derivative term, mW.
+ * @sustainable_power_mw: the feed-forward used (clamped when
+ *	pid_fixes.clamp_sustainable_power), mW.
+ * @budget_mw: the budget pid_step() returned, mW.
  */
 struct pid_output {
 	int64_t err_mc;
@@ -162,8 +169,9 @@ struct pid_output {
  * @sustainable_power_mw: mW.
  * @switch_on_mc: switch-on temperature, m°C.
  * @control_mc: control temperature, m°C.
- * @gains: k_po = (SP << 10) / dT, k_pu = (2 SP << 10) / dT,
- *	k_i = max(k_pu / 10, 1), k_d = 0, integral_cutoff = 0, dT = control - switch_on.
+ * @gains: out: k_po = (SP << 10) / dT, k_pu = (2 SP << 10) / dT (Q10 mW
+ *	per m°C, saturated at INT32_MAX), k_i = max(k_pu / 10, 1), k_d = 0,
+ *	integral_cutoff = 0, with dT = control - switch_on in m°C.
  * Return: 0, or -EINVAL when control_mc <= switch_on_mc.
  */
 int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
@@ -171,22 +179,23 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
 
 /**
  * pid_tune_gains() - the default mode's gains before its model is
- * confident: the kernel's estimates with k_po x 3 (shed power three times
- * as fast above control: a sustainable power configured too high otherwise
- * carries the first approach further over), saturating at INT32_MAX.
- * k_pu and k_i stay the kernel's: their x6 and x8 made loops whose plant
- * had more gain than the configuration said cycle (doc/control-tuning.md).
+ * confident (pid_fixes.tuned_gains): the kernel's estimates with k_po x 3,
+ * saturating at INT32_MAX; k_pu and k_i stay the kernel's.  Shedding power
+ * three times as fast above control keeps a sustainable power configured
+ * too high from carrying the first approach far over (4 x too high: 0.51
+ * °C over instead of 0.96; doc/control-tuning.md).
+ * @gains: in: pid_default_gains()' result; out: the tuned gains.
  */
 void pid_tune_gains(struct pid_gains *gains);
 
-/** pid_default_fixes() - the default mode's documented defaults (see powerallocd.conf(5)). */
+/** pid_default_fixes() - set @fixes to the default mode's defaults (powerallocd.conf(5)). */
 void pid_default_fixes(struct pid_fixes *fixes);
 
 /**
  * pid_control_margin_limit_mc() - the largest control margin a zone may
  * have: half of @control_mc - @switch_on_mc (m°C), so that the point aimed
- * at stays in the upper half of the passive range.  0 when control is not
- * above switch-on.
+ * at stays in the upper half of the passive range.
+ * Return: the limit, m°C; 0 when control is not above switch-on.
  */
 uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc);
 
@@ -199,12 +208,13 @@ uint32_t pid_control_margin_limit_mc(int32_t switch_on_mc, int32_t control_mc);
  * @from: the parameters the last period ran on.
  * @to: the parameters the next period runs on.
  * @state: the controller's memory (unchanged while it is not primed).
- * @min_power_mw, @max_power_mw: as pid_step() takes them (the feed-forward clamp).
+ * @min_power_mw, @max_power_mw: as pid_step() takes them (the feed-forward
+ *	clamp), mW.
  */
 void pid_retune(const struct pid_params *from, const struct pid_params *to,
 		struct pid_state *state, uint32_t min_power_mw, uint32_t max_power_mw);
 
-/** pid_reset() - forget the integral and the previous error (zone fell below switch-on). */
+/** pid_reset() - forget @state's integrals and previous error (the zone fell below switch-on). */
 void pid_reset(struct pid_state *state);
 
 /**

@@ -92,6 +92,7 @@ uint32_t power_table_power_to_freq(const struct power_table *table, uint32_t pow
  * State k is the k-th highest frequency (state 0 = no throttling); a
  * frequency between OPPs maps to the state of the OPP below it, and one
  * below every OPP to the deepest state.
+ * Return: the state, 0 for an empty table.
  */
 unsigned int power_table_freq_to_state(const struct power_table *table, uint32_t freq_khz);
 
@@ -103,9 +104,9 @@ unsigned int power_table_max_state(const struct power_table *table);
 
 /**
  * power_table_requested_power() - power a policy is using now, mW.
- * @freq_khz: its current frequency.
+ * @freq_khz: its current frequency, kHz.
  * @load_pct: sum of its CPUs' loads (percent each).
- * Return: P(freq) * load / 100 (the kernel's get_dynamic_power()).
+ * Return: P(freq) * load / 100, mW (the kernel's get_dynamic_power()).
  */
 uint32_t power_table_requested_power(const struct power_table *table, uint32_t freq_khz,
 				     uint32_t load_pct);

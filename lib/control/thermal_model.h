@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The parameters fitted: a, g, B and c of the model above. */
 #define THERMAL_MODEL_N 4
 
 /* A block is this many zone periods, within the bounds below (ms). */
@@ -57,7 +58,8 @@ struct thermal_estimate {
  * struct thermal_model - the estimator's state (see the file comment).
  * @block_s: block length, s.
  * @ref_c: Tref, the control temperature, °C.
- * @prior: the parameters the configured sustainable power suggests.
+ * @prior: the parameters (a, g, B, c) the configured sustainable power
+ *	suggests.
  * @gain_min_k_per_w, @gain_max_k_per_w: the bounds of the gain, K/W.
  * @floor: the prior's information (diagonal): forgetting keeps it, so a
  *	parameter the blocks stop telling about goes back to its prior.
@@ -66,7 +68,7 @@ struct thermal_estimate {
  * @block_elapsed_s, @block_temp_cs, @block_energy_j: the block being
  *	filled: its time, its temperature's integral (°C s), its energy (J).
  * @have_prev: the previous block is complete and contiguous with this one.
- * @prev_temp_c, @prev_power_w: its mean temperature and power.
+ * @prev_temp_c, @prev_power_w: its mean temperature (°C) and power (W).
  * @info, @rhs: the normal equations (information matrix and right side).
  * @theta: a, g, B, c of the file comment, within their physical bounds.
  * @noise_var: forgotten mean of the normalised squared one-step prediction
@@ -107,7 +109,7 @@ struct thermal_model {
 /**
  * thermal_model_init() - a model that knows only its prior.
  * @m: the model.
- * @period_ms: the zone's control period (sets the block length).
+ * @period_ms: the zone's control period, ms (sets the block length).
  * @control_mc: the zone's control temperature, m°C.
  * @prior_sustainable_mw: the configured (or estimated) sustainable power,
  *	mW: the prior, with a confidence of 0.
@@ -191,6 +193,7 @@ int thermal_model_import(struct thermal_model *m, const struct thermal_model_sta
  * x the power), along the slow time constant.  The die's fast rise over the
  * case (est->fast_gain_k_per_w) settles within a block, so the reading now
  * already holds it for the power now.
+ * Return: the predicted temperature, m°C.
  */
 int32_t thermal_model_predict_mc(const struct thermal_estimate *est, int32_t temp_mc,
 				 uint32_t power_mw, double forecast_s);

@@ -89,7 +89,7 @@ int engine_sample_load(struct engine *e);
  * Every zone counts its actors' power for its thermal model; the zones
  * due feed it their reading (zone_observe()).  Last, the zones due and
  * every actor track why they are limited (engine_track_limits()).
- * @now_us: monotonic time, us.
+ * @now_us: monotonic time, µs.
  * @due: per zone, whether it runs now; NULL runs them all.
  * An actor whose write failed while its device is still there is counted
  * (actor->retry) and left alone until its backoff ends (lib/control/write_retry.h).
@@ -133,11 +133,12 @@ long engine_zone_index(const struct engine *e, const struct zone *z);
  * device (actor_adopt(): carry, grant, failed writes, the values found when
  * the device was first opened).  A zone is the same when its thermal zone
  * and name are: it keeps its original policy, readings, rise and fallback
- * states, its limiting reasons and time limited, and, while its law and its switch-on and control temperatures
- * are unchanged, its controller's memory (PID state, budget, grants,
- * step_wise states, whether it is active), even when its actors or gains
- * changed, and, while its actors and their power tables, control
- * temperature and period are the same, its thermal model.  Opens and writes nothing.
+ * states, its limiting reasons and time limited, and, while its law and
+ * its switch-on and control temperatures are unchanged, its controller's
+ * memory (PID state, budget, grants, step_wise states, whether it is
+ * active), even when its actors or gains changed, and, while its actors
+ * and their power tables, control temperature and period are the same,
+ * its thermal model.  Opens and writes nothing.
  */
 void engine_adopt_state(struct engine *e, const struct engine *old);
 

@@ -20,6 +20,7 @@
 #include "control/model_tuning.h"
 #include "control/thermal_model.h"
 
+/* Actors one zone divides its budget among. */
 #define ZONE_MAX_ACTORS 64
 /* Cooling devices without a power model one zone drives (fans, ...). */
 #define ZONE_MAX_FALLBACK 8
@@ -34,6 +35,14 @@
 #define ZONE_MODEL_CONFIDENT 0.9
 #define ZONE_MODEL_DEPARTS_PCT 25
 
+/**
+ * enum sustainable_power_source - where a zone's configured sustainable
+ * power (its controller's prior) came from.
+ * @SP_FROM_CONFIG: the configuration's sustainable_power.
+ * @SP_FROM_SYSFS: the thermal zone's sustainable_power (the device tree).
+ * @SP_ESTIMATED: the sum of the actors' lowest powers, as the kernel
+ *	estimates it (zone_estimate_sustainable_power()).
+ */
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
 	SP_FROM_SYSFS,
@@ -52,7 +61,7 @@ enum sustainable_power_source {
  * @inputs, @n_inputs: the thermal zones it reads, each open for the zone's
  *	life (lib/platform/sensor.c reads a slow one on a thread).
  * @sensor_offset_mc: added to a combined reading, m°C.
- * @switch_on_mc, @control_mc: m°C.
+ * @switch_on_mc, @control_mc: switch-on and control temperatures, m°C.
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
  * @pid_run: what the last period ran on: @pid, or for the default
@@ -62,17 +71,18 @@ enum sustainable_power_source {
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over.
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
- * @request_mw: this period's request per actor, as the division took it
- *	(the actor's, or with saturated_request what its saturated CPUs ask).
- * @grant_mw: this period's grant per actor (max power while inactive).
+ * @request_mw: this period's request per actor, mW, as the division took
+ *	it (the actor's, or with saturated_request what its saturated CPUs ask).
+ * @grant_mw: this period's grant per actor, mW (max power while inactive).
  * This period's results, for logs, traces and D-Bus:
- * @temp_mc, @active, @budget_mw, @pid_out.
+ * @temp_mc (m°C), @active (at or above switch-on), @budget_mw (mW),
+ * @pid_out (pid_step()'s terms).
  * @sensor_failed: the last read failed, of every input (logged once until
  *	it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
  * @step_state: step_wise: the state the zone asks of each actor.
- * @prev_temp_mc: the previous period's temperature (the trend step_wise and
- *	the fallback follow).
+ * @prev_temp_mc: the previous period's temperature, m°C (the trend
+ *	step_wise and the fallback follow).
  * @fallback, @n_fallback: devices bound to the zone without a power model,
  *	driven by the step_wise fallback in every period, active or not.
  * @rise: how fast the zone has lately heated, from its readings (the
@@ -80,8 +90,8 @@ enum sustainable_power_source {
  *	before the next idle poll).
  * @model: its thermal response, learnt from every period, active or idle
  *	(the default controller tunes itself on it once it is confident).
- * @observed_us: the last engine cycle its actors' power was counted at (0:
- *	none yet).
+ * @observed_us: the last engine cycle its actors' power was counted at,
+ *	monotonic µs (0: none yet).
  * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
  *	the model's last sample (mJ), and over how long (µs).
  * @model_departure_said: the journal said that the learnt sustainable power
@@ -181,6 +191,8 @@ uint32_t zone_feed_forward_mw(const struct zone *z);
  * zone_observe_power() - count the power the zone's actors drew since the
  * previous engine cycle (each actor's request: what it uses now, from its
  * table and load) towards the model's next sample.  Every cycle, due or not.
+ * @z: the zone.
+ * @now_us: this engine cycle's time, monotonic µs.
  */
 void zone_observe_power(struct zone *z, uint64_t now_us);
 

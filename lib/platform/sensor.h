@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * A thermal zone's temperature sensor, read so that one slow sensor cannot stall
- * the single loop that runs every zone (a zone's sensor
- * combines one or more of them: lib/engine/zone_sensor.h).  Each read on the loop is timed; the
- * first that takes SENSOR_SLOW_MS or more (a sensor behind a slow I2C or
- * SMBus, a firmware call) is logged once with its time, and from then on a
- * thread of its own reads that sensor at the zone's period while the loop
- * takes its latest reading without waiting.  The reader outlives an engine
- * that a rebuilt one replaces: an input opened on the same file takes it
- * over,
- * so the slow sensor is neither read on the loop nor logged again.
+ * A thermal zone's temperature sensor, read so that one slow sensor cannot
+ * stall the single loop that runs every zone (a zone's sensor combines one
+ * or more of them: lib/engine/zone_sensor.h).  Each read on the loop is
+ * timed; the first that takes SENSOR_SLOW_MS or more (a sensor behind a
+ * slow I2C or SMBus, a firmware call) is logged once with its time, and
+ * from then on a thread of its own reads that sensor at the zone's period
+ * while the loop takes its latest reading without waiting.  The reader
+ * outlives an engine that a rebuilt one replaces: an input opened on the
+ * same file takes it over, so the slow sensor is neither read on the loop
+ * nor logged again.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,10 +27,9 @@
 /*
  * A reading from the thread is too old to use once it is older than twice
  * the slowest read the sensor took (counted at most SENSOR_STOP_MS) plus
- * this many of the zone's periods:
- * the sensor is stuck in a read, and the zone takes the path of a failed
- * read.  The slowest, not the last: a sensor whose reads vary does not
- * flap between fresh and stuck.
+ * this many of the zone's periods: the sensor is stuck in a read, and the
+ * zone takes the path of a failed read.  The slowest, not the last: a
+ * sensor whose reads vary does not flap between fresh and stuck.
  */
 #define SENSOR_STALE_PERIODS 3
 /*
@@ -73,7 +72,7 @@ struct sensor_input {
 int sensor_open(struct sensor_input *in, const char *path);
 
 /**
- * sensor_start() - once the period of the zone @zone is known (@period_ms):
+ * sensor_start() - once the period of the zone @zone is known (@period_ms, ms):
  * the first read, timed, so that a slow sensor leaves the loop before the
  * zone's first period; or the reader taken over reads at that period.
  */

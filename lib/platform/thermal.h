@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Room for a type or policy name, and the most trips and bindings kept per zone. */
 #define THERMAL_NAME_MAX 64
 #define THERMAL_MAX_TRIPS 16
 #define THERMAL_MAX_BINDINGS 32
@@ -47,7 +48,7 @@ struct cdev_binding {
  * @policy: the governor in charge when discovered.
  * @available_policies: as the kernel lists them.
  * @mode: "enabled" or "disabled" ("" when the kernel has no mode file).
- * @sustainable_power_mw: 0 when not set.
+ * @sustainable_power_mw: its sustainable_power, mW; 0 when not set.
  * @trips: the trips that could be read, in index order.
  * @bindings: the cdevK links that could be read.
  */
