@@ -21,8 +21,8 @@
 #include "schedule.h"
 #include "trace.h"
 #include "zone_notes.h"
+#include "control/time_units.h"
 
-#define USEC_PER_MSEC UINT64_C(1000)
 /* Events come in bursts (a module loads several devices): rescan once. */
 #define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
 

@@ -9,8 +9,7 @@
 #include "config/config.h"
 #include "platform/log.h"
 #include "new_file.h"
-
-#define USEC_PER_MSEC UINT64_C(1000)
+#include "control/time_units.h"
 
 /* A zone's gauge or counter with the zone as its only label. */
 struct zone_family {

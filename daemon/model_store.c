@@ -14,8 +14,7 @@
 #include "platform/log.h"
 #include "engine/model_record.h"
 #include "new_file.h"
-
-#define USEC_PER_SEC UINT64_C(1000000)
+#include "control/time_units.h"
 
 /* Whether a zone of @e before @z has @z's name (then @z's file is named by its thermal zone too). */
 static bool name_taken(const struct engine *e, const struct zone *z)

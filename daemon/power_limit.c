@@ -7,8 +7,7 @@
 
 #include "journal.h"
 #include "platform/log.h"
-
-#define USEC_PER_SEC UINT64_C(1000000)
+#include "control/time_units.h"
 
 static void notify(struct power_limit *l)
 {

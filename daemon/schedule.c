@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define USEC_PER_MSEC UINT64_C(1000)
+#include "control/time_units.h"
 
 int schedule_reset(struct schedule *s, size_t n_zones)
 {

@@ -5,8 +5,7 @@
 
 #include "journal.h"
 #include "platform/log.h"
-
-#define USEC_PER_MSEC UINT64_C(1000)
+#include "control/time_units.h"
 
 /* Switch-on crossed at once; released once the zone stayed under it long enough. */
 static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t now_us)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "limit.h"
 
-#define USEC_PER_MSEC UINT64_C(1000)
+#include "time_units.h"
 
 static const char *const reason_names[LIMIT_REASONS] = {
 	[LIMIT_NONE] = "none",

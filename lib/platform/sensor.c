@@ -11,10 +11,9 @@
 #include <time.h>
 
 #include "log.h"
+#include "control/time_units.h"
 
 #define NSEC_PER_USEC 1000
-#define USEC_PER_MSEC UINT64_C(1000)
-#define USEC_PER_SEC UINT64_C(1000000)
 
 /*
  * struct sensor_reader - the thread that reads a slow sensor.
