@@ -54,12 +54,15 @@ def read(root, path):
         return f.read()
 
 
-def strip_comments_and_strings(text):
-    """@text with comments, string and character literals blanked, lines kept."""
+def strip_comments_and_strings(text, strings=True):
+    """@text with comments (and, with @strings, string and character
+    literals) blanked, lines kept."""
     def blank(m):
         return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                  blank, text, flags=re.S)
+    pattern = r"/\*.*?\*/|//[^\n]*"
+    if strings:
+        pattern += r'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+    return re.sub(pattern, blank, text, flags=re.S)
 
 
 def sources(root, folders):
@@ -83,7 +86,7 @@ def include_problems(root, path):
     allowed = LAYERS[:LAYERS.index(layer)]
     here = os.path.dirname(os.path.join(root, path))
     problems = []
-    text = strip_comments_and_strings_keep_includes(read(root, path))
+    text = strip_comments_and_strings(read(root, path), strings=False)  # include names stay
     for m in INCLUDE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         kind, name = m.group(1), m.group(2)
@@ -106,13 +109,6 @@ def include_problems(root, path):
                             % (path, line, name, layer,
                                ", ".join("lib/%s/" % a for a in allowed) or "its own headers"))
     return problems
-
-
-def strip_comments_and_strings_keep_includes(text):
-    """@text with comments blanked (include lines keep their quoted names)."""
-    def blank(m):
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
 
 
 def call_problems(root, path, forbidden, why):
