@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System suite, first stage: the built daemon on Debian 12's kernel in a
+busybox initramfs, run as a person runs it from a shell: default log target,
+default paths (/etc/powerallocd.conf, /run/powerallocd, /var/lib/powerallocd,
+none of which exists at boot), no journald, no D-Bus.  The guest's hardware
+is tests/vm/ssdt.asl: thermal_zone0 (acpitz, passive 60 °C, the fan at
+70 °C), thermal_zone1 (acpitz, passive 80 °C), two CPUs on acpi-cpufreq
+(800-2400 MHz), an ACPI fan.
+
+usage: POWERALLOCD=build/daemon/powerallocd test_shell.py [unittest args]
+"""
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vm  # noqa: E402
+
+TZ = "/sys/class/thermal/thermal_zone%d"
+POLICY = "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq"
+FAN = "/sys/class/thermal/cooling_device2/cur_state"
+LOG = "/tmp/powerallocd.log"
+MAX_KHZ, MIN_KHZ = 2400000, 800000
+
+INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /run /tmp /etc /var/lib
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+for m in $(cat /modules.order); do insmod $m || echo "insmod $m failed"; done
+echo "::respawn:/bin/sh /agent.sh" > /etc/inittab
+exec /bin/busybox init
+"""
+
+# A cpufreq_cap actor with the power of one CPU at each OPP: the ACPI machine
+# has no power model of its own.
+OPPS = ("{ freq_khz = 800000; power_mw = 500; }, { freq_khz = 1200000; power_mw = 900; }, "
+        "{ freq_khz = 1800000; power_mw = 1600; }, { freq_khz = 2400000; power_mw = 2600; }")
+TOP_MW = 2600
+
+
+def config(zone_keys="", daemon_keys="", sensor="thermal_zone0"):
+    """A configuration of one zone on SENSOR with the two CPUs as actors."""
+    actors = ",\n".join('      { type = "cpufreq_cap"; cpus = "%d"; opps = ( %s ); }' % (cpu, OPPS)
+                         for cpu in (0, 1))
+    return """%s
+zones = (
+  { name = "cpu"; sensor = "%s"; %s
+    actors = (
+%s
+    ); }
+);
+""" % (daemon_keys, sensor, zone_keys, actors)
+
+
+guest = None
+
+
+def setUpModule():
+    global guest, workdir
+    daemon = os.environ.get("POWERALLOCD")
+    if not daemon or not os.access(daemon, os.X_OK):
+        raise unittest.SkipTest("POWERALLOCD names no built daemon")
+    workdir = tempfile.mkdtemp(prefix="powerallocd-vm-shell.")
+    kernel = vm.Kernel()
+    with vm.Stages.timed("shell stage: initramfs"):
+        initrd = os.path.join(workdir, "initrd.gz")
+        vm.initramfs(initrd, kernel, INIT, files=[(daemon, "/usr/sbin/powerallocd")],
+                     modules=["fan", "acpi-cpufreq"])
+    with vm.Stages.timed("shell stage: boot"):
+        guest = vm.Guest(workdir, kernel, initrd)
+        guest.connect(timeout=300)
+        guest.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
+                   "acpi-cpufreq", timeout=60)
+
+
+def tearDownModule():
+    if guest:
+        guest.stop()
+
+
+class Shell(unittest.TestCase):
+    """Each test starts with no daemon, no state, 40 °C in both zones and the
+    kernel's step_wise on them."""
+
+    def setUp(self):
+        guest.check("""
+killall -9 powerallocd 2>/dev/null
+while pidof powerallocd >/dev/null; do sleep 0.1; done
+rm -rf /run/powerallocd /var/lib/powerallocd /etc/powerallocd.conf %s /tmp/trace.csv
+for z in 0 1; do echo step_wise > /sys/class/thermal/thermal_zone$z/policy; done
+for p in 0 1; do echo %d > /sys/devices/system/cpu/cpufreq/policy$p/scaling_max_freq; done
+echo 0 > %s
+""" % (LOG, MAX_KHZ, FAN))
+        guest.set_temp(0, 40000)
+        guest.set_temp(1, 40000)
+
+    def tearDown(self):
+        if hasattr(self, "_outcome") and not all(
+                e is None for _, e in getattr(self._outcome, "errors", [])):
+            print("--- %s:\n%s" % (LOG, guest.run("tail -40 " + LOG)[1]), file=sys.stderr)
+
+    def write_config(self, text):
+        guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % text)
+
+    def start(self, args="", redirect="> %s 2>&1" % LOG):
+        """Starts powerallocd ARGS from the shell, in the background; its pid."""
+        out = guest.check("powerallocd %s %s & echo $!" % (args, redirect))
+        self.pid = int(out.split()[-1])
+        return self.pid
+
+    def alive(self, pid=None):
+        return guest.run("kill -0 %d" % (pid or self.pid))[0] == 0
+
+    def log(self):
+        return guest.run("cat " + LOG)[1]
+
+    def wait_log(self, pattern, what, timeout=60):
+        return guest.wait("grep -E '%s' %s" % (pattern, LOG), what, timeout=timeout)
+
+    def wait_taken(self, zone=0):
+        guest.wait("grep -qx user_space %s/policy" % (TZ % zone),
+                   "thermal_zone%d on user_space" % zone, timeout=60)
+
+    def wait_capped(self):
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped", timeout=60)
+
+    def assert_restored(self, fan_state=0):
+        """Both zones back on step_wise, both caps at the top, the fan as found."""
+        guest.wait("grep -qx step_wise %s/policy && grep -qx step_wise %s/policy" %
+                   (TZ % 0, TZ % 1), "both zones back on step_wise", timeout=60)
+        for cpu in (0, 1):
+            self.assertEqual(int(guest.read(POLICY % cpu)), MAX_KHZ, "cap of CPU %d" % cpu)
+        self.assertEqual(int(guest.read(FAN)), fan_state)
+
+    def wait_exit(self, what, timeout=60):
+        guest.wait("! kill -0 %d 2>/dev/null" % self.pid, what, timeout=timeout)
+
+
+class Logging(Shell):
+    def test_default_log_target_prints_on_stderr_without_journald(self):
+        """No journald here: the default target (auto) writes to stderr."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        self.start()
+        self.wait_log("thermal netlink", "the start lines on stderr", timeout=60)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+
+    def test_no_warning_for_an_attribute_the_kernel_refuses(self):
+        """This kernel answers EIO for an ACPI zone's sustainable_power."""
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertNotIn("sustainable_power", out)
+        self.assertNotIn("Input/output error", out)
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("Input/output error", out)
+
+
+class Zones(Shell):
+    def test_ambiguous_sensor_is_refused_with_the_zones_to_choose(self):
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 sensor="acpitz"))
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("thermal_zone0", out)
+        self.assertIn("thermal_zone1", out)
+
+    def test_automatic_configuration_says_why_an_acpi_zone_is_left(self):
+        """One passive trip, bound to Processor devices without a power
+        model: said at the default level, with the keys that would help."""
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("two needed", out)
+        self.assertRegex(out, r"thermal_zone0.*acpitz")
+        self.assertIn("cpufreq_cap", out)
+        self.assertIn("opps", out)
+
+    def test_single_passive_trip_zone_controls_at_its_trip(self):
+        """No switch_on_temp or control_temp: the passive trip (60 °C) is the
+        control temperature and the zone is always on, as in the kernel."""
+        self.write_config(config())
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("control 60000 m°C", out)
+        guest.set_temp(0, 66000)
+        self.start("-l debug")
+        self.wait_taken()
+        self.wait_capped()
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def test_kernel_trip_events_wake_an_idle_zone(self):
+        self.write_config(config("switch_on_temp = 60000; control_temp = 65000;",
+                                 "idle_poll_ms = 0;"))
+        self.start("-l debug --log-target stderr")
+        self.wait_log("listening to thermal netlink events", "netlink", timeout=60)
+        self.wait_taken()
+        guest.set_temp(0, 61000)
+        self.wait_log(r"thermal event tz_trip_up \(zone 0, trip 1", "the kernel's trip event")
+        self.wait_log("switch-on 60.00 °C crossed", "the zone woken")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        self.assert_restored()
+
+    def test_switch_on_below_the_kernels_first_trip_is_noticed(self):
+        """Switch-on at 55 °C, the kernel's first trip at 60 °C, no idle poll:
+        57 °C must wake the zone without a trip event."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 "idle_poll_ms = 0;"))
+        self.start("--log-target stderr")
+        self.wait_log("listening to thermal netlink events", "netlink", timeout=60)
+        guest.set_temp(0, 57000)
+        self.wait_log("switch-on 55.00 °C crossed", "the zone woken at 57 °C", timeout=30)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+
+    def test_idle_cpus_in_a_hot_zone_keep_their_caps(self):
+        """15 °C over control with both CPUs idle: the caps stay down, no
+        grant flips to the maximum and back."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 60000;"))
+        guest.set_temp(0, 75000)
+        self.start("--log-target stderr --trace /tmp/trace.csv")
+        self.wait_capped()
+        # 200 periods of 100 ms or more (a line per actor and per fan-like device).
+        guest.wait("test $(grep -c ',cpu,' /tmp/trace.csv) -gt 1000", "200 periods traced",
+                   timeout=240, interval=2)
+        trace = guest.check("cat /tmp/trace.csv")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        states = {}
+        for line in trace.splitlines():
+            f = line.split(",")
+            if len(f) > 16 and f[1] == "cpu" and f[3] == "1" and int(f[15]) > 0:
+                states.setdefault(f[10], []).append((int(f[14]), int(f[16])))
+        self.assertEqual(len(states), 2, trace[:500])
+        for actor, rows in states.items():
+            rows = rows[len(rows) // 4:]     # after the approach
+            changes = sum(1 for a, b in zip(rows, rows[1:]) if a[1] != b[1])
+            at_max = sum(1 for granted, _ in rows if granted >= TOP_MW)
+            self.assertLessEqual(changes, 2, "%s changed state %d times in %d periods" %
+                                 (actor, changes, len(rows)))
+            self.assertEqual(at_max, 0, "%s granted its maximum in %d of %d periods" %
+                             (actor, at_max, len(rows)))
+        self.assert_restored()
+
+
+class Stopping(Shell):
+    def controlled(self, args="", redirect="> %s 2>&1" % LOG):
+        """The daemon started from a shell with the default paths, the zone
+        over control with the caps down and the fan on."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        guest.set_temp(0, 72000)
+        guest.wait("test $(cat %s) = 1" % FAN, "the kernel's fan on at 72 °C", timeout=30)
+        guest.set_temp(0, 40000)
+        guest.wait("test $(cat %s) = 0" % FAN, "the fan off again", timeout=30)
+        self.start(args, redirect)
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        guest.wait("test $(cat %s) = 1" % FAN, "powerallocd's fan on at 72 °C", timeout=60)
+
+    def test_state_directory_is_made_and_kill_9_is_restored(self):
+        self.controlled()
+        mode = guest.check("stat -c %a /run/powerallocd").strip()
+        self.assertEqual(mode, "700")
+        guest.wait("test -s /run/powerallocd/state", "the state file", timeout=30)
+        self.assertNotIn("cannot write the state file", self.log())
+        guest.check("kill -KILL %d" % self.pid)
+        self.wait_exit("powerallocd killed")
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        out = guest.check("powerallocd --restore 2>&1")
+        self.assert_restored()
+        self.assertEqual(guest.check("ls -A /run/powerallocd").strip(), "", out)
+
+    def test_a_closed_pipe_does_not_kill_it(self):
+        """powerallocd 2>&1 | head -n 1: the reader gone, the daemon goes on."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        guest.check("rm -f /tmp/pipe /tmp/head.out; mkfifo /tmp/pipe")
+        guest.check("head -n 1 /tmp/pipe > /tmp/head.out &")
+        self.start("-l debug --log-target stderr", "> /tmp/pipe 2>&1")
+        guest.wait("test -s /tmp/head.out", "head to read its line")
+        # Debug lines at every period: each a write to the closed pipe.
+        guest.check("sleep 3")
+        self.assertTrue(self.alive(), "powerallocd died writing to a closed pipe")
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        self.assertTrue(self.alive())
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored(fan_state=0)
+
+    def signal_restores(self, sig):
+        self.controlled()
+        guest.check("kill -%s %d" % (sig, self.pid))
+        self.wait_exit("powerallocd to exit on SIG%s" % sig)
+        self.assert_restored()
+
+    def test_sigterm_restores(self):
+        self.signal_restores("TERM")
+
+    def test_sigint_restores(self):
+        self.signal_restores("INT")
+
+    def test_sigquit_restores(self):
+        self.signal_restores("QUIT")
+
+    def test_sighup_reloads_and_goes_on(self):
+        self.controlled("--log-target stderr")
+        guest.check("kill -HUP %d" % self.pid)
+        self.wait_log("reload", "the reload said")
+        guest.check("sleep 2")
+        self.assertTrue(self.alive())
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        self.assert_restored()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
