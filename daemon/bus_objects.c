@@ -65,6 +65,8 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "i", z->temp_mc);
 	if (strcmp(prop, "SwitchOnTemperature") == 0)
 		return sd_bus_message_append(reply, "i", z->switch_on_mc);
+	if (strcmp(prop, "AlwaysOn") == 0)
+		return sd_bus_message_append(reply, "b", (int)z->always_on);
 	if (strcmp(prop, "ControlTemperature") == 0)
 		return sd_bus_message_append(reply, "i", z->control_mc);
 	if (strcmp(prop, "ControlMargin") == 0)	/* only the default controller aims under */
@@ -155,6 +157,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	SLOW("Sensor", "s", zone_property),
 	LIVE("Temperature", "i", zone_property),
 	SLOW("SwitchOnTemperature", "i", zone_property),
+	SLOW("AlwaysOn", "b", zone_property),
 	SLOW("ControlTemperature", "i", zone_property),
 	SLOW("ControlMargin", "u", zone_property),
 	SLOW("SustainablePower", "u", zone_property),

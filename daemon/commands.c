@@ -92,11 +92,12 @@ static void print_engine(const struct engine *e)
 {
 	for (size_t i = 0; i < e->n_zones; i++) {
 		const struct zone *z = &e->zones[i];
-		char sensor[SYSFS_PATH_MAX];
+		char sensor[SYSFS_PATH_MAX], on[64];
 
 		zone_sensor_name(z, sensor, sizeof(sensor));
-		printf("zone %s: %s, switch-on %d m°C, control %d m°C, sustainable "
-		       "power %u mW (%s)\n", z->name, sensor, z->switch_on_mc, z->control_mc,
+		printf("zone %s: %s, %s, control %d m°C, sustainable "
+		       "power %u mW (%s)\n", z->name, sensor, zone_switch_on_text(z, on, sizeof(on)),
+		       z->control_mc,
 		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
 		print_inputs(z);
 		print_gains(z);

@@ -66,9 +66,12 @@ void ctl_print_table(const struct snapshot *s)
 		printf("no controllable zone\n");
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct zone_view *z = &s->zones[i];
+		char on[48] = "always on";
 
-		printf("\nZONE %s (%s) %.2f °C: switch-on %.1f, control %.1f °C (aims %.2f)\n",
-		       z->name, z->sensor, z->temp / 1000.0, z->switch_on / 1000.0,
+		if (!z->always_on)
+			snprintf(on, sizeof(on), "switch-on %.1f", z->switch_on / 1000.0);
+		printf("\nZONE %s (%s) %.2f °C: %s, control %.1f °C (aims %.2f)\n",
+		       z->name, z->sensor, z->temp / 1000.0, on,
 		       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
 		printf("  %s, budget %u mW of %u mW sustainable; actors' power in mW\n",
 		       z->active ? "active" : "idle", z->budget, z->sustainable);
@@ -78,8 +81,8 @@ void ctl_print_table(const struct snapshot *s)
 		       (long long)z->i, (long long)z->d);
 		printf("  learned: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
 		       z->learned, z->time_constant, z->confidence);
-		printf("  headroom %.2f now, %.2f in %d s (0 switch-on, 1 control)\n", z->headroom,
-		       z->headroom_ahead, HEADROOM_AHEAD_S);
+		printf("  headroom %.2f now, %.2f in %d s (0 %s, 1 control)\n", z->headroom,
+		       z->headroom_ahead, HEADROOM_AHEAD_S, z->always_on ? "at 0 °C" : "switch-on");
 		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %5s\n", "ACTOR", "KIND", "CPUS", "LOAD",
 		       "MHz", "REQ", "GRANT", "MAX", "STATE");
 		/* The step_wise fallback's devices follow. */
@@ -157,10 +160,11 @@ void ctl_print_json(const struct snapshot *s)
 		       (long long)z->d);
 		printf(",\"temperature_mc\":%d,\"switch_on_mc\":%d,\"control_mc\":%d,"
 		       "\"control_margin_mc\":%u,\"sustainable_power_mw\":%u,\"budget_mw\":%u,"
-		       "\"active\":%s,\"learned_sustainable_power_mw\":%u,"
+		       "\"active\":%s,\"always_on\":%s,\"learned_sustainable_power_mw\":%u,"
 		       "\"thermal_time_constant_s\":%.1f,\"model_confidence\":%.3f",
 		       z->temp, z->switch_on, z->control, z->margin, z->sustainable, z->budget,
-		       z->active ? "true" : "false", z->learned, z->time_constant, z->confidence);
+		       z->active ? "true" : "false", z->always_on ? "true" : "false", z->learned,
+		       z->time_constant, z->confidence);
 		json_double("headroom", z->headroom);
 		json_double("headroom_10s", z->headroom_ahead);
 		printf(",\"actors\":[");

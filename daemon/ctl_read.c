@@ -141,6 +141,7 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "Sensor", 's', &z->sensor, x);
 	get(bus, path, i, "Temperature", 'i', &z->temp, x);
 	get(bus, path, i, "SwitchOnTemperature", 'i', &z->switch_on, x);
+	get(bus, path, i, "AlwaysOn", 'b', &z->always_on, x);
 	get(bus, path, i, "ControlTemperature", 'i', &z->control, x);
 	get(bus, path, i, "ControlMargin", 'u', &z->margin, x);
 	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);

@@ -40,6 +40,7 @@ struct zone_view {
 	double time_constant, confidence;	/* the thermal model's, s and 0-1 */
 	double headroom, headroom_ahead;	/* now and HEADROOM_AHEAD_S ahead; NAN: unknown */
 	int active;
+	int always_on;				/* no switch-on: one passive trip */
 	size_t n_actors;
 	struct actor_view actors[MAX_OBJECTS];
 	size_t n_fallback;			/* devices on the step_wise fallback */

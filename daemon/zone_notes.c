@@ -13,12 +13,15 @@ static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t n
 	if (z->active) {
 		n->idle_since_us = 0;
 		/* Without a temperature the zone runs blind (logged by the library). */
-		if (!n->controlling && !z->sensor_failed) {
+		if (!n->controlling && !z->sensor_failed && z->always_on)
+			journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, one passive trip: no "
+				     "switch-on, controlling at every temperature as the kernel's "
+				     "power_allocator does", z->name, z->temp_mc / 1000.0);
+		else if (!n->controlling && !z->sensor_failed)
 			journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
 				     "controlling", z->name, z->temp_mc / 1000.0,
 				     z->switch_on_mc / 1000.0);
-			n->controlling = true;
-		}
+		n->controlling |= !z->sensor_failed;
 		return;
 	}
 	if (!n->idle_since_us)

@@ -2,7 +2,8 @@
 /*
  * Test-only LD_PRELOAD shim: faults a regular file cannot produce.  While
  * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
- * whose path ends with it fails with EIO; likewise
+ * whose path ends with it fails with EIO (lib/platform/sysfs.c reads every
+ * file with pread(), one-shot reads too); likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
  * that went away), and $POWERALLOCD_FAULT_DIR/eio-write for pwrite() and
  * EIO (a device that fails a write but is still there).

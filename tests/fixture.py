@@ -324,6 +324,30 @@ def x86_laptop(t):
     add_powercap_zone(t, "intel-rapl:0:1", "uncore", 100000000)
 
 
+def qemu_x86(t):
+    """What Debian's kernel shows in the QEMU guest of the system tests: 2
+    CPUs on acpi-cpufreq (a policy each, three frequencies), a Processor
+    cooling device per CPU, an ACPI fan, and two acpitz zones, each with
+    ACPI's trips in ACPI's order (critical, passive from _PSV, active from
+    _AC0): the _PSL CPUs on the passive trip, the fan on the first zone's
+    active trip.  No RAPL, no x86_pkg_temp."""
+    n = 2
+    freqs = [800000, 1600000, 2400000]
+    policies = [{"cpus": [c], "freqs_khz": freqs, "cur_khz": freqs[-1], "min_khz": freqs[0],
+                 "max_khz": freqs[-1], "cluster_id": 0, "package_id": 0} for c in range(n)]
+    add_cpus(t, policies, n, driver="acpi-cpufreq")
+    add_proc_stat(t, n)
+    for c in range(n):
+        add_cooling_device(t, c, "Processor", 3)
+    add_cooling_device(t, n, "Fan", 1)
+    add_thermal_zone(t, 0, "acpitz", 40000,
+                     [("critical", 105000, 0), ("passive", 60000, 0), ("active", 50000, 0)],
+                     [(0, 1, 0), (1, 1, 0), (n, 2, 0)])
+    add_thermal_zone(t, 1, "acpitz", 45000,
+                     [("critical", 105000, 0), ("passive", 70000, 0)],
+                     [(0, 1, 0), (1, 1, 0)])
+
+
 def server(t, n_policies=16, per_policy=16):
     """An Arm server: 256 CPUs in 16 clusters, each a cpufreq policy with a
     cpufreq cooling device and an energy model; one SoC zone with two passive
@@ -392,6 +416,7 @@ TREES = {
     "rk3288": lambda t: board_tree(t, "rk3288", "dt"),
     "rk3576": lambda t: board_tree(t, "rk3576", "dt"),
     "x86-laptop": x86_laptop,
+    "qemu-x86": qemu_x86,
     "server-256": server,
     "many-zones": many_zones,
 }

@@ -160,9 +160,11 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 }
 
 /*
- * Every zone of the RK3588 tree has one passive trip: none is taken over
- * automatically, and a configured zone on the package sensor drives the
- * three clusters.  Both divisions stay within the budget; efficiency
+ * Every zone of the RK3588 tree has one passive trip (85 °C): as the
+ * kernel's power_allocator would, the three whose trip binds a cluster are
+ * taken over automatically, always on with that trip as control (the
+ * package, center, GPU and NPU zones bind nothing).  A configured zone on
+ * the package sensor drives the three clusters.  Both divisions stay within the budget; efficiency
  * division gives the A55s (more work per mW at their OPPs) more of it.
  */
 static void test_rock5b(void **unused)
@@ -173,7 +175,20 @@ static void test_rock5b(void **unused)
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 0);
+	assert_int_equal(engine_build(&e, cfg), 3);
+	for (size_t k = 0; k < 3; k++) {
+		static const char *const zone[] = { "bigcore0-thermal", "bigcore2-thermal",
+						    "littlecore-thermal" };
+		static const char *const actor[] = { "cpufreq-cpu4", "cpufreq-cpu6",
+						     "cpufreq-cpu0" };
+
+		assert_string_equal(e.zones[k].name, zone[k]);
+		assert_true(e.zones[k].always_on);
+		assert_int_equal(e.zones[k].control_mc, 85000);
+		assert_int_equal(e.zones[k].n_actors, 1);
+		assert_string_equal(e.zones[k].actors[0]->name, actor[k]);
+	}
+	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	pa_config_free(cfg);
 

@@ -129,6 +129,7 @@ class Access(Bus):
         self.assertEqual(zone["control_mc"], 75000)
         self.assertEqual(zone["control_margin_mc"], 50)     # the default controller's default
         self.assertTrue(zone["active"])
+        self.assertFalse(zone["always_on"])
         # The thermal model, seconds in: still near its prior (the
         # configured sustainable power), and not sure of it.
         self.assertGreater(zone["learned_sustainable_power_mw"], 0)
@@ -279,6 +280,31 @@ class Access(Bus):
         seen = properties_changed(cool)
         self.assertIn('string "Active"', seen)
         self.assertIn('string "State"', seen)
+
+
+class AlwaysOn(Bus):
+    """gpu-thermal has one passive trip (75 °C): no switch-on, controlled at
+    45 °C, and shown so."""
+
+    config = ('zones = ( { name = "gpu"; sensor = "gpu-thermal";\n'
+              '  actors = ( { type = "devfreq"; device = "ff9a0000.gpu"; } ); } );\n')
+    temp_mc = 45000
+
+    def test_status_says_always_on(self):
+        self.assertTrue(wait_for(lambda: self.status()["state"] == "controlling"))
+        zone = self.status()["zones"][0]
+        self.assertTrue(zone["always_on"])
+        self.assertTrue(zone["active"])
+        self.assertEqual(zone["switch_on_mc"], 0)
+        self.assertEqual(zone["control_mc"], 75000)
+        out = ctl("status")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("ZONE gpu (thermal_zone1) 45.00 °C: always on, control 75.0 °C", out.stdout)
+        self.assertIn("(0 at 0 °C, 1 control)", out.stdout)
+        out = subprocess.run(["busctl", "--system", "get-property", "org.powerallocd1",
+                              "/org/powerallocd1/zone/0", "org.powerallocd1.Zone", "AlwaysOn"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.stdout.strip(), "b true", out.stderr)
 
 
 class DaemonChecksUid(Bus):

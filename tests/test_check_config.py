@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Configs users get wrong, through powerallocd --check-config on fixture
 trees: each fails (exit status 3) with the fix in the message, the names
-that exist listed where a name matched nothing; an optional actor that is
-missing passes with a warning; automatic configuration says why it skips
-each zone it skips, one line per zone.
+that exist listed where a name matched nothing or more than one thing; an
+optional actor that is missing passes with a warning; automatic
+configuration says why it skips each zone it skips, one line per zone; a
+zone's sustainable_power that the kernel refuses to read is no warning.
 
-usage: test_check_config.py (POWERALLOCD names the binary)
+usage: test_check_config.py (POWERALLOCD names the binary,
+POWERALLOCD_FAULT_SHIM the fault shim)
 """
 import os
 import shutil
@@ -18,7 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fixture  # noqa: E402
-from test_daemon import POWERALLOCD, WRAPPER  # noqa: E402
+from test_daemon import FAULT_SHIM, POWERALLOCD, WRAPPER  # noqa: E402
 
 BAD_CONFIG = 3
 
@@ -40,15 +42,22 @@ class CheckConfig(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.work)
 
-    def check(self, config, *args):
-        """--check-config on @config; (exit status, stdout, stderr)."""
+    def check(self, config, *args, eio_read=None):
+        """--check-config on @config; (exit status, stdout, stderr).  @eio_read:
+        a path suffix whose reads fail with EIO (tests/fault-shim.c)."""
         path = os.path.join(self.work, "powerallocd.conf")
         with open(path, "w") as f:
             f.write(config)
+        env = dict(os.environ, UMOCKDEV_DIR=self.tree)
+        if eio_read:
+            faults = os.path.join(self.work, "faults")
+            os.makedirs(faults, exist_ok=True)
+            with open(os.path.join(faults, "eio-read"), "w") as f:
+                f.write(eio_read)
+            env.update(POWERALLOCD_FAULT_DIR=faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
         out = subprocess.run(["umockdev-wrapper"] + WRAPPER +
                              [POWERALLOCD, "--check-config", "-c", path] + list(args),
-                             env=dict(os.environ, UMOCKDEV_DIR=self.tree),
-                             capture_output=True, text=True, timeout=60)
+                             env=env, capture_output=True, text=True, timeout=60)
         return out.returncode, out.stdout, out.stderr
 
     def assert_fails(self, config, *words):
@@ -169,12 +178,16 @@ class Automatic(CheckConfig):
         return [line for line in stderr.splitlines() if line.endswith("not controlled")]
 
     def test_zone_with_one_passive_trip(self):
+        """gpu-thermal's one passive trip binds the GPU: taken, always on, as the
+        kernel's power_allocator takes it."""
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("1 zone controllable", stdout)
-        self.assertEqual(self.skipped(stderr),
-                         ["notice: thermal_zone1 (gpu-thermal): 1 passive trip, two needed "
-                          "(switch-on and control); not controlled"])
+        self.assertIn("2 zones controllable", stdout)
+        self.assertIn("zone cpu-thermal: thermal_zone0, switch-on 70000 m°C, control 75000 m°C",
+                      stdout)
+        self.assertIn("zone gpu-thermal: thermal_zone1, always on (one passive trip), "
+                      "control 75000 m°C", stdout)
+        self.assertEqual(self.skipped(stderr), [])
 
     def test_zone_without_a_power_device_on_its_control_trip(self):
         """cpu-thermal's devices all bound to its first trip instead."""
@@ -185,8 +198,8 @@ class Automatic(CheckConfig):
                     f.write("0\n")
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("0 zones controllable", stdout)
-        self.assertEqual(len(self.skipped(stderr)), 2, stderr)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertEqual(len(self.skipped(stderr)), 1, stderr)
         self.assertIn("notice: thermal_zone0 (cpu-thermal): no cpufreq or devfreq cooling device "
                       "is bound to its control trip (trip 1); not controlled", stderr)
         # The daemon's default level (info) has them too; err only does not.
@@ -198,15 +211,92 @@ class X86Automatic(Automatic):
     tree_name = "x86-laptop"
 
     def test_zone_with_one_passive_trip(self):
+        """acpitz's one passive trip binds only Processor devices, which have
+        no power model: said at the default level, with the keys that would
+        control it."""
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("0 zones controllable", stdout)
         self.assertEqual(self.skipped(stderr), [
-            "notice: thermal_zone0 (acpitz): 1 passive trip, two needed (switch-on and "
-            "control); not controlled",
-            "notice: thermal_zone1 (x86_pkg_temp): 0 passive trips, two needed (switch-on and "
-            "control); not controlled"])
+            "notice: thermal_zone0 (acpitz): the cooling devices on its control trip (trip 0, "
+            "95.0 °C) have no power model (8 Processor); a zone in powerallocd.conf with "
+            'sensor = "acpitz" and a cpufreq_cap actor (cpus = "0-7", with their opps) or a '
+            "powercap actor (powercap zones: intel-rapl:0 (package-0)) can control it; not "
+            "controlled",
+            "notice: thermal_zone1 (x86_pkg_temp): no passive trip (the control temperature); "
+            "not controlled"])
+        # The daemon's default level (info) has them too; err only does not.
+        status, stdout, stderr = self.check("", "--log-level", "err")
+        self.assertEqual(self.skipped(stderr), [])
 
     test_zone_without_a_power_device_on_its_control_trip = None
+
+
+class QemuX86(CheckConfig):
+    """The QEMU guest of the system tests: two acpitz zones with one passive
+    trip each on Processor devices, acpi-cpufreq, no RAPL."""
+
+    tree_name = "qemu-x86"
+    CAP = ('{ type = "cpufreq_cap"; cpus = "0-1";\n'
+           '  opps = ( { freq_khz = 800000; power_mw = 500; },\n'
+           '           { freq_khz = 2400000; power_mw = 2000; } ); }')
+
+    def test_automatic_says_how_to_control_each_zone(self):
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("0 zones controllable", stdout)
+        for zone, trip_c in ((0, "60.0"), (1, "70.0")):
+            self.assertIn("notice: thermal_zone%d (acpitz): the cooling devices on its control "
+                          "trip (trip 1, %s °C) have no power model (2 Processor); a zone in "
+                          'powerallocd.conf with sensor = "thermal_zone%d" and a cpufreq_cap '
+                          'actor (cpus = "0-1", with their opps) can control it; not controlled'
+                          % (zone, trip_c, zone), stderr)
+        self.assertNotIn("two needed", stderr)
+
+    def test_ambiguous_sensor_lists_the_zones(self):
+        """sensor = "acpitz" names two zones: refused, each listed with its
+        temperature, and the way to name one."""
+        self.assert_fails('zones = ( { name = "cpu"; sensor = "acpitz"; switch_on_temp = 50000;\n'
+                          "  control_temp = 60000; actors = ( %s ); } );\n" % self.CAP,
+                          'err: zone cpu: sensor "acpitz" is the type of 2 thermal zones: '
+                          "thermal_zone0 (40.0 °C), thermal_zone1 (45.0 °C); name one by its "
+                          'directory name: sensor = "thermal_zone0"; zone skipped',
+                          "1 of 1 configured zones cannot be controlled")
+        self.assert_fails('zones = ( { name = "skin"; sensor = { max = [ "acpitz" ]; };\n'
+                          "  switch_on_temp = 50000; control_temp = 60000; actors = ( %s ); } );\n"
+                          % self.CAP,
+                          'err: zone skin: input "acpitz" is the type of 2 thermal zones: '
+                          "thermal_zone0 (40.0 °C), thermal_zone1 (45.0 °C); name one by its "
+                          'directory name, as "thermal_zone0"; zone skipped')
+
+    def test_zone_named_by_directory_is_always_on(self):
+        """thermal_zone1 with a cpufreq_cap actor and no temperatures: its one
+        passive trip is control, and it has no switch-on."""
+        status, stdout, stderr = self.check(
+            'zones = ( { name = "cpu"; sensor = "thermal_zone1"; actors = ( %s ); } );\n'
+            % self.CAP)
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertIn("zone cpu: thermal_zone1, always on (one passive trip), control 70000 m°C",
+                      stdout)
+
+    def test_sustainable_power_refused_is_no_warning(self):
+        """ACPI zones answer EIO for sustainable_power (no governor parameters):
+        taken as unset without a word, configured zone or not."""
+        for config in ("", 'zones = ( { name = "cpu"; sensor = "thermal_zone1"; '
+                       "actors = ( %s ); } );\n" % self.CAP):
+            status, stdout, stderr = self.check(config, eio_read="/sustainable_power")
+            self.assertEqual(status, 0, stdout + stderr)
+            self.assertNotIn("sustainable_power", stderr)
+            self.assertNotIn("warning", stderr)
+        # A value that is there but wrong is still said, for a zone in use.
+        with open(os.path.join(self.tree, "sys/devices/virtual/thermal/thermal_zone1/"
+                               "sustainable_power"), "w") as f:
+            f.write("lots\n")
+        status, stdout, stderr = self.check(config)
+        self.assertIn("warning: /sys/class/thermal/thermal_zone1/sustainable_power: not a "
+                      "number; taken as unset", stderr)
+        self.assertEqual(stderr.count("sustainable_power"), 1, stderr)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,10 @@ static long floor_q10(long long x)
 	return (long)(x >= 0 ? x / 1024 : -((-x + 1023) / 1024));
 }
 
-/* No zones in the config: cpu-thermal (two passive trips) is taken over, gpu-thermal is not. */
+/*
+ * No zones in the config: cpu-thermal (two passive trips) is taken over, and
+ * gpu-thermal (one, see test_single_passive_trip()) too.
+ */
 static void test_auto_configuration(void **unused)
 {
 	struct pa_config *cfg = tree_config("");
@@ -69,8 +72,9 @@ static void test_auto_configuration(void **unused)
 	char policy[32];
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(engine_build(&e, cfg), 2);
 	assert_string_equal(e.zones[0].name, "cpu-thermal");
+	assert_false(e.zones[0].always_on);
 	assert_int_equal(e.zones[0].switch_on_mc, 70000);
 	assert_int_equal(e.zones[0].control_mc, 75000);
 	assert_int_equal(e.zones[0].n_actors, 2);
@@ -87,10 +91,12 @@ static void test_auto_configuration(void **unused)
 	assert_false(e.zones[0].tuning.engaged);
 	assert_false(e.zones[0].tuning.gains_fixed);
 	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
-	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
-	assert_int_equal(e.n_actors, 3);
+	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback;
+	 * the GPU is gpu-thermal's. */
+	assert_int_equal(e.n_actors, 4);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");
 	assert_int_equal(e.actors[2]->kind, ACTOR_COOLING_DEVICE);
+	assert_string_equal(e.actors[3]->name, "devfreq-ff9a0000.gpu");
 	assert_int_equal(e.zones[0].n_fallback, 1);
 	assert_int_equal(e.zones[0].fallback[0].n_trips, 2);
 	assert_int_equal(e.zones[0].fallback[0].trip_mc[0], 55000);
@@ -102,6 +108,130 @@ static void test_auto_configuration(void **unused)
 	assert_string_equal(policy, "step_wise");
 	engine_free(&e);
 	pa_config_free(cfg);
+}
+
+/*
+ * gpu-thermal has one passive trip (75 °C) with the GPU bound to it.  As the
+ * kernel's power_allocator takes such a zone (get_governor_trips()), it is
+ * controlled with that trip as control and no switch-on: always on, with
+ * the kernel's gains for a switch-on of 0 (dT = 75000 m°C), from the GPU's
+ * lowest power as the sustainable power (the tree gives none).  At 40 °C it
+ * runs: its budget is the sustainable power plus k_pu times the 35 °C it is
+ * under control (less the margin), which holds a busy GPU below its top
+ * OPP, as the kernel's law does; at 80 °C it gives less.
+ */
+static void test_single_passive_trip(void **unused)
+{
+	const char *temp = "/sys/class/thermal/thermal_zone1/temp";
+	struct pa_config *cfg = tree_config("");
+	const struct zone *gpu;
+	uint32_t sp, budget_cool;
+	char policy[32];
+	struct engine e;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	gpu = &e.zones[1];
+	assert_string_equal(gpu->name, "gpu-thermal");
+	assert_true(gpu->always_on);
+	assert_int_equal(gpu->switch_on_mc, 0);
+	assert_int_equal(gpu->control_mc, 75000);
+	assert_int_equal(gpu->n_actors, 1);
+	assert_string_equal(gpu->actors[0]->name, "devfreq-ff9a0000.gpu");
+	sp = gpu->actors[0]->min_mw;
+	assert_true(sp > 0);
+	assert_int_equal(gpu->pid.sustainable_power_mw, sp);
+	assert_int_equal(gpu->pid.gains.k_pu, ((2 * sp) << 10) / 75000);
+	assert_int_equal(gpu->pid.gains.k_po, 3 * ((sp << 10) / 75000));
+	tree_get_str("/sys/class/thermal/thermal_zone1/policy", policy, sizeof(policy));
+	assert_string_equal(policy, "user_space");
+
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "40000\n");
+	tree_put(temp, "40000\n");
+	tree_busy_cpus(6, 100);
+	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
+	assert_true(gpu->active);
+	assert_false(e.zones[0].active);
+	budget_cool = gpu->budget_mw;
+	assert_int_equal(budget_cool, sp + gpu->pid.gains.k_pu * (75000 - 50 - 40000) / 1024);
+	assert_true(budget_cool < gpu->actors[0]->max_mw);
+
+	tree_put(temp, "80000\n");
+	tree_busy_cpus(6, 200);
+	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
+	assert_true(gpu->active);
+	assert_true(gpu->budget_mw < budget_cool);
+	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+
+	assert_int_equal(engine_restore(&e), 0);
+	assert_states(0);
+	tree_get_str("/sys/class/thermal/thermal_zone1/policy", policy, sizeof(policy));
+	assert_string_equal(policy, "step_wise");
+	tree_put(temp, "45000\n");
+	tree_busy_cpus(6, 0);	/* the next tests count their load from 0 */
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A configured zone on gpu-thermal (one passive trip) needs no
+ * temperatures: without switch_on_temp it is always on, its control the
+ * trip or control_temp; a switch_on_temp makes it switch on as any other.
+ * The kernel's law keeps its integral when the zone cools, as the kernel
+ * does without a switch-on to reset it.
+ */
+static void test_single_passive_trip_configured(void **unused)
+{
+	static const char *const text =
+		"zones = ( { name = \"gpu\"; sensor = \"gpu-thermal\"; %s\n"
+		"  actors = ( { type = \"devfreq\"; device = \"ff9a0000.gpu\"; } ); } );\n";
+	static const struct { const char *keys; bool always_on; int32_t on_mc, control_mc; } c[] = {
+		{ "controller = \"kernel\";", true, 0, 75000 },
+		{ "control_temp = 70000;", true, 0, 70000 },
+		{ "switch_on_temp = 60000;", false, 60000, 75000 },
+	};
+	const char *temp = "/sys/class/thermal/thermal_zone1/temp";
+	char config[512];
+
+	(void)unused;
+	for (size_t k = 0; k < 3; k++) {
+		struct pa_config *cfg;
+		struct engine e;
+
+		snprintf(config, sizeof(config), text, c[k].keys);
+		cfg = tree_config(config);
+		assert_int_equal(engine_build(&e, cfg), 1);
+		assert_int_equal(e.zones[0].always_on, c[k].always_on);
+		assert_int_equal(e.zones[0].switch_on_mc, c[k].on_mc);
+		assert_int_equal(e.zones[0].control_mc, c[k].control_mc);
+		tree_put(temp, "50000\n");
+		assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
+		assert_int_equal(e.zones[0].active, c[k].always_on);
+		engine_restore(&e);
+		engine_free(&e);
+		pa_config_free(cfg);
+	}
+
+	/* The kernel's law: 1 °C over control for 5 periods, then 40 °C. */
+	snprintf(config, sizeof(config), text, c[0].keys);
+	{
+		struct pa_config *cfg = tree_config(config);
+		struct engine e;
+
+		assert_int_equal(engine_build(&e, cfg), 1);
+		tree_put(temp, "76000\n");
+		for (uint64_t t = 1; t <= 5; t++)
+			assert_int_equal(engine_cycle(&e, t * 100000, NULL), 0);
+		assert_true(e.zones[0].pid_state.err_integral < 0);
+		tree_put(temp, "40000\n");
+		assert_int_equal(engine_cycle(&e, 600000, NULL), 0);
+		assert_true(e.zones[0].active);
+		assert_int_equal(e.zones[0].pid_state.err_integral, -5 * 1000 * 1024);
+		assert_int_equal(engine_restore(&e), 0);
+		tree_put(temp, "45000\n");
+		engine_free(&e);
+		pa_config_free(cfg);
+	}
 }
 
 /*
@@ -568,6 +698,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_auto_configuration),
+		cmocka_unit_test(test_single_passive_trip),
+		cmocka_unit_test(test_single_passive_trip_configured),
 		cmocka_unit_test(test_control_margin_from_trips),
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_most_restrictive_grant),

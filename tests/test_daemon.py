@@ -56,11 +56,13 @@ def wait_for(predicate, timeout=5.0):
 
 
 class Tree:
-    """A fresh RK3399 tree with a load generator keeping every CPU busy."""
+    """A fresh RK3399 tree (or the tree @name) with a load generator keeping
+    every one of its @cpus CPUs busy."""
 
-    def __init__(self, name="rk3399-dt"):
+    def __init__(self, name="rk3399-dt", cpus=6):
         self.dir = tempfile.mkdtemp(prefix="powerallocd-daemon.")
         fixture.TREES[name](fixture.Tree(self.dir))
+        self.cpus = cpus
         self.busy = 0
         self.stop = threading.Event()
         self.hold = threading.Event()   # set: /proc/stat stands still
@@ -74,7 +76,8 @@ class Tree:
                 continue
             self.busy += 5
             lines = ["cpu  0 0 0 0 0 0 0 0 0 0"]
-            lines += ["cpu%d %d 0 50 1000 0 0 0 0 0 0" % (c, 100 + self.busy) for c in range(6)]
+            lines += ["cpu%d %d 0 50 1000 0 0 0 0 0 0" % (c, 100 + self.busy)
+                      for c in range(self.cpus)]
             self.write("proc/stat", "\n".join(lines + ["intr 0", ""]))
             time.sleep(0.01)
 
@@ -286,7 +289,7 @@ class CheckConfig(unittest.TestCase):
         example = os.path.join(HERE, "..", "conf", "powerallocd.conf")
         out = run(self.tree, "--check-config", "-c", example)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("no zones configured (automatic), 1 zone controllable", out.stdout)
+        self.assertIn("no zones configured (automatic), 2 zones controllable", out.stdout)
         with open(example) as f:
             text = f.read()
         head, zones = text.split("\n# zones = (", 1)
@@ -746,6 +749,63 @@ class NoZone(unittest.TestCase):
             time.sleep(0.3)
             self.assertIsNone(daemon.proc.poll())
             stop(self, daemon)
+
+
+# The QEMU guest's second acpitz zone (one passive trip, 70 °C) capped through scaling_max_freq.
+ACPI_CONFIG = """
+idle_poll_ms = 100;
+zones = ( { name = "cpu"; sensor = "%s";
+  actors = ( { type = "cpufreq_cap"; cpus = "0-1";
+    opps = ( { freq_khz = 800000; power_mw = 500; }, { freq_khz = 2400000; power_mw = 2000; } );
+  } ); } );
+"""
+
+
+class AcpiZones(unittest.TestCase):
+    """The tree of the QEMU guest (two acpitz zones with one passive trip
+    each), whose sustainable_power files answer EIO as Debian's kernel's do."""
+
+    def setUp(self):
+        self.tree = Tree("qemu-x86", cpus=2)
+        self.daemon = Daemon(self.tree, ACPI_CONFIG % "thermal_zone1",
+                             faults={"eio-read": "/sustainable_power"})
+
+    def tearDown(self):
+        self.daemon.close()
+        self.tree.close()
+
+    def test_one_passive_trip_always_on_and_no_warning(self):
+        """45 °C, 25 under its only passive trip: controlled all the same (its
+        budget is in the status), and no word about sustainable_power at
+        start or reload."""
+        d = self.daemon
+        self.assertTrue(wait_for(lambda: d.notified("STATUS=cpu 45.0 °C budget")), d.logtext())
+        self.assertIn("zone cpu: 45.00 °C, one passive trip: no switch-on, controlling at every "
+                      "temperature", d.logtext())
+        self.assertEqual(self.tree.read("sys/devices/virtual/thermal/thermal_zone1/policy"),
+                         "user_space")
+        d.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in d.logtext()), d.logtext())
+        self.assertNotIn("sustainable_power", d.logtext())
+        stop(self, d)
+        self.assertEqual(self.tree.read("sys/devices/virtual/thermal/thermal_zone1/policy"),
+                         "step_wise")
+
+    def test_ambiguous_sensor_rejected_on_reload(self):
+        d = self.daemon
+        self.assertTrue(wait_for(lambda: d.notified("STATUS=cpu")), d.logtext())
+        with open(d.config, "w") as f:
+            f.write(ACPI_CONFIG % "acpitz")
+        d.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in d.logtext()), d.logtext())
+        self.assertIn('zone cpu: sensor "acpitz" is the type of 2 thermal zones: thermal_zone0 '
+                      '(40.0 °C), thermal_zone1 (45.0 °C); name one by its directory name: '
+                      'sensor = "thermal_zone0"; zone skipped; the running config stays',
+                      d.logtext())
+        self.assertIsNone(d.proc.poll())
+        self.assertEqual(self.tree.read("sys/devices/virtual/thermal/thermal_zone1/policy"),
+                         "user_space")
+        stop(self, d)
 
 
 class NoUserSpaceGovernor(unittest.TestCase):

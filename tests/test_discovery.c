@@ -31,7 +31,7 @@ static const char *fixture(void)
 static void test_thermal_rk3399(void **unused)
 {
 	struct thermal_inventory inv;
-	const struct thermal_zone_info *z;
+	struct thermal_zone_info *z;
 	int32_t on, control;
 
 	(void)unused;
@@ -49,6 +49,15 @@ static void test_thermal_rk3399(void **unused)
 	assert_non_null(z);
 	assert_ptr_equal(thermal_find_zone(&inv, "thermal_zone0"), z);
 	assert_null(thermal_find_zone(&inv, "thermal_zone9"));
+	assert_int_equal(thermal_count_zones(&inv, "cpu-thermal"), 1);
+	assert_int_equal(thermal_count_zones(&inv, "thermal_zone1"), 1);
+	assert_int_equal(thermal_count_zones(&inv, "thermal_zone9"), 0);
+	/* Only the type until the zone is loaded. */
+	assert_false(z->loaded);
+	assert_int_equal(z->n_trips, 0);
+	assert_string_equal(z->policy, "");
+	thermal_zone_load(z);
+	assert_true(z->loaded);
 	assert_string_equal(z->policy, "step_wise");
 	assert_string_equal(z->mode, "enabled");
 	assert_non_null(strstr(z->available_policies, "user_space"));
@@ -59,7 +68,7 @@ static void test_thermal_rk3399(void **unused)
 	assert_false(thermal_zone_offers_policy(z, "user"));
 	assert_false(thermal_zone_offers_policy(z, "space step_wise"));
 	assert_false(thermal_zone_offers_policy(z, ""));
-	assert_int_equal(z->sustainable_power_mw, 0);
+	assert_int_equal(thermal_zone_sustainable_power(z), 0);
 	assert_int_equal(z->n_trips, 5);
 	assert_int_equal(z->trips[2].type, TRIP_CRITICAL);
 	assert_int_equal(z->trips[2].temp_mc, 95000);
@@ -79,13 +88,19 @@ static void test_thermal_rk3399(void **unused)
 
 	z = thermal_find_zone(&inv, "gpu-thermal");
 	assert_non_null(z);
+	thermal_zone_load(z);
+	/* One passive trip: control, and switch-on left alone (the kernel has none). */
+	on = -1;
 	assert_int_equal(thermal_passive_range(z, &on, &control), 1);
+	assert_int_equal(on, -1);
+	assert_int_equal(control, z->trips[0].temp_mc);
 	assert_int_equal(z->n_bindings, 1);
 	assert_int_equal(z->bindings[0].cdev_id, 2);
 
 	assert_int_equal(thermal_zone_set_policy(0, "user_space"), 0);
 	thermal_inventory_free(&inv);
 	assert_int_equal(thermal_scan(&inv), 0);
+	thermal_zone_load(&inv.zones[0]);
 	assert_string_equal(inv.zones[0].policy, "user_space");
 	thermal_inventory_free(&inv);
 }

@@ -59,7 +59,10 @@ static int build_auto(struct engine *e)
 	return n;
 }
 
-/* An unreadable cur_state: the device is left out, and so is the zone that needs it. */
+/*
+ * An unreadable cur_state: the device is left out, and so is the zone that
+ * needs it; gpu-thermal (one passive trip, the GPU on it) is still taken.
+ */
 static void check_bad_cur_state(const char *value, const char *words)
 {
 	const char *file = "/sys/class/thermal/cooling_device0/cur_state";
@@ -75,8 +78,10 @@ static void check_bad_cur_state(const char *value, const char *words)
 	assert_true(logged(words));
 	assert_true(logged("cooling device ignored"));
 	tree_log_clear();
-	assert_int_equal(build_auto(&e), 0);
+	assert_int_equal(build_auto(&e), 1);
+	assert_string_equal(e.zones[0].name, "gpu-thermal");
 	assert_true(logged("cooling_device0 on its control trip is not a usable power actor"));
+	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put(file, "0\n");
 }
@@ -110,7 +115,7 @@ static void test_garbage_temperature(void **unused)
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(build_auto(&e), 2);	/* cpu-thermal, and gpu-thermal's one passive trip */
 	tree_put(file, "80000\n");
 	engine_cycle(&e, 0, NULL);
 	assert_int_equal(e.zones[0].budget_mw, 0);
@@ -151,22 +156,31 @@ static void test_missing_trip_file(void **unused)
 	(void)unused;
 	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_3_temp")), 0);
 	assert_int_equal(thermal_scan(&inv), 0);
+	thermal_zone_load(&inv.zones[0]);
 	assert_int_equal(inv.zones[0].n_trips, 4);
 	thermal_inventory_free(&inv);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("trip ignored"));
-	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(build_auto(&e), 2);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put(file, "65000\n");
 
-	/* Without the control trip's temperature the zone has one passive trip left. */
+	/*
+	 * Without the control trip's temperature the zone has one passive trip
+	 * left: as the kernel would, it is run always on with that trip (70 °C)
+	 * as control and the big cluster, bound to it, as its actor.
+	 */
 	tree_log_clear();
 	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
-	assert_int_equal(build_auto(&e), 0);
+	assert_int_equal(build_auto(&e), 2);
 	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
-	assert_true(logged("thermal_zone0 (cpu-thermal): 1 passive trip, two needed (switch-on and "
-			   "control); not controlled"));
+	assert_string_equal(e.zones[0].name, "cpu-thermal");
+	assert_true(e.zones[0].always_on);
+	assert_int_equal(e.zones[0].control_mc, 70000);
+	assert_int_equal(e.zones[0].n_actors, 1);
+	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu4");
+	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");
 }
@@ -182,9 +196,9 @@ static void test_fan_state_unreadable(void **unused)
 
 	(void)unused;
 	tree_put(file, "abc\n");
-	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(build_auto(&e), 2);
 	assert_int_equal(e.zones[0].n_fallback, 0);
-	assert_int_equal(e.n_actors, 2);
+	assert_int_equal(e.n_actors, 3);	/* the two clusters and the GPU */
 	assert_int_equal(naming(file), 1);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
@@ -202,11 +216,12 @@ static void test_dangling_cdev_link(void **unused)
 	assert_int_equal(unlink(link), 0);
 	assert_int_equal(symlink("../cooling_device9", link), 0);
 	assert_int_equal(thermal_scan(&inv), 0);
+	thermal_zone_load(&inv.zones[0]);
 	assert_int_equal(inv.zones[0].n_bindings, 4);
 	thermal_inventory_free(&inv);
 	assert_int_equal(naming("thermal_zone0/cdev4"), 1);
 	assert_true(logged("dangling link"));
-	assert_int_equal(build_auto(&e), 1);
+	assert_int_equal(build_auto(&e), 2);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	assert_int_equal(unlink(link), 0);

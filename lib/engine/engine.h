@@ -31,7 +31,8 @@
  * @n_missing: optional configured actors that could not be used (their
  *	zones run without them), for the daemon to look for again.
  * @n_refused: configured zones the kernel cannot hand over (no user_space
- *	governor): not worth retrying.
+ *	governor) or whose sensor names several thermal zones: not worth
+ *	retrying.
  * @cap_mw: the external power cap on every actor together, mW (0: none);
  *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
  * @lowest_mw: what every actor draws at its lowest state, mW (the least a
@@ -57,18 +58,22 @@ struct engine {
 
 /**
  * engine_build() - discover the platform and build the zones of @cfg, or,
- * when it has none, every zone the kernel binds power actors to (two or more
- * passive trips, every device bound to the last one with a power model).
+ * when it has none, every zone the kernel's power_allocator would run (a
+ * passive trip, every cpufreq or devfreq device bound to the last one with
+ * a power model; with one passive trip the zone is always on).
  * Takes each zone over (policy user_space).  What cannot be used is logged
  * with the reason and left out, with the kernel's governor: a configured
  * zone whose sensor matches no thermal zone (the message lists those there
- * are), one with an actor that matches no device or cannot be opened (the
+ * are) or several (a type they share: the message lists them; counted in
+ * e->n_refused), one with an actor that matches no device or cannot be opened (the
  * message lists the cpufreq policies, devfreq devices or powercap zones
  * there are), unless that actor is optional (then the zone runs without it,
  * counted in e->n_missing), one whose kernel offers no user_space governor
  * (counted in e->n_refused), and, without zones configured, every thermal
- * zone without two passive trips or a power actor on the last (one notice
- * each).
+ * zone without a passive trip or a power actor on the last (one notice
+ * each, which for devices without a power model says how to configure the
+ * zone).  A thermal zone's attributes beyond its type are read only for
+ * the zones configured or, without any, considered.
  * Return: the number of zones (>= 0), or negative errno when nothing could
  * be read at all.
  */

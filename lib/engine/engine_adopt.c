@@ -46,7 +46,7 @@ static long old_index(const struct zone *o, const struct actor *a)
 static void adopt_controller(struct zone *z, const struct zone *o)
 {
 	if (z->pid.mode != o->pid.mode || z->switch_on_mc != o->switch_on_mc ||
-	    z->control_mc != o->control_mc)
+	    z->always_on != o->always_on || z->control_mc != o->control_mc)
 		return;
 	z->pid_state = o->pid_state;
 	z->pid_run = o->pid_run;

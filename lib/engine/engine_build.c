@@ -47,7 +47,7 @@ static int open_load(struct engine *e)
 	return 0;
 }
 
-static int add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
+int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 {
 	for (size_t i = 0; i < z->n_actors; i++)
 		if (z->actors[i] == a)
@@ -101,6 +101,9 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
 {
 	struct pid_params *pp = &z->pid;
+	/* Read only when the config gives none: an ACPI zone's read fails (EIO). */
+	uint32_t sysfs_mw = zc && zc->sustainable_power_mw ? 0 :
+			    tz ? thermal_zone_sustainable_power(tz) : 0;
 
 	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
 	z->efficiency_division = zc ? zc->efficiency_division : true;
@@ -108,8 +111,8 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;
 		z->sp_source = SP_FROM_CONFIG;
-	} else if (tz && tz->sustainable_power_mw) {
-		pp->sustainable_power_mw = tz->sustainable_power_mw;
+	} else if (sysfs_mw) {
+		pp->sustainable_power_mw = sysfs_mw;
 		z->sp_source = SP_FROM_SYSFS;
 	} else {
 		pp->sustainable_power_mw = zone_estimate_sustainable_power(z);
@@ -140,16 +143,11 @@ static void take_over(struct zone *z, const struct thermal_zone_info *tz)
 	}
 }
 
-/*
- * Opens the sensor, samples the actors once, sets the controller, takes the
- * zone over (@tz: its thermal zone; NULL for a combined sensor, which takes
- * none over and has no bindings for the step_wise fallback).
- */
-static int finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
-		       const struct zone_config *zc)
+int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
+		      const struct zone_config *zc)
 {
 	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
-	char sensor[SYSFS_PATH_MAX];
+	char sensor[SYSFS_PATH_MAX], on[64];
 	const char *type;
 	size_t len;
 	int r;
@@ -171,24 +169,18 @@ static int finish_zone(struct build *b, struct zone *z, const struct thermal_zon
 		take_over(z, tz);
 	if (tz && (!zc || zc->step_wise_fallback))
 		build_add_fallback_devices(b, z, tz);
-	pa_log(PA_LOG_INFO, "zone %s: %s (%s), switch-on %d m°C, control %d m°C, "
-	       "sustainable power %u mW (%s), %zu actors, %zu on the step_wise fallback, %s "
-	       "controller", z->name, sensor, tz ? tz->type : "combined", z->switch_on_mc,
-	       z->control_mc, z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors,
-	       z->n_fallback, z->pid.mode == PID_MODE_KERNEL ? "kernel" :
+	pa_log(PA_LOG_INFO, "zone %s: %s (%s), %s, control %d m°C, sustainable power %u mW "
+	       "(%s), %zu actors, %zu on the step_wise fallback, %s controller", z->name, sensor,
+	       tz ? tz->type : "combined", zone_switch_on_text(z, on, sizeof(on)), z->control_mc,
+	       z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors, z->n_fallback,
+	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
 	zone_sensor_start(z);
 	return 0;
 }
 
-/*
- * Whether the kernel can hand thermal zone @tz over: it offers the
- * user_space governor.  Else two governors would drive the same devices, so
- * the zone @name is left out, said at @level with the kernel option to
- * enable and @outcome.
- */
-static bool offers_user_space(const struct thermal_zone_info *tz, const char *name, int level,
-			      const char *outcome)
+bool build_offers_user_space(const struct thermal_zone_info *tz, const char *name, int level,
+			     const char *outcome)
 {
 	if (thermal_zone_offers_policy(tz, "user_space"))
 		return true;
@@ -212,7 +204,7 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 		char why[BUILD_WHY_MAX];
 		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
 
-		if (a && add_zone_actor(z, a, ac->weight_q10) < 0) {
+		if (a && build_add_zone_actor(z, a, ac->weight_q10) < 0) {
 			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
 			a = NULL;
 		}
@@ -238,13 +230,36 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 }
 
 /*
- * The thermal zones @zc's sensor reads, into @z's inputs; *@tz: the one a
- * single sensor takes over (NULL for a combined sensor).  -ENOENT (logged,
- * with the thermal zones there are) when one is not there, -EINVAL when two
- * name the same zone.
+ * Whether @name (@zc's sensor or one of its inputs) names one thermal zone.
+ * When it names several (a type they share), says so with each one, its
+ * temperature and how to name it, and counts the zone refused: only a
+ * change to the config can fix it.
  */
-static int find_inputs(const struct build *b, const struct zone_config *zc, struct zone *z,
-		       const struct thermal_zone_info **tz)
+static bool names_one_zone(struct build *b, const struct zone_config *zc, const char *name)
+{
+	size_t n = thermal_count_zones(&b->thermal, name);
+	char list[INVENTORY_TEXT_MAX];
+
+	if (n < 2)
+		return true;
+	inventory_text_zones_named(list, sizeof(list), &b->thermal, name);
+	pa_log(PA_LOG_ERR, "zone %s: %s \"%s\" is the type of %zu thermal zones: %s; name "
+	       "one by its directory name%s\"thermal_zone%d\"; zone skipped", zc->name,
+	       zc->sensor.kind == SENSOR_ONE ? "sensor" : "input", name, n, list,
+	       zc->sensor.kind == SENSOR_ONE ? ": sensor = " : ", as ",
+	       thermal_find_zone(&b->thermal, name)->id);
+	b->e->n_refused++;
+	return false;
+}
+
+/*
+ * The thermal zones @zc's sensor reads, into @z's inputs; *@tz: the one a
+ * single sensor takes over (NULL for a combined sensor), read whole.
+ * -ENOENT (logged, with the thermal zones there are) when one is not there,
+ * -EINVAL when one names several or two name the same zone.
+ */
+static int find_inputs(struct build *b, const struct zone_config *zc, struct zone *z,
+		       struct thermal_zone_info **tz)
 {
 	const struct sensor_config *sc = &zc->sensor;
 	char list[INVENTORY_TEXT_MAX];
@@ -252,7 +267,7 @@ static int find_inputs(const struct build *b, const struct zone_config *zc, stru
 	z->sensor_kind = sc->kind;
 	z->sensor_offset_mc = sc->offset_mc;
 	for (size_t i = 0; i < sc->n_inputs; i++) {
-		const struct thermal_zone_info *in = thermal_find_zone(&b->thermal, sc->input[i]);
+		struct thermal_zone_info *in = thermal_find_zone(&b->thermal, sc->input[i]);
 
 		if (!in) {
 			inventory_text_thermal_zones(list, sizeof(list), &b->thermal);
@@ -262,6 +277,8 @@ static int find_inputs(const struct build *b, const struct zone_config *zc, stru
 			       "an input of its sensor", list);
 			return -ENOENT;
 		}
+		if (!names_one_zone(b, zc, sc->input[i]))
+			return -EINVAL;
 		if (zone_sensor_reads_tz(z, in->id)) {
 			pa_log(PA_LOG_ERR, "zone %s: \"%s\" is thermal_zone%d, already an input; zone "
 			       "skipped", zc->name, sc->input[i], in->id);
@@ -275,26 +292,32 @@ static int find_inputs(const struct build *b, const struct zone_config *zc, stru
 	}
 	if (sc->kind != SENSOR_ONE)
 		*tz = NULL;
+	if (*tz)
+		thermal_zone_load(*tz);
 	z->tz_id = *tz ? (*tz)->id : -1;
 	return 0;
 }
 
-/* Switch-on and control: configured, else the passive trips of @tz (a single sensor's). */
+/*
+ * Switch-on and control: configured, else the passive trips of @tz (a
+ * single sensor's) as the kernel takes them; with one passive trip and no
+ * switch_on_temp the zone is always on.
+ */
 static int zone_temps(struct zone *z, const struct zone_config *zc,
 		      const struct thermal_zone_info *tz)
 {
 	int32_t on = 0, control = 0;
 	size_t passive = tz ? thermal_passive_range(tz, &on, &control) : 0;
 
+	z->always_on = !zc->has_switch_on_temp && passive == 1;
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
 	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
-	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive < 2) {
-		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has %zu passive %s; set switch_on_temp "
-		       "and control_temp; zone skipped", zc->name, z->tz_id, passive,
-		       plural(passive, "trip", "trips"));
+	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive == 0) {
+		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has no passive trip; set control_temp "
+		       "and switch_on_temp; zone skipped", zc->name, z->tz_id);
 		return -EINVAL;
 	}
-	if (z->control_mc <= z->switch_on_mc) {
+	if (!z->always_on && z->control_mc <= z->switch_on_mc) {
 		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
 		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
 		return -EINVAL;
@@ -304,98 +327,20 @@ static int zone_temps(struct zone *z, const struct zone_config *zc,
 
 static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
 {
-	const struct thermal_zone_info *tz = NULL;
+	struct thermal_zone_info *tz = NULL;
 	int r;
 
 	memset(z, 0, sizeof(*z));
 	snprintf(z->name, sizeof(z->name), "%s", zc->name);
 	if ((r = find_inputs(b, zc, z, &tz)) < 0)
 		return r;
-	if (tz && !offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
+	if (tz && !build_offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {
 		b->e->n_refused++;
 		return -EOPNOTSUPP;
 	}
 	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
-	return finish_zone(b, z, tz, zc);
-}
-
-/* Index of the last passive trip (the control trip); -1 without one. */
-static int control_trip(const struct thermal_zone_info *tz)
-{
-	int trip = -1;
-
-	for (size_t i = 0; i < tz->n_trips; i++)
-		if (tz->trips[i].type == TRIP_PASSIVE)
-			trip = (int)tz->trips[i].index;
-	return trip;
-}
-
-/*
- * Whether thermal zone @tz has the two passive trips the power allocator
- * controls between (into @z); said at the default log level when not.
- */
-static bool has_passive_range(const struct thermal_zone_info *tz, struct zone *z)
-{
-	size_t passive = thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc);
-
-	if (passive < 2) {
-		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): %zu passive %s, two needed (switch-on "
-		       "and control); not controlled", tz->id, tz->type, passive,
-		       plural(passive, "trip", "trips"));
-		return false;
-	}
-	if (z->control_mc <= z->switch_on_mc) {
-		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): its first and last passive trips are "
-		       "both at %d m°C, no range to control in; not controlled", tz->id, tz->type,
-		       z->control_mc);
-		return false;
-	}
-	return true;
-}
-
-static int build_auto_zone(struct build *b, const struct thermal_zone_info *tz, struct zone *z)
-{
-	int trip = control_trip(tz);
-	uint32_t total_weight = 0;
-
-	memset(z, 0, sizeof(*z));
-	snprintf(z->name, sizeof(z->name), "%s", tz->type);
-	z->tz_id = tz->id;
-	z->sensor_kind = SENSOR_ONE;
-	z->n_inputs = 1;
-	z->inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
-					      .attr = SYSFS_ATTR_INIT };
-	snprintf(z->inputs[0].name, sizeof(z->inputs[0].name), "%s", tz->type);
-	if (!has_passive_range(tz, z))
-		return -EINVAL;
-	if (!offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
-		return -EOPNOTSUPP;
-	for (size_t i = 0; i < tz->n_bindings; i++)
-		if (tz->bindings[i].trip == trip)
-			total_weight += tz->bindings[i].weight;
-	for (size_t i = 0; i < tz->n_bindings; i++) {
-		const struct cdev_binding *bd = &tz->bindings[i];
-		const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, bd->cdev_id);
-		struct actor *a;
-
-		/* A device without a power model goes to the step_wise fallback. */
-		if (bd->trip != trip || (cdev && !build_power_device_type(b, cdev)))
-			continue;
-		a = build_actor_for_cdev(b, bd->cdev_id, NULL);
-		if (!a || add_zone_actor(z, a, total_weight ? bd->weight : DIVVY_WEIGHT_ONE) < 0) {
-			pa_log(PA_LOG_WARNING, "thermal_zone%d (%s): cooling_device%d on its control "
-			       "trip is not a usable power actor; not controlled", tz->id, tz->type,
-			       bd->cdev_id);
-			return -ENODEV;
-		}
-	}
-	if (z->n_actors == 0) {
-		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no cpufreq or devfreq cooling device is "
-		       "bound to its control trip (trip %d); not controlled", tz->id, tz->type, trip);
-		return -ENODEV;
-	}
-	return finish_zone(b, z, tz, NULL);
+	return build_finish_zone(b, z, tz, zc);
 }
 
 /* Actors registered from @first on, for a zone that was not built: no zone holds them. */

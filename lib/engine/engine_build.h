@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "platform/cpufreq_policy.h"
 #include "engine.h"
@@ -62,3 +63,33 @@ struct actor *build_actor_for_config(struct build *b, const struct actor_config 
  */
 void build_add_fallback_devices(struct build *b, struct zone *z,
 				const struct thermal_zone_info *tz);
+
+/** build_add_zone_actor() - @a into @z's actors with @weight_q10 (once).  Return: 0 or -E2BIG. */
+int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10);
+
+/**
+ * build_offers_user_space() - whether the kernel can hand thermal zone @tz
+ * over: it offers the user_space governor.  Else two governors would drive
+ * the same devices, so the zone @name is left out, said at @level with the
+ * kernel option to enable and @outcome.
+ */
+bool build_offers_user_space(const struct thermal_zone_info *tz, const char *name, int level,
+			     const char *outcome);
+
+/**
+ * build_finish_zone() - opens @z's sensor, samples its actors once, sets its
+ * controller (@zc: its config, NULL for an automatic zone), takes it over
+ * (@tz: its thermal zone; NULL for a combined sensor, which takes none over
+ * and has no bindings for the step_wise fallback).  Return: 0 or negative
+ * errno (logged).
+ */
+int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
+		      const struct zone_config *zc);
+
+/**
+ * build_auto_zone() - @z from thermal zone @tz alone (engine_auto.c), as
+ * the kernel's power_allocator would run it: the power actors bound to its
+ * control trip.  Return: 0, or negative errno when it is not controlled
+ * (said once, with why, at notice level or above).
+ */
+int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z);

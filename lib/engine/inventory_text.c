@@ -213,3 +213,23 @@ void inventory_text_thermal_zones(char *buf, size_t size, const struct thermal_i
 		list_add(&l, "thermal_zone%d (%s)", thermal->zones[i].id, thermal->zones[i].type);
 	list_end(&l);
 }
+
+void inventory_text_zones_named(char *buf, size_t size, const struct thermal_inventory *thermal,
+				const char *sensor)
+{
+	struct list l;
+
+	list_init(&l, buf, size);
+	for (size_t i = 0; i < thermal->n_zones; i++) {
+		const struct thermal_zone_info *z = &thermal->zones[i];
+		int64_t temp_mc;
+
+		if (strcmp(z->type, sensor) != 0)
+			continue;
+		if (thermal_zone_read_temp(z, &temp_mc) == 0)
+			list_add(&l, "thermal_zone%d (%.1f °C)", z->id, temp_mc / 1000.0);
+		else
+			list_add(&l, "thermal_zone%d (temperature unreadable)", z->id);
+	}
+	list_end(&l);
+}

@@ -39,3 +39,11 @@ void inventory_text_powercap(char *buf, size_t size);
  * "thermal_zone0 (cpu-thermal), thermal_zone1 (gpu-thermal)"; "none".
  */
 void inventory_text_thermal_zones(char *buf, size_t size, const struct thermal_inventory *thermal);
+
+/**
+ * inventory_text_zones_named() - the thermal zones @sensor names (those of a
+ * type), by number with their temperature: "thermal_zone0 (45.0 °C),
+ * thermal_zone1 (51.2 °C)"; "temperature unreadable" for one that fails.
+ */
+void inventory_text_zones_named(char *buf, size_t size, const struct thermal_inventory *thermal,
+				const char *sensor);

@@ -286,6 +286,15 @@ static bool holds_back(const struct zone *z)
 	return false;
 }
 
+const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size)
+{
+	if (z->always_on)
+		snprintf(buf, size, "always on (one passive trip)");
+	else
+		snprintf(buf, size, "switch-on %d m°C", z->switch_on_mc);
+	return buf;
+}
+
 const char *zone_sp_source_name(const struct zone *z)
 {
 	static const char *const names[] = { "config", "sysfs", "estimated" };
@@ -321,14 +330,17 @@ static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, u
 	return &z->pid_run;
 }
 
-/* The power allocator: below switch-on every actor's maximum, else the PID's budget divided. */
+/*
+ * The power allocator: below switch-on every actor's maximum, else the
+ * PID's budget divided; a zone without switch-on is never below it.
+ */
 static void zone_cycle_power(struct zone *z)
 {
 	struct divvy_actor d[ZONE_MAX_ACTORS];
 	uint32_t max_mw, min_mw;
 
 	gather(z, d, &max_mw, &min_mw);
-	z->active = z->temp_mc >= z->switch_on_mc;
+	z->active = z->always_on || z->temp_mc >= z->switch_on_mc;
 	if (!z->active) {
 		pid_reset(&z->pid_state);
 		memset(&z->pid_out, 0, sizeof(z->pid_out));

@@ -62,6 +62,10 @@ enum sustainable_power_source {
  *	life (lib/platform/sensor.c reads a slow one on a thread).
  * @sensor_offset_mc: added to a combined reading, m°C.
  * @switch_on_mc, @control_mc: switch-on and control temperatures, m°C.
+ * @always_on: no switch-on: the sensor has one passive trip, which is
+ *	control, and the zone is controlled at every temperature, as the
+ *	kernel's power_allocator does (get_governor_trips()); @switch_on_mc
+ *	is then 0, the switch-on its gains are computed from, as the kernel's.
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
  * @pid_run: what the last period ran on: @pid, or for the default
@@ -75,7 +79,7 @@ enum sustainable_power_source {
  *	it (the actor's, or with saturated_request what its saturated CPUs ask).
  * @grant_mw: this period's grant per actor, mW (max power while inactive).
  * This period's results, for logs, traces and D-Bus:
- * @temp_mc (m°C), @active (at or above switch-on), @budget_mw (mW),
+ * @temp_mc (m°C), @active (at or above switch-on, or always on), @budget_mw (mW),
  * @pid_out (pid_step()'s terms).
  * @sensor_failed: the last read failed, of every input (logged once until
  *	it reads again).
@@ -113,6 +117,7 @@ struct zone {
 	int32_t sensor_offset_mc;
 	int32_t switch_on_mc;
 	int32_t control_mc;
+	bool always_on;
 	struct pid_params pid;
 	struct pid_state pid_state;
 	struct pid_params pid_run;
@@ -173,6 +178,12 @@ void zone_cycle(struct zone *z);
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
+
+/**
+ * zone_switch_on_text() - @z's switch-on for messages, into @buf: "switch-on
+ * 65000 m°C", or "always on (one passive trip)".  Return: @buf.
+ */
+const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size);
 
 /** zone_sp_source_name() - "config", "sysfs" or "estimated": where @z's sustainable power came from. */
 const char *zone_sp_source_name(const struct zone *z);

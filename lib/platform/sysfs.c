@@ -192,8 +192,9 @@ ssize_t sysfs_read_bin(const char *path, void *buf, size_t size)
 
 	if (fd < 0)
 		return fd;
-	n = read(fd, buf, size);
-	if (n >= 0 && (size_t)n == size && read(fd, &extra, 1) > 0)
+	/* pread, as every other read here: one call from the start of the file. */
+	n = pread(fd, buf, size, 0);
+	if (n >= 0 && (size_t)n == size && pread(fd, &extra, 1, (off_t)size) > 0)
 		n = -EFBIG;
 	else if (n < 0)
 		n = -errno;

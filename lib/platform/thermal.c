@@ -16,12 +16,29 @@ const char *trip_type_name(enum trip_type type)
 	return (unsigned int)type < 4 ? trip_type_names[type] : "?";
 }
 
+/* The kernel's internal ENOTSUPP, which some drivers let out to user space. */
+#define KERNEL_ENOTSUPP 524
+
+/*
+ * The errors with which a driver says it has no such value for this zone:
+ * the thermal core answers EIO for sustainable_power (and k_po, k_pu, ...)
+ * on a zone registered without governor parameters, as ACPI's are in Linux
+ * 6.1; others answer ENODATA, EOPNOTSUPP or ENOTSUPP.
+ */
+static bool not_provided(int error)
+{
+	return error == -EIO || error == -ENODATA || error == -EOPNOTSUPP ||
+	       error == -KERNEL_ENOTSUPP;
+}
+
 /*
  * Reads @dir/@attr as a number in [min, max].  On failure logs one line:
- * the file, why, and @consequence (what is left out because of it).
+ * the file, why, and @consequence (what is left out because of it); at
+ * debug level only when @optional and the driver says it has no such value
+ * (not_provided()).
  */
 static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t max, int64_t *v,
-		       const char *consequence)
+		       bool optional, const char *consequence)
 {
 	char path[SYSFS_PATH_MAX];
 	int r = sysfs_pathf(path, "%s/%s", dir, attr);
@@ -33,7 +50,10 @@ static int read_ranged(const char *dir, const char *attr, int64_t min, int64_t m
 		       (long long)min, (long long)max, consequence);
 		return -ERANGE;
 	}
-	if (r < 0)
+	if (r < 0 && optional && not_provided(r))
+		pa_log(PA_LOG_DEBUG, "%s: %s (the driver gives none for this zone); %s", path,
+		       sysfs_strerror(r), consequence);
+	else if (r < 0)
 		pa_log(PA_LOG_WARNING, "%s: %s; %s", path,
 		       r == -EINVAL ? "not a number" : sysfs_strerror(r), consequence);
 	return r;
@@ -95,11 +115,11 @@ static void scan_trips(const char *dir, struct thermal_zone_info *z)
 			continue;
 		}
 		snprintf(attr, sizeof(attr), "trip_point_%u_temp", k);
-		if (read_ranged(dir, attr, -273150, INT32_MAX, &temp, "trip ignored") < 0)
+		if (read_ranged(dir, attr, -273150, INT32_MAX, &temp, false, "trip ignored") < 0)
 			continue;
 		snprintf(attr, sizeof(attr), "trip_point_%u_hyst", k);
 		if (sysfs_pathf(path, "%s/%s", dir, attr) == 0 && sysfs_exists(path) &&
-		    read_ranged(dir, attr, 0, INT32_MAX, &hyst, "hysteresis taken as 0") < 0)
+		    read_ranged(dir, attr, 0, INT32_MAX, &hyst, false, "hysteresis taken as 0") < 0)
 			hyst = 0;
 		t->index = k;
 		t->temp_mc = (int32_t)temp;
@@ -141,10 +161,11 @@ static void scan_bindings(const char *dir, struct thermal_zone_info *z)
 			continue;
 		}
 		snprintf(attr, sizeof(attr), "cdev%u_trip_point", k);
-		if (read_ranged(dir, attr, -1, THERMAL_MAX_TRIPS - 1, &trip, "binding ignored") < 0)
+		if (read_ranged(dir, attr, -1, THERMAL_MAX_TRIPS - 1, &trip, false,
+				"binding ignored") < 0)
 			continue;
 		snprintf(attr, sizeof(attr), "cdev%u_weight", k);
-		if (read_ranged(dir, attr, 0, UINT32_MAX, &weight, "weight taken as 0") < 0)
+		if (read_ranged(dir, attr, 0, UINT32_MAX, &weight, false, "weight taken as 0") < 0)
 			weight = 0;
 		b->index = k;
 		b->trip = (int)trip;
@@ -153,26 +174,39 @@ static void scan_bindings(const char *dir, struct thermal_zone_info *z)
 	}
 }
 
+/* Only the type: what a sensor is named by.  The rest waits for thermal_zone_load(). */
 static int scan_zone(int id, struct thermal_zone_info *z)
 {
-	char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX];
-	int64_t sp = 0;
-
 	memset(z, 0, sizeof(*z));
 	z->id = id;
-	sysfs_pathf(dir, THERMAL_CLASS_DIR "/thermal_zone%d", id);
-	if (read_text(dir, "type", z->type, sizeof(z->type), "thermal zone ignored") < 0)
-		return -EINVAL;
-	read_text(dir, "policy", z->policy, sizeof(z->policy), NULL);
-	read_text(dir, "available_policies", z->available_policies,
+	sysfs_pathf(z->dir, THERMAL_CLASS_DIR "/thermal_zone%d", id);
+	return read_text(z->dir, "type", z->type, sizeof(z->type), "thermal zone ignored") < 0 ?
+	       -EINVAL : 0;
+}
+
+void thermal_zone_load(struct thermal_zone_info *z)
+{
+	if (z->loaded)
+		return;
+	read_text(z->dir, "policy", z->policy, sizeof(z->policy), NULL);
+	read_text(z->dir, "available_policies", z->available_policies,
 		  sizeof(z->available_policies), NULL);
-	read_text(dir, "mode", z->mode, sizeof(z->mode), NULL);
-	if (sysfs_pathf(path, "%s/sustainable_power", dir) == 0 && sysfs_exists(path) &&
-	    read_ranged(dir, "sustainable_power", 0, UINT32_MAX, &sp, "taken as unset") == 0)
-		z->sustainable_power_mw = (uint32_t)sp;
-	scan_trips(dir, z);
-	scan_bindings(dir, z);
-	return 0;
+	read_text(z->dir, "mode", z->mode, sizeof(z->mode), NULL);
+	scan_trips(z->dir, z);
+	scan_bindings(z->dir, z);
+	z->loaded = true;
+}
+
+uint32_t thermal_zone_sustainable_power(const struct thermal_zone_info *z)
+{
+	char path[SYSFS_PATH_MAX];
+	int64_t sp;
+
+	if (sysfs_pathf(path, "%s/sustainable_power", z->dir) < 0 || !sysfs_exists(path) ||
+	    read_ranged(z->dir, "sustainable_power", 0, UINT32_MAX, &sp, true,
+			"taken as unset") < 0)
+		return 0;
+	return (uint32_t)sp;
 }
 
 static int scan_cdev(int id, struct cooling_device_info *c)
@@ -184,8 +218,10 @@ static int scan_cdev(int id, struct cooling_device_info *c)
 	c->id = id;
 	sysfs_pathf(dir, THERMAL_CLASS_DIR "/cooling_device%d", id);
 	if (read_text(dir, "type", c->type, sizeof(c->type), "cooling device ignored") < 0 ||
-	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state, "cooling device ignored") < 0 ||
-	    read_ranged(dir, "cur_state", 0, max_state, &cur_state, "cooling device ignored") < 0)
+	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state, false,
+			"cooling device ignored") < 0 ||
+	    read_ranged(dir, "cur_state", 0, max_state, &cur_state, false,
+			"cooling device ignored") < 0)
 		return -EINVAL;
 	c->max_state = (unsigned long)max_state;
 	c->cur_state = (unsigned long)cur_state;
@@ -234,22 +270,42 @@ void thermal_inventory_free(struct thermal_inventory *inv)
 	memset(inv, 0, sizeof(*inv));
 }
 
-const struct thermal_zone_info *thermal_find_zone(const struct thermal_inventory *inv,
-						  const char *sensor)
+/* Whether @sensor is a directory name, thermal_zoneN: *@id is then N. */
+static bool names_directory(const char *sensor, int *id)
 {
-	int id;
 	char extra;
 
-	if (sscanf(sensor, "thermal_zone%d%c", &id, &extra) == 1) {
-		for (size_t i = 0; i < inv->n_zones; i++)
-			if (inv->zones[i].id == id)
-				return &inv->zones[i];
-		return NULL;
-	}
+	return sscanf(sensor, "thermal_zone%d%c", id, &extra) == 1;
+}
+
+struct thermal_zone_info *thermal_find_zone(struct thermal_inventory *inv, const char *sensor)
+{
+	int id;
+
 	for (size_t i = 0; i < inv->n_zones; i++)
-		if (strcmp(inv->zones[i].type, sensor) == 0)
+		if (names_directory(sensor, &id) ? inv->zones[i].id == id :
+		    strcmp(inv->zones[i].type, sensor) == 0)
 			return &inv->zones[i];
 	return NULL;
+}
+
+size_t thermal_count_zones(const struct thermal_inventory *inv, const char *sensor)
+{
+	size_t n = 0;
+	int id;
+
+	for (size_t i = 0; i < inv->n_zones; i++)
+		n += names_directory(sensor, &id) ? inv->zones[i].id == id :
+		     strcmp(inv->zones[i].type, sensor) == 0;
+	return n;
+}
+
+int thermal_zone_read_temp(const struct thermal_zone_info *z, int64_t *temp_mc)
+{
+	char path[SYSFS_PATH_MAX];
+	int r = sysfs_pathf(path, "%s/temp", z->dir);
+
+	return r < 0 ? r : sysfs_read_s64(path, temp_mc);
 }
 
 const struct cooling_device_info *thermal_find_cdev(const struct thermal_inventory *inv, int id)
@@ -263,22 +319,24 @@ const struct cooling_device_info *thermal_find_cdev(const struct thermal_invento
 size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
 			     int32_t *control_mc)
 {
+	int32_t first_mc = 0;
 	size_t n = 0;
 
 	for (size_t i = 0; i < zone->n_trips; i++) {
 		if (zone->trips[i].type != TRIP_PASSIVE)
 			continue;
 		if (n == 0)
-			*switch_on_mc = zone->trips[i].temp_mc;
+			first_mc = zone->trips[i].temp_mc;
 		*control_mc = zone->trips[i].temp_mc;
 		n++;
 	}
+	if (n < 2)
+		return n;	/* one: no switch-on, that trip is control */
+	*switch_on_mc = first_mc;
 	/* As the kernel does: trips out of order are swapped. */
-	if (n >= 2 && *switch_on_mc > *control_mc) {
-		int32_t t = *switch_on_mc;
-
+	if (*switch_on_mc > *control_mc) {
 		*switch_on_mc = *control_mc;
-		*control_mc = t;
+		*control_mc = first_mc;
 	}
 	return n;
 }

@@ -2,12 +2,16 @@
 #pragma once
 /*
  * Thermal zones and cooling devices as /sys/class/thermal shows them.
- * Discovery reads everything once; an entry that cannot be read is logged
- * once with its file and left out, the rest is kept.
+ * Discovery reads every cooling device and each thermal zone's type once;
+ * the rest of a zone only when it is used (thermal_zone_load()), so that a
+ * zone nobody controls is not read.  An entry that cannot be read is
+ * logged once with its file and left out, the rest is kept.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sysfs.h"
 
 /* Room for a type or policy name, and the most trips and bindings kept per zone. */
 #define THERMAL_NAME_MAX 64
@@ -44,21 +48,23 @@ struct cdev_binding {
 /**
  * struct thermal_zone_info - thermal_zoneN.
  * @id: N.
+ * @dir: /sys/class/thermal/thermal_zoneN.
  * @type: its type ("cpu-thermal").
- * @policy: the governor in charge when discovered.
+ * @loaded: whether the fields below were read (thermal_zone_load()).
+ * @policy: the governor in charge when loaded.
  * @available_policies: as the kernel lists them.
  * @mode: "enabled" or "disabled" ("" when the kernel has no mode file).
- * @sustainable_power_mw: its sustainable_power, mW; 0 when not set.
  * @trips: the trips that could be read, in index order.
  * @bindings: the cdevK links that could be read.
  */
 struct thermal_zone_info {
 	int id;
+	char dir[SYSFS_PATH_MAX];
 	char type[THERMAL_NAME_MAX];
+	bool loaded;
 	char policy[THERMAL_NAME_MAX];
 	char available_policies[256];
 	char mode[16];
-	uint32_t sustainable_power_mw;
 	size_t n_trips;
 	struct trip_info trips[THERMAL_MAX_TRIPS];
 	size_t n_bindings;
@@ -82,22 +88,47 @@ struct thermal_inventory {
 };
 
 /**
- * thermal_scan() - read every thermal zone and cooling device.
- * Problems with single entries are logged (naming the file) and the entry or
- * the part of it is left out.
+ * thermal_scan() - read every cooling device, and every thermal zone's
+ * type.  Problems with single entries are logged (naming the file) and the
+ * entry or the part of it is left out.
  * Return: 0, or negative errno when the class directory cannot be read.
  */
 int thermal_scan(struct thermal_inventory *inv);
+
+/**
+ * thermal_zone_load() - read the rest of @z (policies, mode, trips and
+ * bindings) if not yet read; problems are logged as by thermal_scan().
+ */
+void thermal_zone_load(struct thermal_zone_info *z);
+
+/**
+ * thermal_zone_sustainable_power() - @z's sustainable_power, mW; 0 when it
+ * has none, also when the kernel refuses to read it (EIO: a zone registered
+ * without governor parameters, such as an ACPI one; ENODATA, EOPNOTSUPP),
+ * which is said at debug level only.  A value that is not a number or out
+ * of range is logged as a warning and taken as 0.
+ */
+uint32_t thermal_zone_sustainable_power(const struct thermal_zone_info *z);
+
+/** thermal_zone_read_temp() - @z's temp, m°C.  Return: 0 or negative errno. */
+int thermal_zone_read_temp(const struct thermal_zone_info *z, int64_t *temp_mc);
 
 /** thermal_inventory_free() - release what thermal_scan() allocated. */
 void thermal_inventory_free(struct thermal_inventory *inv);
 
 /**
  * thermal_find_zone() - a zone by type ("cpu-thermal") or directory name
- * ("thermal_zone0").  Return: the zone or NULL.
+ * ("thermal_zone0"); the first of the zones of that type.
+ * Return: the zone or NULL.
  */
-const struct thermal_zone_info *thermal_find_zone(const struct thermal_inventory *inv,
-						  const char *sensor);
+struct thermal_zone_info *thermal_find_zone(struct thermal_inventory *inv, const char *sensor);
+
+/**
+ * thermal_count_zones() - how many zones @sensor names: those of that type,
+ * or for a directory name ("thermal_zone0") 0 or 1.  More than one is
+ * ambiguous.
+ */
+size_t thermal_count_zones(const struct thermal_inventory *inv, const char *sensor);
 
 /** thermal_find_cdev() - cooling_device@id, or NULL. */
 const struct cooling_device_info *thermal_find_cdev(const struct thermal_inventory *inv, int id);
@@ -106,9 +137,13 @@ const struct cooling_device_info *thermal_find_cdev(const struct thermal_invento
 const char *trip_type_name(enum trip_type type);
 
 /**
- * thermal_passive_range() - the first and last passive trips of @zone, the
- * power allocator's switch-on and control temperatures.
- * Return: the number of passive trips (the outputs are set when >= 2).
+ * thermal_passive_range() - the power allocator's switch-on and control
+ * temperatures from @zone's passive trips, as the kernel's
+ * get_governor_trips() takes them: with two or more, switch-on is the
+ * first and control the last (swapped when out of order); with one, that
+ * trip is control and there is no switch-on (*@switch_on_mc is left
+ * alone): the governor is always on.
+ * Return: the number of passive trips (*@control_mc is set when >= 1).
  */
 size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
 			     int32_t *control_mc);
