@@ -113,10 +113,12 @@ class Daemon:
     its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
     @faults: rule files of tests/fault-shim.c ({"no-netlink": ""}, ...), written
     to a folder of the run's and changed later with fault(); the shim is
-    preloaded when given."""
+    preloaded when given; @log_target: its --log-target, None for the
+    default; @env_changes: variables to set (None: to unset); @stderr: where its
+    stderr goes (default: the file logtext() reads)."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
-                 faults=None, models=None):
+                 faults=None, models=None, log_target="stderr", env_changes=None, stderr=None):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -124,6 +126,7 @@ class Daemon:
         self.state = state or os.path.join(self.work, "state")
         self.trace = trace or os.path.join(self.work, "trace.csv")
         self.log = os.path.join(self.work, "log")
+        self.logfile = None
         with open(self.config, "w") as f:
             f.write(config)
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -138,6 +141,11 @@ class Daemon:
         self.reader.start()
         env = dict(os.environ, UMOCKDEV_DIR=tree.dir,
                    NOTIFY_SOCKET=os.path.join(self.work, "notify"))
+        for name, value in (env_changes or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
         if faults is not None:
             os.mkdir(self.faults)
             for rule, text in faults.items():
@@ -145,9 +153,10 @@ class Daemon:
             env.update(POWERALLOCD_FAULT_DIR=self.faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
         self.proc = subprocess.Popen(
             ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
-             "--state-directory", models or self.work, "--log-target", "stderr",
-             "--trace", self.trace, "--bus", bus] + list(args),
-            env=env, stderr=self._logfile(),
+             "--state-directory", models or self.work,
+             "--trace", self.trace, "--bus", bus] +
+            (["--log-target", log_target] if log_target else []) + list(args),
+            env=env, stderr=self._logfile() if stderr is None else stderr,
             preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
         LIVE.add(self)
 
@@ -175,6 +184,8 @@ class Daemon:
         return [m for m in list(self.messages) if m.startswith(prefix)]
 
     def logtext(self):
+        if not os.path.exists(self.log):
+            return "(stderr not kept)"
         with open(self.log) as f:
             return f.read()
 
@@ -195,7 +206,8 @@ class Daemon:
         self.reading = False
         self.reader.join()
         self.notify.close()
-        self.logfile.close()
+        if self.logfile:
+            self.logfile.close()
         shutil.rmtree(self.work)
 
 
@@ -488,6 +500,85 @@ OPTIONAL_GPU_CONFIG = GPU_CONFIG.replace('device = "ff9a0000.gpu";',
                                          'device = "ff9a0000.gpu"; optional = true;')
 GPU_MISSING = ("zone cpu: actors[2] (line 4, devfreq): no cooling device devfreq-ff9a0000.gpu; "
                "devfreq devices: ff9a0000.gpu (no cooling device)")
+
+
+class LogTarget(unittest.TestCase):
+    """The default --log-target (auto) as systemd's daemons decide: the
+    journal where systemd connected stderr to it ($JOURNAL_STREAM names
+    stderr's device:inode) and journald runs (its socket exists; the tests
+    name a socket of their own), stderr otherwise."""
+
+    def setUp(self):
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.work = tempfile.mkdtemp(prefix="powerallocd-journal.")
+        self.socket = os.path.join(self.work, "journal-socket")
+        self.daemon = None
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        self.tree.close()
+        shutil.rmtree(self.work)
+
+    def start(self, socket_path, journal_stream=None):
+        """The daemon with the default log target; @journal_stream: a
+        function of its log file's stat giving $JOURNAL_STREAM (unset when
+        None).  Returns what it said on stderr once ready."""
+        log = os.path.join(self.work, "stderr")
+        with open(log, "w") as f:
+            st = os.fstat(f.fileno())
+            self.daemon = Daemon(self.tree, HOT_CONFIG, log_target=None, stderr=f, env_changes={
+                "POWERALLOCD_JOURNAL_SOCKET": socket_path,
+                "JOURNAL_STREAM": journal_stream and journal_stream(st)})
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        stop(self, self.daemon)
+        with open(log) as f:
+            return f.read()
+
+    def journald(self):
+        """A socket where the tests' journald would listen."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(self.socket)
+        self.addCleanup(s.close)
+
+    def assert_on_stderr(self, text):
+        self.assertIn("info: zone cpu: 80.00 °C, switch-on 70.00 °C crossed; controlling "
+                      "ZONE=cpu TEMPERATURE_MC=80000", text)
+        self.assertIn("info: limits released, kernel policies restored", text)
+        self.assertNotIn("journald", text)
+
+    def test_default_without_journald_is_stderr(self):
+        """A shell, a container, an initramfs: no journald socket."""
+        self.assert_on_stderr(self.start(self.socket))
+
+    def test_default_from_a_terminal_where_journald_runs_is_stderr(self):
+        self.journald()
+        self.assert_on_stderr(self.start(self.socket))
+        # $JOURNAL_STREAM inherited, but stderr is not that stream.
+        self.assert_on_stderr(self.start(self.socket, lambda st: "%d:%d" % (st.st_dev,
+                                                                            st.st_ino + 1)))
+
+    def test_default_under_systemd_is_the_journal(self):
+        """stderr is the journal stream systemd connected: the lines go to
+        journald, none to stderr; without journald they come to stderr."""
+        stream = lambda st: "%d:%d" % (st.st_dev, st.st_ino)  # noqa: E731
+        self.assert_on_stderr(self.start(self.socket, stream))
+        self.journald()
+        self.assertEqual(self.start(self.socket, stream), "")
+
+    def test_journal_without_journald_is_stderr(self):
+        log = os.path.join(self.work, "stderr")
+        with open(log, "w") as f:
+            self.daemon = Daemon(self.tree, HOT_CONFIG, log_target="journal", stderr=f,
+                                 env_changes={"POWERALLOCD_JOURNAL_SOCKET": self.socket})
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        stop(self, self.daemon)
+        with open(log) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("notice: no journald (no /run/systemd/journal/socket): "
+                                        "logging to stderr\n"), text)
+        self.assert_on_stderr(text.split("\n", 1)[1])
 
 
 class Devices(unittest.TestCase):
