@@ -502,24 +502,35 @@ GPU_MISSING = ("zone cpu: actors[2] (line 4, devfreq): no cooling device devfreq
                "devfreq devices: ff9a0000.gpu (no cooling device)")
 
 
-class LogTarget(unittest.TestCase):
-    """The default --log-target (auto) as systemd's daemons decide: the
-    journal where systemd connected stderr to it ($JOURNAL_STREAM names
-    stderr's device:inode) and journald runs (its socket exists; the tests
-    name a socket of their own), stderr otherwise."""
+class HotTree(unittest.TestCase):
+    """A tree whose zone is at 80 °C, over its switch-on; self.daemon, when
+    a test starts one, is closed after it."""
 
     def setUp(self):
         self.tree = Tree()
         self.tree.write(ZONE0 + "temp", "80000\n")
-        self.work = tempfile.mkdtemp(prefix="powerallocd-journal.")
-        self.socket = os.path.join(self.work, "journal-socket")
         self.daemon = None
 
     def tearDown(self):
         if self.daemon:
             self.daemon.close()
         self.tree.close()
-        shutil.rmtree(self.work)
+
+    def throttled(self):
+        return int(self.tree.read(CDEV % 1)) > 0
+
+
+class LogTarget(HotTree):
+    """The default --log-target (auto) as systemd's daemons decide: the
+    journal where systemd connected stderr to it ($JOURNAL_STREAM names
+    stderr's device:inode) and journald runs (its socket exists; the tests
+    name a socket of their own), stderr otherwise."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="powerallocd-journal.")
+        self.addCleanup(shutil.rmtree, self.work)
+        self.socket = os.path.join(self.work, "journal-socket")
 
     def start(self, socket_path, journal_stream=None):
         """The daemon with the default log target; @journal_stream: a
@@ -581,18 +592,63 @@ class LogTarget(unittest.TestCase):
         self.assert_on_stderr(text.split("\n", 1)[1])
 
 
-class Devices(unittest.TestCase):
-    """Cooling devices that are missing at start or appear later."""
+class Signals(HotTree):
+    """What a shell can send leaves no limit behind: a pipe's reader gone
+    (SIGPIPE) and the signals nobody uses are ignored; Ctrl-\\ (SIGQUIT),
+    Ctrl-C, SIGTERM and a CPU time limit restore and exit 0."""
 
-    def setUp(self):
-        self.tree = Tree()
-        self.tree.write(ZONE0 + "temp", "80000\n")
-        self.daemon = None
+    def assert_restored(self):
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertFalse(os.path.exists(self.daemon.state))
 
-    def tearDown(self):
-        if self.daemon:
+    def test_pipe_reader_gone(self):
+        """powerallocd 2>&1 | tee log, and tee gone: the next lines (a
+        reload's) fail with EPIPE, the daemon carries on and still restores."""
+        reader, writer = os.pipe()
+        try:
+            self.daemon = Daemon(self.tree, HOT_CONFIG, stderr=writer)
+        finally:
+            os.close(writer)
+        os.set_blocking(reader, False)
+        with os.fdopen(reader, "rb") as pipe:
+            read = []
+
+            def said_controlling():
+                with contextlib.suppress(BlockingIOError):
+                    read.append(os.read(pipe.fileno(), 65536))
+                return b"controlling" in b"".join(read)
+            self.assertTrue(wait_for(said_controlling), b"".join(read))
+            self.assertTrue(wait_for(self.throttled))
+        for n in (2, 3):
+            self.daemon.signal(signal.SIGHUP)   # "reloaded ...", to the closed pipe
+            self.assertTrue(wait_for(lambda: len(self.daemon.notified("READY=1")) == n),
+                            self.daemon.proc.poll())
+        for sig in (signal.SIGPIPE, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM,
+                    signal.SIGRTMIN, signal.SIGRTMAX):
+            self.daemon.signal(sig)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: len(self.daemon.notified("READY=1")) == 4),
+                        self.daemon.proc.poll())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertTrue(self.throttled())
+        stop(self, self.daemon)
+        self.assert_restored()
+
+    def test_stop_signals_restore(self):
+        for sig, name in ((signal.SIGQUIT, "Quit"), (signal.SIGINT, "Interrupt"),
+                          (signal.SIGXCPU, "CPU time limit exceeded")):
+            self.daemon = Daemon(self.tree, HOT_CONFIG)
+            self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+            self.daemon.signal(sig)
+            self.assertEqual(self.daemon.wait(), 0, self.daemon.logtext())
+            self.assertIn("info: %s: stopping" % name, self.daemon.logtext())
+            self.assert_restored()
             self.daemon.close()
-        self.tree.close()
+
+
+class Devices(HotTree):
+    """Cooling devices that are missing at start or appear later."""
 
     def hide_gpu_cdev(self):
         os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),
