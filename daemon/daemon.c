@@ -332,6 +332,7 @@ int daemon_run(const struct options *opts)
 		pa_config_free(d.config);
 		return EXIT_FAILURE_RUNTIME;
 	}
+	daemon_make_state_dir(opts->state_path);
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
 		daemon_teardown(&d);

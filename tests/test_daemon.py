@@ -115,10 +115,11 @@ class Daemon:
     to a folder of the run's and changed later with fault(); the shim is
     preloaded when given; @log_target: its --log-target, None for the
     default; @env_changes: variables to set (None: to unset); @stderr: where its
-    stderr goes (default: the file logtext() reads)."""
+    stderr goes (default: the file logtext() reads); @umask: its umask."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
-                 faults=None, models=None, log_target="stderr", env_changes=None, stderr=None):
+                 faults=None, models=None, log_target="stderr", env_changes=None, stderr=None,
+                 umask=None):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -157,8 +158,15 @@ class Daemon:
              "--trace", self.trace, "--bus", bus] +
             (["--log-target", log_target] if log_target else []) + list(args),
             env=env, stderr=self._logfile() if stderr is None else stderr,
-            preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
+            preexec_fn=lambda: self._preexec(nofile, umask))
         LIVE.add(self)
+
+    @staticmethod
+    def _preexec(nofile, umask):
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
+        if umask is not None:
+            os.umask(umask)
 
     def fault(self, rule, text):
         """Sets a fault-shim rule; None clears it."""
@@ -645,6 +653,51 @@ class Signals(HotTree):
             self.assertIn("info: %s: stopping" % name, self.daemon.logtext())
             self.assert_restored()
             self.daemon.close()
+
+
+class StateDirectory(HotTree):
+    """From a shell, without systemd's RuntimeDirectory: the state file's
+    directory is made (0700, whatever the umask), so that a kill -9 can be
+    undone; a missing parent is not made, and said."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="powerallocd-statedir.")
+        self.addCleanup(shutil.rmtree, self.work)
+
+    def test_made_then_kill_and_restore(self):
+        run_dir = os.path.join(self.work, "powerallocd")
+        state = os.path.join(run_dir, "state")
+        # umask 0777: no bit of the mode but those the daemon sets itself
+        self.daemon = Daemon(self.tree, HOT_CONFIG, state=state, umask=0o777)
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.assertEqual(os.stat(run_dir).st_mode & 0o7777, 0o700)
+        self.assertIn("info: %s: made (mode 0700) for the state file" % run_dir,
+                      self.daemon.logtext())
+        self.assertNotIn("cannot write the state file", self.daemon.logtext())
+        with open(state) as f:
+            self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise", f.read())
+        self.daemon.signal(signal.SIGKILL)
+        self.daemon.wait()
+        self.assertTrue(self.throttled())
+        out = run(self.tree, "--restore", "--state-file", state)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("restored 4 of 4 files from %s" % state, out.stderr)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(os.listdir(run_dir), [])
+
+    def test_missing_parent_not_made(self):
+        state = os.path.join(self.work, "missing", "powerallocd", "state")
+        self.daemon = Daemon(self.tree, HOT_CONFIG, state=state)
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.assertIn("err: %s: cannot make the state file's directory: its parent does not "
+                      "exist (make it, or name another --state-file)" % os.path.dirname(state),
+                      self.daemon.logtext())
+        self.assertIn("cannot write the state file", self.daemon.logtext())
+        self.assertEqual(os.listdir(self.work), [])
+        stop(self, self.daemon)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
 
 
 class Devices(HotTree):
