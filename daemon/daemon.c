@@ -232,6 +232,14 @@ static int bus_reload(void *userdata, char *why, size_t why_size)
 	return reload(userdata, why, why_size);
 }
 
+/*
+ * What stops the loop, each limit restored: kill(1)'s default, Ctrl-C,
+ * Ctrl-\ (rather than a core dump with the limits in place) and a CPU time
+ * limit reached.  SIGHUP reloads; main.c ignores the other signals that
+ * would end the process.
+ */
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGQUIT, SIGXCPU };
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -247,25 +255,29 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return sd_event_exit(d->event, 0);
 }
 
-static int block_signals(void)
+/* SIGHUP and the stop signals, blocked and served by the loop.  Return: 0 or negative errno. */
+static int add_signals(struct daemon *d)
 {
 	sigset_t mask;
+	int r;
 
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
-	return sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ? -errno : 0;
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&mask, stop_signals[i]);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
+	for (size_t i = 0; r >= 0 && i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		r = sd_event_add_signal(d->event, NULL, stop_signals[i], on_signal, d);
+	return r;
 }
 
 static int setup_event(struct daemon *d)
 {
 	int r;
 
-	if ((r = block_signals()) < 0 || (r = sd_event_default(&d->event)) < 0 ||
-	    (r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d)) < 0 ||
-	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d)) < 0 ||
-	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d)) < 0 ||
+	if ((r = sd_event_default(&d->event)) < 0 || (r = add_signals(d)) < 0 ||
 	    (r = sd_event_add_time(d->event, &d->tick, CLOCK_MONOTONIC, 0, 0, daemon_on_tick, d)) < 0 ||
 	    (r = sd_event_add_time(d->event, &d->rescan, CLOCK_MONOTONIC, SCHEDULE_NEVER, 0,
 				   daemon_on_rescan, d)) < 0)
@@ -320,6 +332,7 @@ int daemon_run(const struct options *opts)
 		pa_config_free(d.config);
 		return EXIT_FAILURE_RUNTIME;
 	}
+	daemon_make_state_dir(opts->state_path);
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
 		daemon_teardown(&d);

@@ -21,7 +21,7 @@
  * @config_path: the config file; @config_given: it was named on the command
  *	line (then it must exist; the default may be absent).
  * @log_level: syslog priority, -1 for the config's.
- * @log_target: journald, stderr or the first that works.
+ * @log_target: journald, stderr, or auto (journal.h says which it picks).
  * @trace_path: CSV trace, overriding the config's trace_file; NULL for none given.
  * @state_path: the state file.
  * @state_dir: where the zones' thermal models are kept; "" for nowhere.

@@ -107,6 +107,14 @@ void daemon_retry_if_incomplete(struct daemon *d);
  */
 int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata);
 
+/**
+ * daemon_make_state_dir() - makes the directory of the state file
+ * @state_path (mode 0700) when it is missing, as systemd makes the unit's
+ * RuntimeDirectory: a daemon started from a shell has crash protection too.
+ * Said; a parent that is missing is not made.
+ */
+void daemon_make_state_dir(const char *state_path);
+
 /** daemon_save_state() - writes the state file; a daemon that cannot is still worth running. */
 void daemon_save_state(struct daemon *d);
 

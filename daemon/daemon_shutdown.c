@@ -5,13 +5,31 @@
  */
 #include "daemon_internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "config/config.h"
+#include "new_file.h"
 #include "platform/log.h"
+
+void daemon_make_state_dir(const char *state_path)
+{
+	char dir[PATH_MAX];
+	int r = new_file_make_dir(state_path, dir);
+
+	if (r > 0)
+		journal_log(PA_LOG_INFO, NULL, "%s: made (mode 0700) for the state file", dir);
+	else if (r == -ENOENT)
+		pa_log(PA_LOG_ERR, "%s: cannot make the state file's directory: its parent does "
+		       "not exist (make it, or name another --state-file)", dir);
+	else if (r < 0)
+		pa_log(PA_LOG_ERR, "%s: cannot make the state file's directory: %s", dir,
+		       strerror(-r));
+}
 
 void daemon_save_state(struct daemon *d)
 {

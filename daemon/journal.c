@@ -1,28 +1,61 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "journal.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <systemd/sd-journal.h>
+#include <unistd.h>
 
 #include "platform/log.h"
 
 #define MAX_FIELDS 16
+/* journald's socket: it exists only while journald runs. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+/* For the tests only: another path stands for journald's socket (see journald_listens()). */
+#define JOURNAL_SOCKET_ENV "POWERALLOCD_JOURNAL_SOCKET"
+/* One line on stderr: a message (1024 bytes at most) and its fields. */
+#define LINE_MAX_BYTES 2048
 
-static enum log_target log_target = LOG_TARGET_AUTO;
+/* Resolved by journal_setup(): LOG_TARGET_JOURNAL or LOG_TARGET_STDERR, never AUTO. */
+static enum log_target log_target = LOG_TARGET_STDERR;
+/* stderr failed (its reader went away, its terminal hung up) and no journald listens. */
+static bool dropped;
 static int max_priority = PA_LOG_INFO;
 
 static const char *const priority_names[] = { "emerg", "alert", "crit", "err", "warning",
 					       "notice", "info", "debug" };
 
-static void to_stderr(int priority, const char *const *fields, const char *message)
+/*
+ * Whether journald runs: its socket is there.  sd_journal_sendv() cannot
+ * tell: it returns 0 when the socket is missing and the message is lost.
+ */
+static bool journald_listens(void)
 {
-	fprintf(stderr, "%s: %s", priority_names[priority & 7], message);
-	for (size_t i = 0; fields && fields[i]; i++)
-		fprintf(stderr, " %s", fields[i]);
-	fputc('\n', stderr);
+	const char *path = getenv(JOURNAL_SOCKET_ENV);
+	struct stat st;
+
+	return stat(path && *path ? path : JOURNAL_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * Whether systemd connected stderr to the journal (a service's default):
+ * it then sets $JOURNAL_STREAM to stderr's "device:inode".  A terminal, a
+ * pipe or a file that stderr was redirected to has another.
+ */
+static bool stderr_is_journal(void)
+{
+	const char *stream = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char extra;
+
+	return stream && sscanf(stream, "%llu:%llu%c", &dev, &ino, &extra) == 2 &&
+	       fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 }
 
 static int to_journal(int priority, const char *const *fields, const char *message)
@@ -41,25 +74,69 @@ static int to_journal(int priority, const char *const *fields, const char *messa
 	return sd_journal_sendv(iov, (int)n);
 }
 
+/* Writes all of @line (@len bytes) to stderr.  Return: 0 or negative errno. */
+static int write_stderr(const char *line, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, line, len);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0) {
+			line += n;
+			len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * stderr failed with @err (-EPIPE: the reader of its pipe went away; -EIO:
+ * its terminal hung up): the rest goes to the journal where journald runs,
+ * else nowhere.  A full pipe (-EAGAIN) loses one line only.
+ */
+static void stderr_failed(int err)
+{
+	char why[128];
+
+	if (err == -EAGAIN)
+		return;
+	snprintf(why, sizeof(why), "stderr cannot be written (%s); logging to the journal",
+		 strerror(-err));
+	if (journald_listens()) {
+		log_target = LOG_TARGET_JOURNAL;
+		to_journal(PA_LOG_NOTICE, NULL, why);
+	} else {
+		dropped = true;
+	}
+}
+
+/* "priority: message KEY=value ...", one line, written at once. */
+static void to_stderr(int priority, const char *const *fields, const char *message)
+{
+	char line[LINE_MAX_BYTES];
+	size_t len = 0;
+	int r;
+
+	len += (size_t)snprintf(line, sizeof(line) - 1, "%s: %s", priority_names[priority & 7],
+				message);
+	for (size_t i = 0; fields && fields[i] && len < sizeof(line) - 1; i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - 1 - len, " %s", fields[i]);
+	len = len < sizeof(line) - 1 ? len : sizeof(line) - 2;	/* truncated */
+	line[len++] = '\n';
+	if ((r = write_stderr(line, len)) < 0)
+		stderr_failed(r);
+}
+
 static void emit(int priority, const char *const *fields, const char *message)
 {
 	if (priority > max_priority)
 		return;
-	if (log_target != LOG_TARGET_STDERR) {
-		int r = to_journal(priority, fields, message);
-
-		if (r >= 0) {
-			log_target = LOG_TARGET_JOURNAL;
-			return;
-		}
-		if (log_target == LOG_TARGET_AUTO) {
-			/* No journald listening: say so once, then stay on stderr. */
-			log_target = LOG_TARGET_STDERR;
-			to_stderr(PA_LOG_DEBUG > max_priority ? PA_LOG_NOTICE : PA_LOG_DEBUG,
-				  NULL, "no journald; logging to stderr");
-		}
-	}
-	to_stderr(priority, fields, message);
+	/* A message journald refuses (it never should) goes to stderr. */
+	if (log_target == LOG_TARGET_JOURNAL && to_journal(priority, fields, message) >= 0)
+		return;
+	if (!dropped)
+		to_stderr(priority, fields, message);
 }
 
 static void library_handler(void *userdata, int priority, const char *const *fields,
@@ -71,9 +148,19 @@ static void library_handler(void *userdata, int priority, const char *const *fie
 
 void journal_setup(enum log_target target, int priority)
 {
-	log_target = target;
+	bool journald = journald_listens();
+
+	/* As systemd's own daemons decide: the journal where systemd connected stderr to it. */
+	if (target == LOG_TARGET_AUTO)
+		target = journald && stderr_is_journal() ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR;
+	log_target = target == LOG_TARGET_JOURNAL && journald ? LOG_TARGET_JOURNAL
+							       : LOG_TARGET_STDERR;
+	dropped = false;
 	max_priority = priority;
 	pa_log_set_handler(library_handler, NULL);
+	if (target == LOG_TARGET_JOURNAL && !journald)
+		journal_log(PA_LOG_NOTICE, NULL, "no journald (no %s): logging to stderr",
+			    JOURNAL_SOCKET);
 }
 
 void journal_set_level(int priority)

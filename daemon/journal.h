@@ -2,7 +2,7 @@
 #pragma once
 /*
  * The daemon's log: journald with structured fields, or stderr with the
- * same fields as key=value where no journald listens (containers, tests).
+ * same fields as key=value (a shell, a container, an initramfs, tests).
  * The library's messages (lib/platform/log.h) come through here too.
  */
 #include <stdarg.h>
@@ -10,12 +10,18 @@
 #include "engine/zone.h"
 
 enum log_target {
-	LOG_TARGET_AUTO,	/* journald if it accepts the first message, else stderr */
-	LOG_TARGET_JOURNAL,
+	LOG_TARGET_AUTO,	/* journald where systemd connected stderr to it, else stderr */
+	LOG_TARGET_JOURNAL,	/* journald where it runs, else stderr */
 	LOG_TARGET_STDERR,
 };
 
-/** journal_setup() - where to log and the most detailed priority (3..7). */
+/**
+ * journal_setup() - where to log and the most detailed priority (3..7).
+ * journald runs when its socket is there; systemd connected stderr to it
+ * when $JOURNAL_STREAM names stderr's device and inode.  When stderr fails
+ * (a pipe whose reader is gone, a terminal that hung up) the rest goes to
+ * journald where it runs, else nowhere.
+ */
 void journal_setup(enum log_target target, int max_priority);
 
 /** journal_set_level() - change the most detailed priority (reload). */

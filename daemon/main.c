@@ -2,6 +2,7 @@
 /* powerallocd: command line. */
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,33 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 	return PARSED;
 }
 
+/*
+ * The signals whose default action would end powerallocd with every limit
+ * in place and that it has no use for: ignored, for every command.
+ * SIGPIPE: the reader of a pipe it logs to went away (| tee, | less, |
+ * head); the write fails with EPIPE instead and the log goes on without
+ * stderr (journal.h).  SIGTTOU, SIGTTIN: a daemon in a shell's background
+ * is not stopped by its terminal.  SIGXFSZ: a write over the file size
+ * limit fails with EFBIG instead.  The others (the real-time signals too)
+ * only someone's kill(1) sends.  The daemon stops, restoring each limit,
+ * on SIGTERM, SIGINT, SIGQUIT and SIGXCPU, and reloads on SIGHUP
+ * (daemon.c).
+ */
+static void ignore_signals(void)
+{
+	static const int ignored[] = { SIGPIPE, SIGTTOU, SIGTTIN, SIGXFSZ, SIGUSR1, SIGUSR2,
+				       SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+				       SIGSTKFLT,
+#endif
+	};
+
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		signal(s, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	static char state_path[PATH_MAX], state_dir[PATH_MAX];
@@ -172,8 +200,10 @@ int main(int argc, char **argv)
 				.log_target = LOG_TARGET_AUTO, .bus = "system",
 				.model_save_interval_s = MODEL_STORE_DEFAULT_INTERVAL_S };
 	enum command command = RUN;
-	int r = parse_args(argc, argv, &opts, &command);
+	int r;
 
+	ignore_signals();
+	r = parse_args(argc, argv, &opts, &command);
 	if (r != PARSED)
 		return r;
 	if (!opts.state_path)

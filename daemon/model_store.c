@@ -13,6 +13,7 @@
 #include "journal.h"
 #include "platform/log.h"
 #include "engine/model_record.h"
+#include "control/model_tuning.h"
 #include "new_file.h"
 #include "control/time_units.h"
 
@@ -134,11 +135,39 @@ static void say(int priority, const struct zone *z, const char *fmt, ...)
 	journal_log(priority, fields, "zone %s: %s", z->name, text);
 }
 
-/* The saved model of @z is of no use: removed, said with @why. */
-static void discard(const char *path, const struct zone *z, const char *what, const char *why)
+/* The saved model of @z is of no use: removed, said at @priority with @why. */
+static void discard_as(int priority, const char *path, const struct zone *z, const char *what,
+		       const char *why)
 {
 	unlink(path);
-	say(PA_LOG_NOTICE, z, "%s %s discarded (%s); learning anew", what, path, why);
+	say(priority, z, "%s %s discarded (%s); learning anew", what, path, why);
+}
+
+static void discard(const char *path, const struct zone *z, const char *what, const char *why)
+{
+	discard_as(PA_LOG_NOTICE, path, z, what, why);
+}
+
+/* @z's model from @rec, saved at @path, when it is worth resuming; else discarded. */
+static void resume_record(struct zone *z, const char *path, const struct model_record *rec)
+{
+	char why[96];
+	double confidence;
+	int r = model_record_resume(&z->model, rec, &confidence);
+
+	if (r == -EINVAL) {
+		discard(path, z, "the corrupt thermal model", "values out of range");
+	} else if (r < 0) {
+		/* Not a fault: a run too short to learn; at info level. */
+		snprintf(why, sizeof(why), "confidence %.3f, under the %.2f at which it would be "
+			 "used", confidence, MODEL_TUNING_ENGAGE);
+		discard_as(PA_LOG_INFO, path, z, "the thermal model", why);
+	} else {
+		say(PA_LOG_NOTICE, z, "resumed the thermal model saved in %s: sustainable power %u "
+		    "mW, time constant %.0f s, confidence %.2f", path,
+		    thermal_model_sustainable_mw(&z->model), z->model.est.time_constant_s,
+		    z->model.est.confidence);
+	}
 }
 
 /* The model saved at @path for @z, when it fits. */
@@ -174,13 +203,8 @@ static void resume_zone(struct zone *z, const char *path)
 		discard(path, z, "the corrupt thermal model", why);
 	else if ((differs = model_fingerprint_differs(&rec.fp, &now)))
 		discard(path, z, "the thermal model", differs);
-	else if (thermal_model_import(&z->model, &rec.state) < 0)
-		discard(path, z, "the corrupt thermal model", "values out of range");
 	else
-		say(PA_LOG_NOTICE, z, "resumed the thermal model saved in %s: sustainable power %u "
-		    "mW, time constant %.0f s, confidence %.2f", path,
-		    thermal_model_sustainable_mw(&z->model), z->model.est.time_constant_s,
-		    z->model.est.confidence);
+		resume_record(z, path, &rec);
 }
 
 void model_store_resume(struct model_store *s, struct engine *e)

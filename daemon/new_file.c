@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Temporaries left by as many crashed runs with our pid are stepped over. */
@@ -69,4 +71,23 @@ void new_file_discard(struct new_file *nf)
 		fclose(nf->file);
 	nf->file = NULL;
 	unlink(nf->tmp);
+}
+
+int new_file_make_dir(const char *path, char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	int fd, r = 0;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	snprintf(dir, PATH_MAX, "%.*s", slash ? (int)(slash - path) : 0, path);
+	if (!*dir || mkdir(dir, 0700) < 0)
+		return !*dir || errno == EEXIST ? 0 : -errno;
+	/* The umask may have taken bits the owner needs: the mode is set again. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0700) < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? r : 1;
 }

@@ -47,3 +47,13 @@ int new_file_finish(struct new_file *nf, const char *path);
 
 /** new_file_discard() - close and remove the temporary (a file not committed). */
 void new_file_discard(struct new_file *nf);
+
+/**
+ * new_file_make_dir() - make the directory that @path is in, mode 0700
+ * whatever the umask, when it is missing: only that directory, never its
+ * parents (the state file's directory, /run/powerallocd, where systemd did
+ * not make it).  @dir: out, that directory (PATH_MAX bytes).
+ * Return: 1 made, 0 already there (or @path has no directory part),
+ * -ENOENT when its parent is missing, other negative errno.
+ */
+int new_file_make_dir(const char *path, char *dir);

@@ -116,10 +116,13 @@ class Daemon:
     its own); @nofile: (soft, hard) RLIMIT_NOFILE to start it with;
     @faults: rule files of tests/fault-shim.c ({"no-netlink": ""}, ...), written
     to a folder of the run's and changed later with fault(); the shim is
-    preloaded when given."""
+    preloaded when given; @log_target: its --log-target, None for the
+    default; @env_changes: variables to set (None: to unset); @stderr: where its
+    stderr goes (default: the file logtext() reads); @umask: its umask."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
-                 faults=None, models=None):
+                 faults=None, models=None, log_target="stderr", env_changes=None, stderr=None,
+                 umask=None):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -127,6 +130,7 @@ class Daemon:
         self.state = state or os.path.join(self.work, "state")
         self.trace = trace or os.path.join(self.work, "trace.csv")
         self.log = os.path.join(self.work, "log")
+        self.logfile = None
         with open(self.config, "w") as f:
             f.write(config)
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -141,6 +145,11 @@ class Daemon:
         self.reader.start()
         env = dict(os.environ, UMOCKDEV_DIR=tree.dir,
                    NOTIFY_SOCKET=os.path.join(self.work, "notify"))
+        for name, value in (env_changes or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
         if faults is not None:
             os.mkdir(self.faults)
             for rule, text in faults.items():
@@ -148,11 +157,19 @@ class Daemon:
             env.update(POWERALLOCD_FAULT_DIR=self.faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
         self.proc = subprocess.Popen(
             ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
-             "--state-directory", models or self.work, "--log-target", "stderr",
-             "--trace", self.trace, "--bus", bus] + list(args),
-            env=env, stderr=self._logfile(),
-            preexec_fn=nofile and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)))
+             "--state-directory", models or self.work,
+             "--trace", self.trace, "--bus", bus] +
+            (["--log-target", log_target] if log_target else []) + list(args),
+            env=env, stderr=self._logfile() if stderr is None else stderr,
+            preexec_fn=lambda: self._preexec(nofile, umask))
         LIVE.add(self)
+
+    @staticmethod
+    def _preexec(nofile, umask):
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
+        if umask is not None:
+            os.umask(umask)
 
     def fault(self, rule, text):
         """Sets a fault-shim rule; None clears it."""
@@ -178,6 +195,8 @@ class Daemon:
         return [m for m in list(self.messages) if m.startswith(prefix)]
 
     def logtext(self):
+        if not os.path.exists(self.log):
+            return "(stderr not kept)"
         with open(self.log) as f:
             return f.read()
 
@@ -198,7 +217,8 @@ class Daemon:
         self.reading = False
         self.reader.join()
         self.notify.close()
-        self.logfile.close()
+        if self.logfile:
+            self.logfile.close()
         shutil.rmtree(self.work)
 
 
@@ -493,8 +513,9 @@ GPU_MISSING = ("zone cpu: actors[2] (line 4, devfreq): no cooling device devfreq
                "devfreq devices: ff9a0000.gpu (no cooling device)")
 
 
-class Devices(unittest.TestCase):
-    """Cooling devices that are missing at start or appear later."""
+class HotTree(unittest.TestCase):
+    """A tree whose zone is at 80 °C, over its switch-on; self.daemon, when
+    a test starts one, is closed after it."""
 
     def setUp(self):
         self.tree = Tree()
@@ -505,6 +526,185 @@ class Devices(unittest.TestCase):
         if self.daemon:
             self.daemon.close()
         self.tree.close()
+
+    def throttled(self):
+        return int(self.tree.read(CDEV % 1)) > 0
+
+
+class LogTarget(HotTree):
+    """The default --log-target (auto) as systemd's daemons decide: the
+    journal where systemd connected stderr to it ($JOURNAL_STREAM names
+    stderr's device:inode) and journald runs (its socket exists; the tests
+    name a socket of their own), stderr otherwise."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="powerallocd-journal.")
+        self.addCleanup(shutil.rmtree, self.work)
+        self.socket = os.path.join(self.work, "journal-socket")
+
+    def start(self, socket_path, journal_stream=None):
+        """The daemon with the default log target; @journal_stream: a
+        function of its log file's stat giving $JOURNAL_STREAM (unset when
+        None).  Returns what it said on stderr once ready."""
+        log = os.path.join(self.work, "stderr")
+        with open(log, "w") as f:
+            st = os.fstat(f.fileno())
+            self.daemon = Daemon(self.tree, HOT_CONFIG, log_target=None, stderr=f, env_changes={
+                "POWERALLOCD_JOURNAL_SOCKET": socket_path,
+                "JOURNAL_STREAM": journal_stream and journal_stream(st)})
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        stop(self, self.daemon)
+        with open(log) as f:
+            return f.read()
+
+    def journald(self):
+        """A socket where the tests' journald would listen."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(self.socket)
+        self.addCleanup(s.close)
+
+    def assert_on_stderr(self, text):
+        self.assertIn("info: zone cpu: 80.00 °C, switch-on 70.00 °C crossed; controlling "
+                      "ZONE=cpu TEMPERATURE_MC=80000", text)
+        self.assertIn("info: limits released, kernel policies restored", text)
+        self.assertNotIn("journald", text)
+
+    def test_default_without_journald_is_stderr(self):
+        """A shell, a container, an initramfs: no journald socket."""
+        self.assert_on_stderr(self.start(self.socket))
+
+    def test_default_from_a_terminal_where_journald_runs_is_stderr(self):
+        self.journald()
+        self.assert_on_stderr(self.start(self.socket))
+        # $JOURNAL_STREAM inherited, but stderr is not that stream.
+        self.assert_on_stderr(self.start(self.socket, lambda st: "%d:%d" % (st.st_dev,
+                                                                            st.st_ino + 1)))
+
+    def test_default_under_systemd_is_the_journal(self):
+        """stderr is the journal stream systemd connected: the lines go to
+        journald, none to stderr; without journald they come to stderr."""
+        stream = lambda st: "%d:%d" % (st.st_dev, st.st_ino)  # noqa: E731
+        self.assert_on_stderr(self.start(self.socket, stream))
+        self.journald()
+        self.assertEqual(self.start(self.socket, stream), "")
+
+    def test_journal_without_journald_is_stderr(self):
+        log = os.path.join(self.work, "stderr")
+        with open(log, "w") as f:
+            self.daemon = Daemon(self.tree, HOT_CONFIG, log_target="journal", stderr=f,
+                                 env_changes={"POWERALLOCD_JOURNAL_SOCKET": self.socket})
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")))
+        stop(self, self.daemon)
+        with open(log) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("notice: no journald (no /run/systemd/journal/socket): "
+                                        "logging to stderr\n"), text)
+        self.assert_on_stderr(text.split("\n", 1)[1])
+
+
+class Signals(HotTree):
+    """What a shell can send leaves no limit behind: a pipe's reader gone
+    (SIGPIPE) and the signals nobody uses are ignored; Ctrl-\\ (SIGQUIT),
+    Ctrl-C, SIGTERM and a CPU time limit restore and exit 0."""
+
+    def assert_restored(self):
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertFalse(os.path.exists(self.daemon.state))
+
+    def test_pipe_reader_gone(self):
+        """powerallocd 2>&1 | tee log, and tee gone: the next lines (a
+        reload's) fail with EPIPE, the daemon carries on and still restores."""
+        reader, writer = os.pipe()
+        try:
+            self.daemon = Daemon(self.tree, HOT_CONFIG, stderr=writer)
+        finally:
+            os.close(writer)
+        os.set_blocking(reader, False)
+        with os.fdopen(reader, "rb") as pipe:
+            read = []
+
+            def said_controlling():
+                with contextlib.suppress(BlockingIOError):
+                    read.append(os.read(pipe.fileno(), 65536))
+                return b"controlling" in b"".join(read)
+            self.assertTrue(wait_for(said_controlling), b"".join(read))
+            self.assertTrue(wait_for(self.throttled))
+        for n in (2, 3):
+            self.daemon.signal(signal.SIGHUP)   # "reloaded ...", to the closed pipe
+            self.assertTrue(wait_for(lambda: len(self.daemon.notified("READY=1")) == n),
+                            self.daemon.proc.poll())
+        for sig in (signal.SIGPIPE, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM,
+                    signal.SIGRTMIN, signal.SIGRTMAX):
+            self.daemon.signal(sig)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: len(self.daemon.notified("READY=1")) == 4),
+                        self.daemon.proc.poll())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertTrue(wait_for(self.throttled))    # still controlling
+        stop(self, self.daemon)
+        self.assert_restored()
+
+    def test_stop_signals_restore(self):
+        for sig, name in ((signal.SIGQUIT, "Quit"), (signal.SIGINT, "Interrupt"),
+                          (signal.SIGXCPU, "CPU time limit exceeded")):
+            self.daemon = Daemon(self.tree, HOT_CONFIG)
+            self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+            self.daemon.signal(sig)
+            self.assertEqual(self.daemon.wait(), 0, self.daemon.logtext())
+            self.assertIn("info: %s: stopping" % name, self.daemon.logtext())
+            self.assert_restored()
+            self.daemon.close()
+
+
+class StateDirectory(HotTree):
+    """From a shell, without systemd's RuntimeDirectory: the state file's
+    directory is made (0700, whatever the umask), so that a kill -9 can be
+    undone; a missing parent is not made, and said."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="powerallocd-statedir.")
+        self.addCleanup(shutil.rmtree, self.work)
+
+    def test_made_then_kill_and_restore(self):
+        run_dir = os.path.join(self.work, "powerallocd")
+        state = os.path.join(run_dir, "state")
+        # umask 0777: no bit of the mode but those the daemon sets itself
+        self.daemon = Daemon(self.tree, HOT_CONFIG, state=state, umask=0o777)
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.assertEqual(os.stat(run_dir).st_mode & 0o7777, 0o700)
+        self.assertIn("info: %s: made (mode 0700) for the state file" % run_dir,
+                      self.daemon.logtext())
+        self.assertNotIn("cannot write the state file", self.daemon.logtext())
+        with open(state) as f:
+            self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise", f.read())
+        self.daemon.signal(signal.SIGKILL)
+        self.daemon.wait()
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")    # left taken
+        out = run(self.tree, "--restore", "--state-file", state)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("restored 4 of 4 files from %s" % state, out.stderr)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(os.listdir(run_dir), [])
+
+    def test_missing_parent_not_made(self):
+        state = os.path.join(self.work, "missing", "powerallocd", "state")
+        self.daemon = Daemon(self.tree, HOT_CONFIG, state=state)
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.assertIn("err: %s: cannot make the state file's directory: its parent does not "
+                      "exist (make it, or name another --state-file)" % os.path.dirname(state),
+                      self.daemon.logtext())
+        self.assertIn("cannot write the state file", self.daemon.logtext())
+        self.assertEqual(os.listdir(self.work), [])
+        stop(self, self.daemon)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+
+class Devices(HotTree):
+    """Cooling devices that are missing at start or appear later."""
 
     def hide_gpu_cdev(self):
         os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device2"),

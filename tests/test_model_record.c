@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "engine/model_record.h"
+#include "control/model_tuning.h"
 #include "control/thermal_model.h"
 #include "thermal_plant.h"
 
@@ -142,6 +143,43 @@ static void test_import_refuses(void **unused)
 	thermal_model_init(&other, 100, 70000, 1100);
 	assert_int_equal(thermal_model_import(&other, &good), -EINVAL);
 	assert_int_equal(thermal_model_import(&m, &good), 0);
+}
+
+/*
+ * A model under the confidence at which the controller would take it
+ * (one block, 12 s: 0.04 measured) is not resumed, nor one out of range;
+ * the model refused is left as it was.  A confident one is.
+ */
+static void test_resume_needs_the_engage_confidence(void **unused)
+{
+	struct synth s;
+	struct model_record rec;
+	struct thermal_model m, before;
+	double confidence = -1;
+
+	(void)unused;
+	learn(&s, 12);
+	print_message("after 12 s: %u blocks, %u mW at confidence %.4f\n", s.model.updates,
+		      thermal_model_sustainable_mw(&s.model), s.model.est.confidence);
+	assert_true(s.model.updates > 0);
+	assert_true(s.model.est.confidence > 0 && s.model.est.confidence < MODEL_TUNING_ENGAGE);
+	memset(&rec, 0, sizeof(rec));
+	thermal_model_export(&s.model, &rec.state);
+	fresh(&m, &s);
+	memcpy(&before, &m, sizeof(m));
+	assert_int_equal(model_record_resume(&m, &rec, &confidence), -ENODATA);
+	assert_true(fabs(confidence - s.model.est.confidence) < 1e-9);
+	assert_memory_equal(&m, &before, sizeof(m));
+	rec.state.noise_var = -1;
+	assert_int_equal(model_record_resume(&m, &rec, &confidence), -EINVAL);
+	assert_memory_equal(&m, &before, sizeof(m));
+
+	learn(&s, 300);
+	thermal_model_export(&s.model, &rec.state);
+	assert_int_equal(model_record_resume(&m, &rec, &confidence), 0);
+	assert_true(confidence > 0.9);
+	assert_true(m.est.confidence == confidence);
+	assert_int_equal(m.updates, s.model.updates);
 }
 
 /* The text of a record learnt on a plant for two minutes, for the parse tests. */
@@ -364,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_resumed_is_confident_at_once),
 		cmocka_unit_test(test_import_refuses),
+		cmocka_unit_test(test_resume_needs_the_engage_confidence),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_fingerprint_in_text),

@@ -5,8 +5,9 @@
 FixtureTree: the daemon on the RK3399 fixture tree (fast periods, so that
 its model fits blocks within a second): saved by the timer, at stop and at
 reload; resumed; discarded when the power table, the actors or the control
-temperature changed, or when the file is corrupt, in another format or a
-link; no persistence without a usable directory.
+temperature changed, when the file is corrupt, in another format or a
+link, or when its confidence is under the one at which the controller
+would take it; no persistence without a usable directory.
 
 Simulated: the real daemon against the simulated RockPro64, configured at
 half its true sustainable power: it learns the truth with confidence,
@@ -125,6 +126,28 @@ class FixtureTree(unittest.TestCase):
                                  int(saved["updates"]), 10))
         self.stop()
         self.assertEqual(len(re.findall("resumed", self.daemon.logtext())), 1)
+
+    def test_unconfident_model_not_resumed(self):
+        """A model whose information is a thousandth of a learnt one's is
+        under the confidence at which the controller would take it: said at
+        info level and removed, not resumed (it was, with its 0 mW)."""
+        self.learn()
+        with open(self.file) as f:
+            lines = f.read().splitlines()
+        with open(self.file, "w") as f:
+            for line in lines:
+                key, _, values = line.partition(" = ")
+                if key in ("info", "rhs"):
+                    line = key + " = " + " ".join(repr(float(v) / 1000) for v in values.split())
+                f.write(line + "\n")
+        self.start()
+        said = re.compile(r"info: zone cpu: the thermal model %s discarded \(confidence "
+                          r"0\.0[0-4]\d, under the 0\.05 at which it would be used\); learning "
+                          r"anew" % re.escape(self.file))
+        self.assertTrue(wait_for(lambda: said.search(self.daemon.logtext())),
+                        self.daemon.logtext())
+        self.assertFalse(os.path.exists(self.file))
+        self.assertNotIn("resumed", self.daemon.logtext())
 
     def test_power_table_changed(self):
         self.learn()

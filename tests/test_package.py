@@ -5,8 +5,9 @@ tree, builds powerallocd_<meson version>_<arch>.deb holding the binaries,
 the unit (enabled on install), the D-Bus policy, the man pages and
 /etc/powerallocd.conf as a conffile.  As root on a machine where the
 package is not installed, `dpkg -i` installs it, the installed daemon reads
-the installed config on a fake tree, `dpkg -r` leaves only the conffile and
-`dpkg -P` removes that too.  The package is purged whatever fails.
+the installed config on a fake tree, `dpkg -r` leaves only the conffile
+and the learnt models (an empty /run/powerallocd goes) and `dpkg -P`
+removes those too, and /run/powerallocd whatever it holds.  The package is purged whatever fails.
 
 usage: test_package.py
 """
@@ -45,6 +46,10 @@ UNITS = ("/lib/systemd/system/powerallocd.service", "/usr/lib/systemd/system/pow
 ENABLED = "/etc/systemd/system/multi-user.target.wants/powerallocd.service"
 # The unit's StateDirectory: the learnt thermal models, purged with the package.
 STATE_DIR = "/var/lib/powerallocd"
+# The unit's RuntimeDirectory (kept after a stop), or the one a powerallocd
+# started from a shell makes: the state file's; gone with a removal when
+# empty, with a purge whatever it holds.
+RUN_DIR = "/run/powerallocd"
 POLICY_RC_D = "/usr/sbin/policy-rc.d"
 # Held while the package is installed: two test runs on one machine take turns.
 LOCK = "/run/lock/powerallocd-package-test.lock"
@@ -154,7 +159,8 @@ class Package(unittest.TestCase):
         self.assertIn('"$1" = remove', prerm)
         self.assertIn("deb-systemd-invoke stop 'powerallocd.service'", prerm)
         self.assertIn("deb-systemd-helper purge 'powerallocd.service'", postrm)
-        self.assertIn("rm -rf " + STATE_DIR, postrm)
+        self.assertIn("rm -rf %s %s" % (STATE_DIR, RUN_DIR), postrm)
+        self.assertIn("rmdir " + RUN_DIR, postrm)
 
     def test_install_check_remove_purge(self):
         if os.geteuid() != 0:
@@ -167,7 +173,8 @@ class Package(unittest.TestCase):
                              "dpkg -P %s to run it" % (PACKAGE, state, PACKAGE))
             # A meson install's files would be taken over, and the purge would
             # delete the administrator's config with them.
-            here = [p for p in (CONFFILE, ENABLED, STATE_DIR) + UNITS if os.path.lexists(p)]
+            here = [p for p in (CONFFILE, ENABLED, STATE_DIR, RUN_DIR) + UNITS
+                    if os.path.lexists(p)]
             if here:
                 self.skipTest("%s already here (a meson install?): the package test would take "
                               "them over and purge them" % ", ".join(here))
@@ -210,6 +217,8 @@ class Package(unittest.TestCase):
         # What the service would have learnt: kept by a removal, gone with a purge.
         os.makedirs(STATE_DIR, mode=0o700)
         open(os.path.join(STATE_DIR, "cpu-thermal.model"), "w").close()
+        # What the stopped service leaves: an empty runtime directory.
+        os.makedirs(RUN_DIR, mode=0o700)
 
         out = dpkg("-r", PACKAGE)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
@@ -219,6 +228,10 @@ class Package(unittest.TestCase):
         listed = {p for p in dpkg("-L", PACKAGE).stdout.split("\n") if p and not os.path.isdir(p)}
         self.assertEqual(listed, {CONFFILE})
         self.assertTrue(os.path.isdir(STATE_DIR))
+        self.assertFalse(os.path.lexists(RUN_DIR), "removal left an empty " + RUN_DIR)
+        # What a powerallocd started from a shell and killed leaves, purged too.
+        os.makedirs(RUN_DIR, mode=0o700)
+        open(os.path.join(RUN_DIR, "state"), "w").close()
 
         out = dpkg("-P", PACKAGE)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
@@ -226,6 +239,7 @@ class Package(unittest.TestCase):
         self.assertFalse(os.path.lexists(CONFFILE))
         self.assertFalse(os.path.lexists(ENABLED), "purge left the unit enabled")
         self.assertFalse(os.path.lexists(STATE_DIR), "purge left the learnt models")
+        self.assertFalse(os.path.lexists(RUN_DIR), "purge left " + RUN_DIR)
 
     def check_config_on_a_tree(self):
         """The installed daemon, with no -c, reads the installed config."""

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "control/cpumask.h"
+#include "control/model_tuning.h"
 
 /* FNV-1a, 64 bits: a fingerprint, not a defence against forgery. */
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
@@ -103,6 +104,20 @@ void model_record_of(const struct zone *z, struct model_record *r)
 	model_fingerprint_of(z, &r->fp);
 	thermal_model_export(&z->model, &r->state);
 	r->est = z->model.est;
+}
+
+int model_record_resume(struct thermal_model *m, const struct model_record *r,
+			double *confidence)
+{
+	struct thermal_model resumed = *m;
+
+	if (thermal_model_import(&resumed, &r->state) < 0)
+		return -EINVAL;
+	*confidence = resumed.est.confidence;
+	if (resumed.est.confidence < MODEL_TUNING_ENGAGE)
+		return -ENODATA;
+	*m = resumed;
+	return 0;
 }
 
 enum field_type { F_TEXT, F_HEX, F_INT, F_UINT, F_DOUBLES };

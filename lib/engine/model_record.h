@@ -83,6 +83,21 @@ int model_record_format(const struct model_record *r, const char *zone, char *bu
 int model_record_parse(const char *text, struct model_record *r, char *why, size_t why_size);
 
 /**
+ * model_record_resume() - @m, the model of a zone just built, takes the
+ * state of @r when it is worth resuming: its values are in range
+ * (thermal_model_import()) and its confidence reaches MODEL_TUNING_ENGAGE,
+ * at which the zone's controller would take it (model_tuning.h).  Under
+ * that the zone would run on its configuration anyway, and what the model
+ * says (a sustainable power of 0 mW at confidence 0.01) is no knowledge.
+ * @confidence: out, the confidence of @r's model when its values are in
+ *	range.
+ * Return: 0; -EINVAL when the values are out of range, -ENODATA when the
+ * confidence is under MODEL_TUNING_ENGAGE; @m unchanged on error.
+ */
+int model_record_resume(struct thermal_model *m, const struct model_record *r,
+			double *confidence);
+
+/**
  * model_record_file_name() - the file name of the zone called @zone's
  * record: the name with every byte other than letters, digits, '-', '_'
  * and '.' (and a '.' that leads) written %XX, then ".model"; two names
