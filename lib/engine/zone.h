@@ -62,6 +62,9 @@ enum sustainable_power_source {
  *	life (lib/platform/sensor.c reads a slow one on a thread).
  * @sensor_offset_mc: added to a combined reading, m°C.
  * @switch_on_mc, @control_mc: switch-on and control temperatures, m°C.
+ * @switch_on_trip: switch-on is one of its thermal zone's trips, so the
+ *	kernel's trip event says when the zone crosses it; else a daemon that
+ *	waits for events while idle must poll it (daemon/schedule.h).
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
  * @pid_run: what the last period ran on: @pid, or for the default
@@ -113,6 +116,7 @@ struct zone {
 	int32_t sensor_offset_mc;
 	int32_t switch_on_mc;
 	int32_t control_mc;
+	bool switch_on_trip;
 	struct pid_params pid;
 	struct pid_state pid_state;
 	struct pid_params pid_run;
