@@ -20,9 +20,6 @@
 #include "platform/log.h"
 #include "engine/zone_sensor.h"
 
-/* The idle poll when idle_poll_ms = 0 asks for events and none can come. */
-#define NO_EVENTS_POLL_MS 1000
-
 uint64_t daemon_now_us(const struct daemon *d)
 {
 	uint64_t t = 0;
@@ -49,19 +46,53 @@ int daemon_reset_schedule(struct daemon *d)
 }
 
 /*
+ * Says which zones are polled while idle although idle_poll_ms = 0 waits
+ * for events: those whose switch-on no kernel trip event marks.
+ */
+static void say_untripped_polls(const struct daemon *d)
+{
+	for (size_t i = 0; i < d->engine.n_zones; i++) {
+		const struct zone *z = &d->engine.zones[i];
+		char field[80];
+		const char *fields[] = { field, NULL };
+
+		if (!schedule_polls_untripped(&d->schedule, z))
+			continue;
+		snprintf(field, sizeof(field), "ZONE=%s", z->name);
+		if (z->tz_id >= 0)
+			journal_log(PA_LOG_NOTICE, fields, "zone %s: switch-on %.2f °C is not a trip "
+				    "of thermal_zone%d, so no kernel event says when it is crossed: "
+				    "read every %d ms while idle (idle_poll_ms = 0)", z->name,
+				    z->switch_on_mc / 1000.0, z->tz_id, SCHEDULE_NO_EVENTS_POLL_MS);
+		else
+			journal_log(PA_LOG_NOTICE, fields, "zone %s: a combined sensor has no trips, "
+				    "so no kernel event says when it crosses switch-on: read every "
+				    "%d ms while idle (idle_poll_ms = 0)", z->name,
+				    SCHEDULE_NO_EVENTS_POLL_MS);
+	}
+}
+
+/*
  * The idle poll for the schedule from the config: idle_poll_ms = 0 waits
  * for the kernel's thermal netlink events, so without them it is
- * NO_EVENTS_POLL_MS, said once per config when @say.
+ * SCHEDULE_NO_EVENTS_POLL_MS, said once per config when @say; with them,
+ * the zones whose switch-on is not a kernel trip are polled all the same,
+ * said at start and on each reload.
  */
 static void set_idle_poll(struct daemon *d, bool say)
 {
 	d->schedule.idle_poll_ms = d->config->idle_poll_ms;
-	if (d->config->idle_poll_ms || d->netlink)
+	if (d->config->idle_poll_ms)
 		return;
-	d->schedule.idle_poll_ms = NO_EVENTS_POLL_MS;
+	if (d->netlink) {
+		say_untripped_polls(d);
+		return;
+	}
+	d->schedule.idle_poll_ms = SCHEDULE_NO_EVENTS_POLL_MS;
 	if (say)
 		journal_log(PA_LOG_NOTICE, NULL, "idle_poll_ms = 0 waits for thermal netlink events, "
-			    "which are unavailable: polling idle zones every %d ms", NO_EVENTS_POLL_MS);
+			    "which are unavailable: polling idle zones every %d ms",
+			    SCHEDULE_NO_EVENTS_POLL_MS);
 }
 
 /* The Manager's State on D-Bus. */

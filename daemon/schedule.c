@@ -32,11 +32,22 @@ static bool zone_limited(const struct zone *z)
 	return false;
 }
 
-/* The idle poll, but at most SCHEDULE_FALLBACK_POLL_MS while a fallback fan is on (0: never). */
+bool schedule_polls_untripped(const struct schedule *s, const struct zone *z)
+{
+	return s->idle_poll_ms == 0 && !z->switch_on_trip;
+}
+
+/*
+ * The idle poll, SCHEDULE_NO_EVENTS_POLL_MS where no event would say that
+ * the zone crossed switch-on, and at most SCHEDULE_FALLBACK_POLL_MS while
+ * a fallback fan is on (0: never).
+ */
 static uint64_t zone_idle_ms(const struct schedule *s, const struct zone *z)
 {
 	uint64_t idle_ms = s->idle_poll_ms;
 
+	if (schedule_polls_untripped(s, z))
+		idle_ms = SCHEDULE_NO_EVENTS_POLL_MS;
 	if (zone_fallback_engaged(z) && (idle_ms == 0 || idle_ms > SCHEDULE_FALLBACK_POLL_MS))
 		idle_ms = SCHEDULE_FALLBACK_POLL_MS;
 	return idle_ms;
@@ -92,7 +103,8 @@ void schedule_arm(const struct schedule *s, const struct engine *e, sd_event_sou
 	}
 	/* Idle: let the wakeup move by a quarter of the poll so it coalesces. */
 	if (!fast)
-		accuracy = s->idle_poll_ms * USEC_PER_MSEC / 4;
+		accuracy = (s->idle_poll_ms ? s->idle_poll_ms : SCHEDULE_NO_EVENTS_POLL_MS) *
+			   USEC_PER_MSEC / 4;
 	sd_event_source_set_time(tick, next);
 	sd_event_source_set_time_accuracy(tick, accuracy ? accuracy : USEC_PER_MSEC);
 	sd_event_source_set_enabled(tick, SD_EVENT_ONESHOT);

@@ -11,7 +11,11 @@
  * ("thermal_zone1/temp 1000"): pread() on that file sleeps that long first
  * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/no-netlink
  * exists, genl_connect() fails as without netlink (a kernel or container
- * without it).  The simulator and the tests create and remove those files.
+ * without it); while $POWERALLOCD_FAULT_DIR/quiet-netlink exists, the
+ * thermal event group resolves and is joined without asking the kernel, so
+ * the daemon listens on a socket that no event reaches (a kernel with
+ * thermal netlink whose trips nothing crosses, whatever this machine's
+ * kernel has).  The simulator and the tests create and remove those files.
  * Never installed.
  */
 #include <dlfcn.h>
@@ -142,16 +146,51 @@ ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset)
  */
 struct nl_sock;
 
-int genl_connect(struct nl_sock *sk)
+/* Whether $POWERALLOCD_FAULT_DIR/@rule_file exists. */
+static int rule_set(const char *rule_file)
 {
-	static int (*next)(struct nl_sock *);
 	const char *dir = getenv("POWERALLOCD_FAULT_DIR");
 	char path[512];
 
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, rule_file);
+	return access(path, F_OK) == 0;
+}
+
+int genl_connect(struct nl_sock *sk)
+{
+	static int (*next)(struct nl_sock *);
+
 	if (!next)
 		next = (int (*)(struct nl_sock *))dlsym(RTLD_NEXT, "genl_connect");
-	snprintf(path, sizeof(path), "%s/no-netlink", dir ? dir : "");
-	if (dir && access(path, F_OK) == 0)
+	if (rule_set("no-netlink"))
 		return -NLE_AF_NOSUPPORT;
 	return next(sk);
+}
+
+/* Any group number will do: quiet-netlink never joins it. */
+#define QUIET_GROUP 1
+
+int genl_ctrl_resolve_grp(struct nl_sock *sk, const char *family, const char *grp)
+{
+	static int (*next)(struct nl_sock *, const char *, const char *);
+
+	if (!next)
+		next = (int (*)(struct nl_sock *, const char *, const char *))
+			dlsym(RTLD_NEXT, "genl_ctrl_resolve_grp");
+	if (rule_set("quiet-netlink"))
+		return QUIET_GROUP;
+	return next(sk, family, grp);
+}
+
+int nl_socket_add_membership(struct nl_sock *sk, int group)
+{
+	static int (*next)(struct nl_sock *, int);
+
+	if (!next)
+		next = (int (*)(struct nl_sock *, int))dlsym(RTLD_NEXT, "nl_socket_add_membership");
+	if (rule_set("quiet-netlink"))
+		return 0;
+	return next(sk, group);
 }

@@ -19,7 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_bus import Bus, ctl  # noqa: E402
-from test_daemon import ZONE0, wait_for  # noqa: E402
+from test_daemon import CDEV, ZONE0, wait_for  # noqa: E402
 
 HOLD_S = 10     # LIMIT_HOLD_MS
 CHANGED = re.compile(r'path=(/org/powerallocd1/\w+/\d+);[^\n]*member=PropertiesChanged\n'
@@ -131,6 +131,18 @@ class LimitingReason(Bus):
         self.assertTrue(wait_for(lambda: self.zone()["temperature_mc"] == 81000))
         time.sleep(0.5)
         self.assertEqual(self.zone()["limiting_reason"], "sensor-fault")
+
+    def test_fan_at_its_top_state(self):
+        """The board's fan (pwm-fan, max_state 3, on the 55 and 65 °C active trips)
+        at its top state over control cools as hard as it can: held by the
+        temperature, not lowest-state (issue 31, 9)."""
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        fan = lambda: self.zone()["fallback_devices"][0]
+        self.assertTrue(wait_for(lambda: fan()["cooling_state"] == 3, timeout=10), fan())
+        self.assertEqual(self.tree.read(CDEV % 3), "3")
+        self.assertEqual(fan()["limiting_reason"], "temperature", fan())
+        self.assertRegex(ctl("status").stdout, r"\n  pwm-fan +limited by temperature\n")
+        self.assertNotIn("actor pwm-fan: limiting reason lowest-state", self.daemon.logtext())
 
     def test_power_limit(self):
         """A cap under what the actors ask holds the cool zone: power-limit, at once."""

@@ -77,6 +77,8 @@ static void test_auto_configuration(void **unused)
 	assert_false(e.zones[0].always_on);
 	assert_int_equal(e.zones[0].switch_on_mc, 70000);
 	assert_int_equal(e.zones[0].control_mc, 75000);
+	/* Switch-on is the first passive trip: the kernel's trip event marks it. */
+	assert_true(e.zones[0].switch_on_trip);
 	assert_int_equal(e.zones[0].n_actors, 2);
 	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu0");
 	assert_string_equal(e.zones[0].actors[1]->name, "cpufreq-cpu4");
@@ -297,6 +299,9 @@ static void test_cycle_above_control(void **unused)
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 2);
 	assert_int_equal(e.n_actors, 4);	/* the fan too */
+	/* gpu-thermal's trips are at 75 and 95 °C: no kernel event marks its 65 °C switch-on. */
+	assert_true(e.zones[0].switch_on_trip);
+	assert_false(e.zones[1].switch_on_trip);
 	assert_int_equal(e.zones[0].pid.gains.k_po, 307);
 	assert_int_equal(e.zones[0].pid.gains.k_i, 61);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75500\n");

@@ -941,6 +941,54 @@ class NoEvents(unittest.TestCase):
             stop(self, daemon)
 
 
+class UntrippedSwitchOn(unittest.TestCase):
+    """idle_poll_ms = 0 with thermal netlink (here the shim's quiet-netlink: the
+    event group joined, no event ever comes): the kernel sends trip events
+    only at its trips, so a zone whose switch-on is not one of them is polled
+    every second while idle all the same, said once at start (issue 31, 6);
+    one whose switch-on is a trip waits for the kernel's event."""
+
+    CONFIG = """
+idle_poll_ms = 0;
+zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  switch_on_temp = %d; control_temp = 75000;
+  actors = ( { type = "cpufreq"; cpus = "0-3"; }, { type = "cpufreq"; cpus = "4-5"; } ); } );
+"""
+    NOTE = ("zone cpu: switch-on 60.00 °C is not a trip of thermal_zone0, so no kernel event "
+            "says when it is crossed: read every 1000 ms while idle (idle_poll_ms = 0)")
+
+    def test_switch_on_below_the_first_trip_is_noticed(self):
+        # cpu-thermal's trips: 55 and 65 °C (fan), 70 and 75 °C (passive), 95 °C.
+        with running(self.CONFIG % 60000, 40000, faults={"quiet-netlink": ""}) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("STATUS=cpu idle")),
+                            daemon.logtext())
+            log = daemon.logtext()
+            self.assertIn("listening to thermal netlink events", log)
+            self.assertEqual(log.count(self.NOTE), 1, log)
+            # Over switch-on, under every trip but the fan's first: read within
+            # the 1 s poll (it may move by a quarter), with a margin for a loaded machine.
+            tree.write(ZONE0 + "temp", "62000\n")
+            self.assertTrue(wait_for(lambda: "switch-on 60.00 °C crossed; controlling"
+                                     in daemon.logtext(), timeout=10), daemon.logtext())
+            self.assertTrue(wait_for(lambda: daemon.notified("STATUS=cpu 62.0 °C budget")))
+            stop(self, daemon)
+
+    def test_switch_on_at_a_trip_waits_for_the_event(self):
+        with running(self.CONFIG % 70000, 40000, faults={"quiet-netlink": ""}) as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("STATUS=cpu idle")),
+                            daemon.logtext())
+            with open(daemon.trace) as f:
+                rows = len(f.read().splitlines())
+            # No event comes, and none is needed on a kernel: it sends one at 70 °C.
+            tree.write(ZONE0 + "temp", "72000\n")
+            time.sleep(2)
+            with open(daemon.trace) as f:
+                self.assertEqual(len(f.read().splitlines()), rows)
+            self.assertNotIn("crossed; controlling", daemon.logtext())
+            self.assertNotIn("while idle", daemon.logtext())
+            stop(self, daemon)
+
+
 class NoZone(unittest.TestCase):
     def test_keeps_running_without_a_zone(self):
         with running("idle_poll_ms = 100;\n", tree_name="x86-laptop") as (tree, daemon):

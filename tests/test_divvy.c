@@ -93,7 +93,14 @@ static void test_surplus_divided_by_headroom(void **unused)
 	assert_int_equal(a[2].granted_mw, 733);
 }
 
-static void test_zero_request_gives_max(void **unused)
+/*
+ * Nothing requested (idle actors): the budget is divided by the maxima, 700
+ * and 2000 of 2700: 100 mW -> 26 and 74 (the second pass: 2600 unused, cut
+ * 2600 x 700 / 2700 = 674 and 1926).  A budget of 0 grants 0, the lowest
+ * state, as it does to actors that request: idle periods in a hot zone must
+ * not lift the limits to the maxima and back (issue 31, 5).
+ */
+static void test_zero_request_divides_by_max(void **unused)
 {
 	struct divvy_actor a[] = {
 		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 700 },
@@ -102,13 +109,22 @@ static void test_zero_request_gives_max(void **unused)
 
 	(void)unused;
 	divvy(a, 2, 100);
-	assert_int_equal(a[0].granted_mw, 700);
-	assert_int_equal(a[1].granted_mw, 2000);
+	assert_int_equal(a[0].granted_mw, 26);
+	assert_int_equal(a[1].granted_mw, 74);
+	divvy(a, 2, 0);
+	assert_int_equal(a[0].granted_mw, 0);
+	assert_int_equal(a[1].granted_mw, 0);
 	/* Weight 0 turns a request into no request. */
 	a[0].req_mw = 500;
 	a[0].weight_q10 = 0;
 	divvy(a, 2, 100);
-	assert_int_equal(a[0].granted_mw, 700);
+	assert_int_equal(a[0].granted_mw, 26);
+	/* And requests do not change a budget of 0. */
+	a[0].weight_q10 = W1;
+	a[1].req_mw = 1;
+	divvy(a, 2, 0);
+	assert_int_equal(a[0].granted_mw, 0);
+	assert_int_equal(a[1].granted_mw, 0);
 }
 
 static void test_budget_above_total_max(void **unused)
@@ -186,7 +202,7 @@ static void test_property_bounds(void **unused)
 		max = total(a, n, 1);
 		for (size_t i = 0; i < n; i++)
 			assert_true(a[i].granted_mw <= a[i].max_mw);
-		if (total(a, n, 2) == 0 || budget >= max) {
+		if (budget >= max) {
 			for (size_t i = 0; i < n; i++)
 				assert_int_equal(a[i].granted_mw, a[i].max_mw);
 			continue;
@@ -194,6 +210,15 @@ static void test_property_bounds(void **unused)
 		/* The whole budget is handed out, to rounding, and no more. */
 		assert_true(granted <= (uint64_t)budget + n);
 		assert_true(granted + n >= budget);
+		/* With nothing requested, by the maxima: within 1 mW of budget x max / sum. */
+		for (size_t i = 0; i < n && total(a, n, 2) == 0; i++) {
+			uint64_t share = (uint64_t)budget * a[i].max_mw / max;
+
+			assert_true(a[i].granted_mw + 1 >= share && a[i].granted_mw <= share + 1);
+		}
+		/* A budget of 0 is the lowest state for every actor, whatever it requests. */
+		for (size_t i = 0; i < n && budget == 0; i++)
+			assert_int_equal(a[i].granted_mw, 0);
 	}
 }
 
@@ -210,7 +235,7 @@ static void test_property_monotonic_in_request(void **unused)
 		for (uint32_t step = 0; step < 40; step++) {
 			for (size_t i = 0; i < n; i++)
 				b[i] = a[i];
-			b[j].req_mw = 1 + step * (1 + a[j].max_mw / 16);
+			b[j].req_mw = step * (1 + a[j].max_mw / 16);	/* from idle */
 			divvy(b, n, budget);
 			assert_true(b[j].granted_mw >= prev);
 			prev = b[j].granted_mw;
@@ -253,8 +278,8 @@ static void test_matches_kernel_to_rounding(void **unused)
 		uint32_t budget;
 		size_t n = random_actors(a, &budget);
 
-		if (total(a, n, 2) == 0)
-			continue;	/* the documented difference */
+		if (total(a, n, 2) == 0 && budget)
+			continue;	/* the documented difference: the kernel grants 0 */
 		for (size_t i = 0; i < n; i++)
 			k[i] = a[i];
 		divvy(a, n, budget);
@@ -275,7 +300,7 @@ int main(void)
 		cmocka_unit_test(test_first_pass_uses_weighted_request),
 		cmocka_unit_test(test_surplus_goes_to_headroom),
 		cmocka_unit_test(test_surplus_divided_by_headroom),
-		cmocka_unit_test(test_zero_request_gives_max),
+		cmocka_unit_test(test_zero_request_divides_by_max),
 		cmocka_unit_test(test_budget_above_total_max),
 		cmocka_unit_test(test_no_actors),
 		cmocka_unit_test(test_property_bounds),

@@ -253,6 +253,14 @@ static void test_actor_reasons(void **unused)
 	z->fallback[0].state = 1;
 	engine_track_limits(&r->e, 1300 * MS, NULL);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
+	/* At its top state, over control: cooling as hard as it can, for the
+	 * temperature; not lowest-state, which is a power actor's under a budget
+	 * (issue 31, 9). */
+	z->fallback[0].state = 3;
+	r->fan.state = 3;
+	engine_track_limits(&r->e, 1400 * MS, NULL);
+	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(r->big.limit.now, LIMIT_LOWEST_STATE);
 	free(r);
 }
 

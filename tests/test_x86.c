@@ -130,6 +130,74 @@ static void test_energy_wrap(void **unused)
 	pa_config_free(cfg);
 }
 
+/* Two caps on the package zone, as on a machine with acpi-cpufreq and no RAPL. */
+static const char two_caps[] =
+	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
+	"  switch_on_temp = 80000; control_temp = 90000; sustainable_power = 15000;\n"
+	"  actors = ( { type = \"cpufreq_cap\"; cpus = \"0-3\";\n"
+	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"
+	"                        { freq_khz = 2400000; power_mw = 1700; },\n"
+	"                        { freq_khz = 4700000; power_mw = 5200; } ); },\n"
+	"             { type = \"cpufreq_cap\"; cpus = \"4-7\";\n"
+	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"
+	"                        { freq_khz = 2400000; power_mw = 1700; },\n"
+	"                        { freq_khz = 4700000; power_mw = 5200; } ); } ); } );\n";
+
+#define POLICY_MAX(c) "/sys/devices/system/cpu/cpufreq/policy" #c "/scaling_max_freq"
+
+/*
+ * Issue 31, 5: a package 5 °C over control whose budget is 0 mW, with CPUs
+ * that are idle (0 % load: only idle ticks grow) in every other period and
+ * 10 % busy in the others.  Every period keeps both caps at the lowest step,
+ * 800 MHz: an idle period granted every actor its maximum (4.7 GHz) before,
+ * so scaling_max_freq flipped each period.  Once the package is cool the
+ * caps are lifted, idle or not.
+ */
+static void test_idle_cpus_in_a_hot_zone_stay_capped(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_caps);
+	unsigned int busy = 0, idle = 0, lifted = 0;
+	uint64_t now_us = 1000000;
+	struct engine e;
+	char path[128];
+
+	(void)unused;
+	/* The policies' own limit, whatever the tests before left there. */
+	for (int c = 0; c < 8; c++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq", c);
+		tree_put_u64(path, 4700000);
+	}
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_actors, 2);
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 95000);
+	for (int k = 0; k < 60; k++, now_us += 100000) {
+		/* 10 ticks a period per CPU: 1 of them busy in odd periods, none in even. */
+		busy += k % 2;
+		idle += 10 - k % 2;
+		tree_stat_cpus(8, busy, idle);
+		assert_int_equal(engine_cycle(&e, now_us, NULL), 0);
+		if (k < 5)
+			continue;	/* the budget falls to 0 within a few periods */
+		assert_true(e.zones[0].active);
+		assert_int_equal(e.zones[0].budget_mw, 0);
+		assert_int_equal(e.actors[0]->load_pct, k % 2 ? 40 : 0);
+		lifted += tree_get(POLICY_MAX(0)) != 800000;
+		lifted += tree_get(POLICY_MAX(4)) != 800000;
+		lifted += tree_get(POLICY_MAX(7)) != 800000;
+	}
+	assert_int_equal(lifted, 0);
+	/* Cool and idle: the caps go back to the policies' own limit. */
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 50000);
+	idle += 10;
+	tree_stat_cpus(8, busy, idle);
+	assert_int_equal(engine_cycle(&e, now_us, NULL), 0);
+	assert_int_equal(tree_get(POLICY_MAX(0)), 4700000);
+	assert_int_equal(tree_get(POLICY_MAX(7)), 4700000);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 /* CPUs that are not whole policies are refused with the reason. */
 static void test_cap_needs_whole_policies(void **unused)
 {
@@ -180,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_no_zone_controls_itself),
 		cmocka_unit_test(test_rapl_and_cap_limit_and_restore),
 		cmocka_unit_test(test_energy_wrap),
+		cmocka_unit_test(test_idle_cpus_in_a_hot_zone_stay_capped),
 		cmocka_unit_test(test_cap_needs_whole_policies),
 		cmocka_unit_test(test_cap_table_within_limits),
 	};

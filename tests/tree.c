@@ -85,16 +85,21 @@ long long tree_get(const char *path)
 	return strtoll(buf, NULL, 10);
 }
 
-void tree_busy_cpus(unsigned int n_cpus, unsigned int busy)
+void tree_stat_cpus(unsigned int n_cpus, unsigned int busy, unsigned int idle)
 {
 	FILE *f = fopen("/proc/stat", "w");
 
 	assert_non_null(f);
 	fprintf(f, "cpu  0 0 0 0 0 0 0 0 0 0\n");
 	for (unsigned int c = 0; c < n_cpus; c++)
-		fprintf(f, "cpu%u %u 0 50 1000 0 0 0 0 0 0\n", c, 100 + busy);
+		fprintf(f, "cpu%u %u 0 50 %u 0 0 0 0 0 0\n", c, 100 + busy, 1000 + idle);
 	fprintf(f, "intr 0\nctxt 0\n");
 	fclose(f);
+}
+
+void tree_busy_cpus(unsigned int n_cpus, unsigned int busy)
+{
+	tree_stat_cpus(n_cpus, busy, 0);
 }
 
 const char *tree_real_path(const char *sys_path)

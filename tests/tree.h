@@ -29,6 +29,13 @@ void tree_get_str(const char *path, char *buf, size_t size);
  */
 void tree_busy_cpus(unsigned int n_cpus, unsigned int busy);
 
+/**
+ * tree_stat_cpus() - write /proc/stat for CPUs 0..@n_cpus-1, each with
+ * @busy more busy ticks and @idle more idle ticks than the fixture's own
+ * sample (an idle CPU: @idle grows, @busy does not).
+ */
+void tree_stat_cpus(unsigned int n_cpus, unsigned int busy, unsigned int idle);
+
 /** tree_real_path() - where @sys_path is on disk (for links and removals). */
 const char *tree_real_path(const char *sys_path);
 

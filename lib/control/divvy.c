@@ -45,15 +45,19 @@ void divvy(struct divvy_actor *actors, size_t n, uint32_t budget_mw)
 		total_wreq += weighted_request(&actors[i]);
 		total_max += actors[i].max_mw;
 	}
-	if (total_wreq == 0 || budget >= total_max) {
+	if (budget >= total_max) {
 		grant_max(actors, n);
 		return;
 	}
 
-	/* First pass: the share of the weighted request, kept as headroom. */
+	/*
+	 * First pass: the share of the weighted request, kept as headroom.  With
+	 * no request at all every share is 0 and the second pass divides the
+	 * budget by the maxima.
+	 */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t share = div_round_closest(weighted_request(&actors[i]) * budget,
-						   total_wreq);
+		uint64_t share = total_wreq ? div_round_closest(weighted_request(&actors[i]) *
+								budget, total_wreq) : 0;
 
 		actors[i].granted_mw = (uint32_t)min_u64(share, actors[i].max_mw);
 		total_headroom += actors[i].max_mw - actors[i].granted_mw;

@@ -32,11 +32,16 @@ struct divvy_actor {
  * First pass: each actor gets budget * wreq_i / sum(wreq), wreq = weight *
  * req, rounded to the closest mW.  Actors granted more than their max give
  * the surplus back and it is re-divided among the others by their headroom
- * (max - granted).  A zone whose actors request nothing (sum(wreq) == 0) draws
- * no power, so every actor is granted its max rather than being throttled to
- * its lowest state as the kernel does.
+ * (max - granted).  An actor that requests nothing gets only its headroom's
+ * share of what the others leave, as in the kernel; when no actor requests
+ * anything (sum(wreq) == 0) all of the budget is left, and it is divided by
+ * the actors' maxima: a budget of 0 holds every actor at its lowest state
+ * whatever its load, so that idle periods in a hot zone do not lift the
+ * limits (the kernel grants 0 to all then, even with a budget to spare,
+ * which would throttle an idle zone under control to its lowest states).
  *
  * The grants add up to at most budget + n (rounding) unless every actor gets
- * its max, and an actor's grant never decreases when its request grows.
+ * its max (budget >= sum(max)), and an actor's grant never decreases when
+ * its request grows.
  */
 void divvy(struct divvy_actor *actors, size_t n, uint32_t budget_mw);

@@ -155,17 +155,11 @@ double efficiency_best_throughput(const struct eff_actor *actors, size_t n, doub
 void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,
 		       uint32_t *grants_mw)
 {
-	double grant[DIVVY_MAX_ACTORS], left, demand = 0;
+	double grant[DIVVY_MAX_ACTORS], left;
 
 	if (n > DIVVY_MAX_ACTORS)
 		n = DIVVY_MAX_ACTORS;
-	for (size_t i = 0; i < n; i++)
-		demand += actors[i].demand;
-	if (demand <= 0) {
-		for (size_t i = 0; i < n; i++)
-			grants_mw[i] = actors[i].max_mw;
-		return;
-	}
+	/* No demand buys no segment: all of the budget is left, spread by headroom. */
 	fill(actors, n, budget_mw, grant, &left);
 	spread(actors, n, left, grant);
 	round_grants(actors, n, grant, grants_mw);

@@ -41,8 +41,10 @@ struct eff_actor {
  * The budget buys the steepest segments of all actors first, the last one
  * in part.  Budget left when every demand is met goes to the actors'
  * headroom, so an idle actor is not starved when power is to spare; with no
- * demand at all every actor gets its max.  Grants never exceed @max_mw and
- * add up to at most @budget_mw.
+ * demand at all the whole budget is divided so, by the actors' maxima (a
+ * budget of 0 holds every actor at its lowest state however idle it is, as
+ * divvy() does).  Grants never exceed @max_mw and add up to at most
+ * @budget_mw.
  * @grants_mw: out: one grant per actor, mW.
  */
 void efficiency_divide(const struct eff_actor *actors, size_t n, uint32_t budget_mw,

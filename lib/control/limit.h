@@ -24,9 +24,10 @@
  * @LIMIT_POWER_LIMIT: the zone's share of the external power cap
  *	(Manager.SetPowerLimit, zone->cap_limited) is what holds it: its budget
  *	is the cap's share, under what its actors request.
- * @LIMIT_LOWEST_STATE: held at its lowest state (a zone: every actor at its
- *	lowest) with the zone still over its control temperature: the budget
- *	is under what it draws there.
+ * @LIMIT_LOWEST_STATE: a power actor held at its lowest state (a zone: every
+ *	actor at its lowest) with the zone still over its control temperature:
+ *	the budget is under what it draws there.  Never a fan's: at its top
+ *	state it cools as hard as it can, for the temperature.
  * @LIMIT_SENSOR_FAULT: the zone has no sane temperature and holds its limits
  *	or runs on its sustainable power.
  * @LIMIT_REASONS: how many there are.

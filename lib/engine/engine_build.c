@@ -165,6 +165,7 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
 	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
+	z->switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->switch_on_mc);
 	if (tz)
 		take_over(z, tz);
 	if (tz && (!zc || zc->step_wise_fallback))

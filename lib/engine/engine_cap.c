@@ -47,7 +47,7 @@ void engine_share_cap(struct engine *e)
 {
 	struct divvy_actor d[DIVVY_MAX_ACTORS];
 	size_t n = e->n_zones < DIVVY_MAX_ACTORS ? e->n_zones : DIVVY_MAX_ACTORS;
-	uint64_t req, max, total_req = 0, floor_mw = 0;
+	uint64_t req, max, floor_mw = 0;
 
 	for (size_t i = 0; i < e->n_actors; i++)
 		floor_mw += e->actors[i]->min_mw;
@@ -60,11 +60,8 @@ void engine_share_cap(struct engine *e)
 		zone_demand(e, &e->zones[z], &req, &max);
 		d[z] = (struct divvy_actor){ .req_mw = clamp_mw(req), .weight_q10 = DIVVY_WEIGHT_ONE,
 					     .max_mw = clamp_mw(max) };
-		total_req += req;
 	}
-	/* Nothing asked yet (no division ran): by what each could draw, not all at most. */
-	for (size_t z = 0; z < n && !total_req; z++)
-		d[z].req_mw = d[z].max_mw;
+	/* Nothing asked (no division ran yet, or idle zones): divvy() divides by the maxima. */
 	divvy(d, n, e->cap_mw);
 	for (size_t z = 0; z < n; z++) {
 		e->zones[z].capped = true;

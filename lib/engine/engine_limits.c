@@ -47,6 +47,9 @@ enum limit_reason zone_limit_reason(const struct zone *z)
 /*
  * Why @z holds @a, which it holds at a state or grant under its request
  * (@fallback: at a fallback device's state, which the temperature sets).
+ * A fallback device at its top state (a fan at full speed) is cooling as
+ * hard as it can, not held at a lowest state under a budget: it has none,
+ * its reason stays the temperature.
  */
 static enum limit_reason held_by(const struct zone *z, const struct actor *a, bool fallback)
 {
@@ -55,7 +58,7 @@ static enum limit_reason held_by(const struct zone *z, const struct actor *a, bo
 	/* A fallback device of a zone that holds no actor, or held by the cap. */
 	if (r == LIMIT_NONE || r == LIMIT_LOWEST_STATE || (fallback && r == LIMIT_POWER_LIMIT))
 		r = LIMIT_TEMPERATURE;
-	if (r != LIMIT_SENSOR_FAULT && at_lowest(a) && z->temp_mc > z->control_mc)
+	if (!fallback && r != LIMIT_SENSOR_FAULT && at_lowest(a) && z->temp_mc > z->control_mc)
 		return LIMIT_LOWEST_STATE;
 	return r;
 }

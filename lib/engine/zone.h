@@ -66,6 +66,9 @@ enum sustainable_power_source {
  *	control, and the zone is controlled at every temperature, as the
  *	kernel's power_allocator does (get_governor_trips()); @switch_on_mc
  *	is then 0, the switch-on its gains are computed from, as the kernel's.
+ * @switch_on_trip: switch-on is one of its thermal zone's trips, so the
+ *	kernel's trip event says when the zone crosses it; else a daemon that
+ *	waits for events while idle must poll it (daemon/schedule.h).
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
  * @pid_run: what the last period ran on: @pid, or for the default
@@ -118,6 +121,7 @@ struct zone {
 	int32_t switch_on_mc;
 	int32_t control_mc;
 	bool always_on;
+	bool switch_on_trip;
 	struct pid_params pid;
 	struct pid_state pid_state;
 	struct pid_params pid_run;

@@ -341,6 +341,14 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 	return n;
 }
 
+bool thermal_zone_has_trip_at(const struct thermal_zone_info *zone, int32_t temp_mc)
+{
+	for (size_t i = 0; i < zone->n_trips; i++)
+		if (zone->trips[i].temp_mc == temp_mc)
+			return true;
+	return false;
+}
+
 bool thermal_zone_offers_policy(const struct thermal_zone_info *zone, const char *policy)
 {
 	size_t len = strlen(policy);

@@ -149,6 +149,12 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 			     int32_t *control_mc);
 
 /**
+ * thermal_zone_has_trip_at() - whether one of @zone's trips, of any type,
+ * is at @temp_mc: the kernel sends a trip event when the zone crosses it.
+ */
+bool thermal_zone_has_trip_at(const struct thermal_zone_info *zone, int32_t temp_mc);
+
+/**
  * thermal_zone_offers_policy() - whether @policy is one of the words of
  * @zone's available_policies: the governors the kernel was built with.
  */
