@@ -346,3 +346,116 @@ def digest(*parts):
 def file_digest(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+# The Debian 12 root file system of the systemd stage: what a minimal
+# server has, the daemon's run-time libraries (so that `apt install` of the
+# .deb needs no network in the guest) and busybox for devmem.
+ROOTFS_PACKAGES = ["systemd", "systemd-sysv", "dbus", "busybox", "kmod", "libconfig9",
+                   "libnl-3-200", "libnl-genl-3-200", "libcpupower1"]
+ROOTFS_MODULES = ["fan", "acpi-cpufreq"]
+ROOT_MODULES = ["virtio_pci", "virtio_blk", "crc32c_generic", "ext4"]
+
+AGENT_UNIT = """[Unit]
+Description=powerallocd system suite: command channel on ttyS1
+After=systemd-journald.service dbus.service
+
+[Service]
+ExecStart=/bin/sh /usr/local/sbin/vmtest-agent /dev/ttyS1
+Restart=always
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def debian_sources():
+    """The Debian 12 archive lines this machine's apt uses (bookworm,
+    -updates, -security; main)."""
+    lines = []
+    for m in re.finditer(r"^\s*\d+\s+(\S+)\s+(bookworm(?:-\S+)?)/main\s+\S+\s+Packages",
+                         run(["apt-cache", "policy"]).stdout, re.M):
+        line = "deb %s %s main" % (m.group(1), m.group(2))
+        if line not in lines:
+            lines.append(line)
+    if not lines:
+        raise RuntimeError("apt knows no Debian 12 (bookworm) archive: run apt-get update")
+    return lines
+
+
+def rootfs_image(kernel):
+    """A pristine ext4 image of the Debian 12 root file system, made with
+    mmdebstrap once per package list, kernel and agent."""
+    key = digest(" ".join(ROOTFS_PACKAGES), kernel.release, " ".join(ROOTFS_MODULES),
+                 file_digest(AGENT), AGENT_UNIT)
+    image = os.path.join(cache_dir(), "rootfs-%s.ext4" % key)
+    if os.path.exists(image):
+        return image
+    with Stages.timed("mmdebstrap Debian 12 root file system"), \
+            tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
+        root = os.path.join(tmp, "root")
+        must(["mmdebstrap", "--quiet", "--variant=minbase", "--mode=root",
+              "--include=" + ",".join(ROOTFS_PACKAGES),
+              "--dpkgopt=path-exclude=/usr/share/man/*",
+              "--dpkgopt=path-exclude=/usr/share/locale/*",
+              "--dpkgopt=path-exclude=/usr/share/doc/*",
+              "bookworm", root] + debian_sources(), timeout=1200)
+        for rel in kernel.closure(ROOTFS_MODULES):
+            dst = os.path.join(root, "lib/modules", kernel.release, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(os.path.join(kernel.modules, rel), dst)
+        must(["depmod", "-b", root, kernel.release])
+        with open(os.path.join(root, "etc/modules-load.d/vmtest.conf"), "w") as f:
+            f.write("".join(m + "\n" for m in ROOTFS_MODULES))
+        shutil.copy(AGENT, os.path.join(root, "usr/local/sbin/vmtest-agent"))
+        with open(os.path.join(root, "etc/systemd/system/vmtest-agent.service"), "w") as f:
+            f.write(AGENT_UNIT)
+        os.symlink("/etc/systemd/system/vmtest-agent.service", os.path.join(
+            root, "etc/systemd/system/multi-user.target.wants/vmtest-agent.service"))
+        with open(os.path.join(root, "etc/hostname"), "w") as f:
+            f.write("vmtest\n")
+        with open(os.path.join(root, "etc/fstab"), "w") as f:
+            f.write("/dev/vda / ext4 rw,errors=remount-ro 0 1\n")
+        # An unprivileged user, as on any machine.
+        must(["chroot", root, "useradd", "--create-home", "--shell", "/bin/sh", "tester"])
+        # No getty on the console: the agent's port is the only way in.
+        must(["chroot", root, "systemctl", "mask", "serial-getty@ttyS0.service",
+              "getty@tty1.service"])
+        partial = image + ".part"
+        must(["mke2fs", "-q", "-t", "ext4", "-d", root, "-L", "vmtest", partial, "2G"])
+        os.rename(partial, image)
+    return image
+
+
+ROOT_INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /newroot
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /modules.order); do insmod $m || echo "insmod $m failed"; done
+n=0
+while [ ! -b /dev/vda ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+mount -t ext4 -o rw /dev/vda /newroot || { echo "cannot mount /dev/vda"; sleep 5; poweroff -f; }
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /sbin/init
+"""
+
+
+def root_initramfs(out, kernel):
+    """An initramfs that mounts the first virtio disk as / and starts its
+    /sbin/init (systemd)."""
+    initramfs(out, kernel, ROOT_INIT, modules=ROOT_MODULES)
+
+
+def tar_payload(out, files):
+    """A tar of (source, name) pairs, read in the guest from its second
+    disk: `tar -xf /dev/vdb`."""
+    import tarfile
+    with tarfile.open(out, "w", format=tarfile.GNU_FORMAT) as tar:
+        for src, name in files:
+            tar.add(src, arcname=name)
+    size = os.path.getsize(out)
+    with open(out, "ab") as f:
+        f.write(b"\0" * ((-size) % 65536 + 65536))
