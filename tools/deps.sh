@@ -12,6 +12,9 @@ POWERALLOCD_PACKAGES=(
 	# tests/test_metrics.py scrapes it (4.1 MB, 13 MB installed; promtool's package,
 	# prometheus, is 19 MB and 96 MB installed: a strict parser in the test instead)
 	prometheus-node-exporter
+	# the system suite (tests/vm): Debian's kernel under QEMU, ACPI tables compiled
+	# with iasl, a busybox initramfs, a Debian 12 root file system by mmdebstrap
+	qemu-system-x86 acpica-tools busybox-static cpio kmod e2fsprogs mmdebstrap
 )
 
 # ensure_packages [PACKAGE...]: install those missing of the PACKAGEs (default:

@@ -11,9 +11,11 @@ is tests/vm/ssdt.asl: thermal_zone0 (acpitz, passive 60 °C, the fan at
 usage: POWERALLOCD=build/daemon/powerallocd test_shell.py [unittest args]
 """
 import os
+import shutil
 import re
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -79,11 +81,16 @@ def setUpModule():
         guest.connect(timeout=300)
         guest.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
                    "acpi-cpufreq", timeout=60)
+    global checks_start
+    checks_start = time.monotonic()
 
 
 def tearDownModule():
     if guest:
+        vm.Stages.taken.append(("shell stage: checks" , time.monotonic() - checks_start))
         guest.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
+    print("vmtest: what the shell stage took:\n" + vm.Stages.report(), file=sys.stderr)
 
 
 class Shell(unittest.TestCase):

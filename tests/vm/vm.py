@@ -228,8 +228,8 @@ class Guest:
                "-device", "isa-serial,chardev=agent"]
         for i, (path, fmt) in enumerate(drives):
             cmd += ["-drive", "file=%s,format=%s,if=virtio,index=%d" % (path, fmt, i)]
-        self.qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                     stdout=open(os.path.join(workdir, "qemu.log"), "w"),
+        self.qemu_log = open(os.path.join(workdir, "qemu.log"), "w")
+        self.qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.qemu_log,
                                      stderr=subprocess.STDOUT)
         self.sock = None
 
@@ -333,6 +333,7 @@ class Guest:
                 self.qemu.wait()
         if self.sock:
             self.sock.close()
+        self.qemu_log.close()
 
 
 def digest(*parts):

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System suite, second stage: Debian 12 with systemd 252 and dbus on
+Debian's kernel (tests/vm/ssdt.asl's ACPI machine), the package built from
+this tree with dpkg-buildpackage and installed with apt, as users install
+it.  The checks run in order, each on what the one before left: install
+(the service active, READY and STATUS), powerallocctl as root and as a
+user, a zone configured and controlled through the kernel's trip events
+under the unit's sandbox, reload, what a user may not do, stop, SIGKILL
+(ExecStopPost restores, Restart= restarts), the daemon from a root shell,
+purge.
+
+usage: test_systemd.py [unittest args]
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import vm  # noqa: E402
+from test_package import copy_source  # noqa: E402
+from test_shell import config, TZ, POLICY, FAN, MAX_KHZ  # noqa: E402
+
+guest = None
+PAYLOAD = "/root/payload"
+
+
+def build_deb(workdir):
+    """The .deb of this tree, as a user builds it."""
+    src = os.path.join(workdir, "powerallocd")
+    copy_source(src)
+    env = dict(os.environ, DEB_BUILD_OPTIONS="noddebs nocheck parallel=%d" % (os.cpu_count() or 1))
+    vm.must(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=src, env=env, timeout=900)
+    debs = glob.glob(os.path.join(workdir, "powerallocd_*.deb"))
+    if len(debs) != 1:
+        raise RuntimeError("dpkg-buildpackage made %s" % debs)
+    return debs[0]
+
+
+def setUpModule():
+    global guest, workdir
+    if os.geteuid() != 0:
+        raise unittest.SkipTest("mmdebstrap and the root file system's image need root")
+    workdir = tempfile.mkdtemp(prefix="powerallocd-vm-systemd.")
+    kernel = vm.Kernel()
+    with vm.Stages.timed("systemd stage: dpkg-buildpackage"):
+        deb = build_deb(workdir)
+    image = vm.rootfs_image(kernel)
+    payload = os.path.join(workdir, "payload.tar")
+    vm.tar_payload(payload, [(deb, "powerallocd.deb")])
+    initrd = os.path.join(workdir, "initrd.gz")
+    vm.root_initramfs(initrd, kernel)
+    with vm.Stages.timed("systemd stage: boot"):
+        guest = vm.Guest(workdir, kernel, initrd, memory_mb=1024,
+                         drives=[(image + ",snapshot=on", "raw"), (payload, "raw")])
+        guest.connect(timeout=600)
+        guest.wait("systemctl is-system-running | grep -Eq 'running|degraded'",
+                   "systemd to finish booting", timeout=600, interval=2)
+        guest.check("mkdir -p %s && tar -xf /dev/vdb -C %s" % (PAYLOAD, PAYLOAD))
+        guest.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
+                   "acpi-cpufreq", timeout=60)
+    global checks_start
+    checks_start = time.monotonic()
+
+
+def tearDownModule():
+    if guest:
+        vm.Stages.taken.append(("systemd stage: checks" , time.monotonic() - checks_start))
+        guest.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
+    print("vmtest: what the systemd stage took:\n" + vm.Stages.report(), file=sys.stderr)
+
+
+class Systemd(unittest.TestCase):
+    maxDiff = None
+
+    def wait_journal(self, pattern, what, timeout=120):
+        """The unit's journal of this boot, once a line matches pattern (grep -E)."""
+        guest.wait("journalctl -b -u powerallocd --no-pager -o cat | grep -E -- '%s'"
+                   % pattern, what, timeout=timeout, interval=1)
+        return guest.check("journalctl -b -u powerallocd --no-pager -o cat")
+
+    def wait_active(self):
+        guest.wait("systemctl is-active powerallocd", "powerallocd.service active",
+                   timeout=120, interval=1)
+
+    def main_pid(self):
+        return int(guest.check("systemctl show -P MainPID powerallocd").strip())
+
+    def assert_restored(self):
+        guest.wait("grep -qx step_wise %s/policy && grep -qx step_wise %s/policy" %
+                   (TZ % 0, TZ % 1), "both zones back on step_wise", timeout=60)
+        for cpu in (0, 1):
+            self.assertEqual(int(guest.read(POLICY % cpu)), MAX_KHZ, "cap of CPU %d" % cpu)
+
+    def wait_controlled(self):
+        guest.wait("grep -qx user_space %s/policy" % (TZ % 0), "thermal_zone0 taken",
+                   timeout=120)
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped",
+                   timeout=120)
+
+    def test_1_install_starts_the_service(self):
+        out = guest.check("DEBIAN_FRONTEND=noninteractive apt-get install -y "
+                          "--no-install-recommends %s/powerallocd.deb 2>&1" % PAYLOAD,
+                          timeout=600)
+        self.assertIn("Setting up powerallocd", out)
+        self.wait_active()
+        show = guest.check("systemctl show -p Type -p StatusText -p NRestarts powerallocd")
+        self.assertIn("Type=notify", show)
+        self.assertRegex(show, r"StatusText=\S")
+        self.assertIn("NRestarts=0", show)
+        # The shipped example configures nothing: automatic, and the ACPI
+        # zones have only Processor devices, said with the keys that help.
+        log = self.wait_journal("listening to thermal netlink events", "the start in the journal")
+        self.assertIn("cpufreq_cap", log)
+        self.assertNotIn("Input/output error", log)
+        # Structured fields as sd_journal_send() gives them.
+        self.assertIn("PRIORITY=", guest.check(
+            "journalctl -b -u powerallocd -o verbose --no-pager | head -40"))
+
+    def test_2_status_as_root_and_as_a_user(self):
+        out = guest.check("powerallocctl status")
+        self.assertIn("powerallocd", out.lower())
+        out = guest.check("runuser -u tester -- powerallocctl status")
+        self.assertIn("powerallocd", out.lower())
+        guest.check("runuser -u tester -- powerallocctl status --json | grep -q '\"zones\"'")
+
+    def test_3_configured_zone_controlled_through_trip_events(self):
+        """Switch-on at the kernel's passive trip (60 °C) and no idle poll:
+        only the kernel's trip event, through the unit's sandbox, wakes it."""
+        guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % config(
+            "switch_on_temp = 60000; control_temp = 65000;", "idle_poll_ms = 0;"))
+        guest.check("systemctl reload powerallocd")
+        self.wait_journal("reloaded", "the reload said")
+        self.wait_active()
+        guest.wait("grep -qx user_space %s/policy" % (TZ % 0), "thermal_zone0 taken")
+        guest.set_temp(0, 62000)
+        self.wait_journal("switch-on 60\\.00 °C crossed", "the zone woken by the trip event")
+        guest.set_temp(0, 72000)
+        self.wait_controlled()
+        guest.wait("test $(cat %s) = 1" % FAN, "the fan on at 72 °C", timeout=120)
+        status = guest.wait("powerallocctl status | grep -E 'Fan.*limited by temperature'",
+                            "the fan limited by temperature", timeout=60)
+        self.assertNotIn("lowest-state", status)
+
+    def test_4_a_user_may_not_reload_or_limit(self):
+        rc, out = guest.run("runuser -u tester -- powerallocctl reload")
+        self.assertNotEqual(rc, 0, out)
+        rc, out = guest.run("runuser -u tester -- powerallocctl limit 1 --lease 60")
+        self.assertNotEqual(rc, 0, out)
+        for call in ("Reload", "SetPowerLimit uu 1000 60"):
+            rc, out = guest.run("runuser -u tester -- busctl call org.powerallocd1 "
+                                "/org/powerallocd1 org.powerallocd1.Manager " + call)
+            self.assertNotEqual(rc, 0, out)
+            self.assertRegex(out, "(?i)denied|not allowed|permission", out)
+        self.assertEqual(guest.check("busctl get-property org.powerallocd1 /org/powerallocd1 "
+                                     "org.powerallocd1.Manager PowerLimit").strip(), "u 0")
+        self.wait_active()
+
+    def test_5_stop_restores_and_start_takes_again(self):
+        guest.check("systemctl stop powerallocd")
+        self.assert_restored()
+        guest.check("systemctl start powerallocd")
+        self.wait_active()
+        self.wait_controlled()
+
+    def test_6_sigkill_is_restored_by_execstoppost_then_restarted(self):
+        pid = self.main_pid()
+        guest.check("systemctl kill -s KILL powerallocd")
+        # ExecStopPost (powerallocd --restore) puts the limits back, then
+        # Restart=on-failure starts a new daemon that takes the zone again.
+        self.wait_journal("restored [0-9]+ of [0-9]+ .* from /run/powerallocd/state",
+                          "ExecStopPost's restore in the journal")
+        guest.wait("test \"$(systemctl show -P NRestarts powerallocd)\" -ge 1",
+                   "the restart", timeout=120, interval=1)
+        self.wait_active()
+        self.assertNotEqual(self.main_pid(), pid)
+        self.wait_controlled()
+
+    def test_7_from_a_root_shell_logs_on_the_terminal(self):
+        guest.check("systemctl stop powerallocd")
+        self.assert_restored()
+        out = guest.check("timeout -s INT 15 powerallocd 2>&1 | head -n 40; true", timeout=120)
+        self.assertIn("listening to thermal netlink events", out)
+        self.assert_restored()
+        guest.check("systemctl start powerallocd")
+        self.wait_active()
+        self.wait_controlled()
+
+    def test_8_purge_restores_and_removes_everything(self):
+        guest.check("DEBIAN_FRONTEND=noninteractive apt-get purge -y powerallocd 2>&1",
+                    timeout=600)
+        self.assert_restored()
+        left = guest.run("ls -d /etc/powerallocd.conf /var/lib/powerallocd /run/powerallocd "
+                         "/usr/sbin/powerallocd /usr/bin/powerallocctl "
+                         "/lib/systemd/system/powerallocd.service "
+                         "/etc/systemd/system/multi-user.target.wants/powerallocd.service "
+                         "/usr/share/dbus-1/system.d/org.powerallocd1.conf 2>/dev/null")[1]
+        self.assertEqual(left.strip(), "")
+        rc, _ = guest.run("systemctl is-active powerallocd")
+        self.assertNotEqual(rc, 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2, failfast=True)
