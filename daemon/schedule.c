@@ -34,7 +34,7 @@ static bool zone_limited(const struct zone *z)
 
 bool schedule_polls_untripped(const struct schedule *s, const struct zone *z)
 {
-	return s->idle_poll_ms == 0 && !z->switch_on_trip;
+	return s->idle_poll_ms == 0 && !z->always_on && !z->switch_on_trip;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "board.h"
 #include "config/config.h"
 #include "engine/engine.h"
+#include "platform/log.h"
 #include "tree.h"
 
 /* The board's top-OPP power of cluster @k, all its CPUs, mW. */
@@ -160,34 +161,49 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 }
 
 /*
- * Every zone of the RK3588 tree has one passive trip (85 °C): as the
- * kernel's power_allocator would, the three whose trip binds a cluster are
- * taken over automatically, always on with that trip as control (the
- * package, center, GPU and NPU zones bind nothing).  A configured zone on
- * the package sensor drives the three clusters.  Both divisions stay within the budget; efficiency
- * division gives the A55s (more work per mW at their OPPs) more of it.
+ * Every zone of the RK3588 tree has one passive trip (85 °C) and its device
+ * tree no sustainable-power: the three whose trip binds a cluster are not
+ * taken over automatically (always on, their budget from the clusters'
+ * lowest powers would hold a busy cluster down at any temperature), each
+ * said with the keys that would control it; the package, center, GPU and
+ * NPU zones bind nothing.  Given a sustainable_power, a cluster's zone is
+ * taken as the kernel's power_allocator takes it: always on, its trip as
+ * control.  A configured zone on the package sensor drives the three
+ * clusters.  Both divisions stay within the budget; efficiency division
+ * gives the A55s (more work per mW at their OPPs) more of it.
  */
 static void test_rock5b(void **unused)
 {
+	static const char *const sp_file = "/sys/class/thermal/thermal_zone1/sustainable_power";
 	const struct board *b = board_find("rk3588-rock5b");
 	struct pa_config *cfg = tree_config("");
 	uint32_t little_request, little_efficiency;
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 3);
-	for (size_t k = 0; k < 3; k++) {
+	tree_log_capture();
+	assert_int_equal(engine_build(&e, cfg), 0);
+	engine_free(&e);
+	for (int k = 1; k <= 3; k++) {
 		static const char *const zone[] = { "bigcore0-thermal", "bigcore2-thermal",
 						    "littlecore-thermal" };
-		static const char *const actor[] = { "cpufreq-cpu4", "cpufreq-cpu6",
-						     "cpufreq-cpu0" };
+		char words[128];
 
-		assert_string_equal(e.zones[k].name, zone[k]);
-		assert_true(e.zones[k].always_on);
-		assert_int_equal(e.zones[k].control_mc, 85000);
-		assert_int_equal(e.zones[k].n_actors, 1);
-		assert_string_equal(e.zones[k].actors[0]->name, actor[k]);
+		snprintf(words, sizeof(words), "thermal_zone%d (%s): one passive trip (trip 0, "
+			 "85.0 °C) and no sustainable_power: ", k, zone[k - 1]);
+		assert_int_equal(tree_log_count(words), 1);
 	}
+	pa_log_set_handler(NULL, NULL);
+
+	tree_put(sp_file, "1500\n");
+	assert_int_equal(engine_build(&e, cfg), 1);
+	tree_put(sp_file, "0\n");
+	assert_string_equal(e.zones[0].name, "bigcore0-thermal");
+	assert_true(e.zones[0].always_on);
+	assert_int_equal(e.zones[0].control_mc, 85000);
+	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 1500);
+	assert_int_equal(e.zones[0].n_actors, 1);
+	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu4");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	pa_config_free(cfg);

@@ -178,15 +178,35 @@ class Automatic(CheckConfig):
         return [line for line in stderr.splitlines() if line.endswith("not controlled")]
 
     def test_zone_with_one_passive_trip(self):
-        """gpu-thermal's one passive trip binds the GPU: taken, always on, as the
-        kernel's power_allocator takes it."""
+        """gpu-thermal's one passive trip binds the GPU, and the tree gives it
+        no sustainable_power: always on, its budget would rest on the GPU's
+        lowest power and hold it down at any temperature; not taken, said at
+        the default level with the keys that would control it."""
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertIn("zone cpu-thermal: thermal_zone0, switch-on 70000 m°C, control 75000 m°C",
+                      stdout)
+        self.assertNotIn("gpu-thermal", stdout)
+        self.assertEqual(self.skipped(stderr), [
+            "notice: thermal_zone1 (gpu-thermal): one passive trip (trip 0, 75.0 °C) and no "
+            "sustainable_power: controlled always on, as the kernel's power_allocator would, "
+            "its budget would hold busy devices down at any temperature; a zone in "
+            'powerallocd.conf with sensor = "thermal_zone1" and sustainable_power (mW) '
+            "controls it, or switch_on_temp and control_temp; not controlled"])
+
+    def test_zone_with_one_passive_trip_and_sustainable_power(self):
+        """With a sustainable_power in sysfs (a device tree's sustainable-power),
+        gpu-thermal is taken as the kernel's power_allocator takes it: always
+        on, its one passive trip as control."""
+        with open(os.path.join(self.tree, "sys/devices/virtual/thermal/thermal_zone1/"
+                               "sustainable_power"), "w") as f:
+            f.write("1500\n")
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
         self.assertIn("2 zones controllable", stdout)
-        self.assertIn("zone cpu-thermal: thermal_zone0, switch-on 70000 m°C, control 75000 m°C",
-                      stdout)
         self.assertIn("zone gpu-thermal: thermal_zone1, always on (one passive trip), "
-                      "control 75000 m°C", stdout)
+                      "control 75000 m°C, sustainable power 1500 mW", stdout)
         self.assertEqual(self.skipped(stderr), [])
 
     def test_zone_without_a_power_device_on_its_control_trip(self):
@@ -198,8 +218,8 @@ class Automatic(CheckConfig):
                     f.write("0\n")
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("1 zone controllable", stdout)
-        self.assertEqual(len(self.skipped(stderr)), 1, stderr)
+        self.assertIn("0 zones controllable", stdout)
+        self.assertEqual(len(self.skipped(stderr)), 2, stderr)
         self.assertIn("notice: thermal_zone0 (cpu-thermal): no cpufreq or devfreq cooling device "
                       "is bound to its control trip (trip 1); not controlled", stderr)
         # The daemon's default level (info) has them too; err only does not.
@@ -230,6 +250,7 @@ class X86Automatic(Automatic):
         self.assertEqual(self.skipped(stderr), [])
 
     test_zone_without_a_power_device_on_its_control_trip = None
+    test_zone_with_one_passive_trip_and_sustainable_power = None
 
 
 class QemuX86(CheckConfig):

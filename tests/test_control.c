@@ -62,8 +62,10 @@ static long floor_q10(long long x)
 }
 
 /*
- * No zones in the config: cpu-thermal (two passive trips) is taken over, and
- * gpu-thermal (one, see test_single_passive_trip()) too.
+ * No zones in the config: cpu-thermal (two passive trips) is taken over;
+ * gpu-thermal (one passive trip, and the tree gives it no sustainable_power)
+ * is not, with a notice that says which keys would control it (with a
+ * sustainable_power it is: test_single_passive_trip()).
  */
 static void test_auto_configuration(void **unused)
 {
@@ -72,7 +74,14 @@ static void test_auto_configuration(void **unused)
 	char policy[32];
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 2);
+	tree_log_capture();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(tree_log_count("thermal_zone1 (gpu-thermal): one passive trip (trip 0, "
+					"75.0 °C) and no sustainable_power: "), 1);
+	assert_int_equal(tree_log_count("a zone in powerallocd.conf with sensor = \"thermal_zone1\" "
+					"and sustainable_power (mW) controls it, or switch_on_temp "
+					"and control_temp; not controlled"), 1);
+	pa_log_set_handler(NULL, NULL);
 	assert_string_equal(e.zones[0].name, "cpu-thermal");
 	assert_false(e.zones[0].always_on);
 	assert_int_equal(e.zones[0].switch_on_mc, 70000);
@@ -93,12 +102,10 @@ static void test_auto_configuration(void **unused)
 	assert_false(e.zones[0].tuning.engaged);
 	assert_false(e.zones[0].tuning.gains_fixed);
 	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
-	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback;
-	 * the GPU is gpu-thermal's. */
-	assert_int_equal(e.n_actors, 4);
+	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
+	assert_int_equal(e.n_actors, 3);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");
 	assert_int_equal(e.actors[2]->kind, ACTOR_COOLING_DEVICE);
-	assert_string_equal(e.actors[3]->name, "devfreq-ff9a0000.gpu");
 	assert_int_equal(e.zones[0].n_fallback, 1);
 	assert_int_equal(e.zones[0].fallback[0].n_trips, 2);
 	assert_int_equal(e.zones[0].fallback[0].trip_mc[0], 55000);
@@ -113,25 +120,28 @@ static void test_auto_configuration(void **unused)
 }
 
 /*
- * gpu-thermal has one passive trip (75 °C) with the GPU bound to it.  As the
- * kernel's power_allocator takes such a zone (get_governor_trips()), it is
- * controlled with that trip as control and no switch-on: always on, with
- * the kernel's gains for a switch-on of 0 (dT = 75000 m°C), from the GPU's
- * lowest power as the sustainable power (the tree gives none).  At 40 °C it
- * runs: its budget is the sustainable power plus k_pu times the 35 °C it is
- * under control (less the margin), which holds a busy GPU below its top
- * OPP, as the kernel's law does; at 80 °C it gives less.
+ * gpu-thermal has one passive trip (75 °C) with the GPU bound to it, and
+ * here a sustainable_power in sysfs (1500 mW, as a device tree's
+ * sustainable-power gives it).  As the kernel's power_allocator takes such
+ * a zone (get_governor_trips()), it is controlled with that trip as control
+ * and no switch-on: always on, with the kernel's gains for a switch-on of 0
+ * (dT = 75000 m°C).  At 40 °C it runs: its budget is the sustainable power
+ * plus k_pu times the 35 °C it is under control (less the margin), which is
+ * over what the busy GPU can draw, so the GPU keeps its top OPP; at 80 °C
+ * it gives less and the GPU is capped.
  */
 static void test_single_passive_trip(void **unused)
 {
 	const char *temp = "/sys/class/thermal/thermal_zone1/temp";
+	const char *sp_file = "/sys/class/thermal/thermal_zone1/sustainable_power";
 	struct pa_config *cfg = tree_config("");
 	const struct zone *gpu;
-	uint32_t sp, budget_cool;
+	uint32_t budget_cool;
 	char policy[32];
 	struct engine e;
 
 	(void)unused;
+	tree_put(sp_file, "1500\n");
 	assert_int_equal(engine_build(&e, cfg), 2);
 	gpu = &e.zones[1];
 	assert_string_equal(gpu->name, "gpu-thermal");
@@ -140,11 +150,10 @@ static void test_single_passive_trip(void **unused)
 	assert_int_equal(gpu->control_mc, 75000);
 	assert_int_equal(gpu->n_actors, 1);
 	assert_string_equal(gpu->actors[0]->name, "devfreq-ff9a0000.gpu");
-	sp = gpu->actors[0]->min_mw;
-	assert_true(sp > 0);
-	assert_int_equal(gpu->pid.sustainable_power_mw, sp);
-	assert_int_equal(gpu->pid.gains.k_pu, ((2 * sp) << 10) / 75000);
-	assert_int_equal(gpu->pid.gains.k_po, 3 * ((sp << 10) / 75000));
+	assert_int_equal(gpu->sp_source, SP_FROM_SYSFS);
+	assert_int_equal(gpu->pid.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->pid.gains.k_pu, (3000 << 10) / 75000);
+	assert_int_equal(gpu->pid.gains.k_po, 3 * ((1500 << 10) / 75000));
 	tree_get_str("/sys/class/thermal/thermal_zone1/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "user_space");
 
@@ -155,8 +164,11 @@ static void test_single_passive_trip(void **unused)
 	assert_true(gpu->active);
 	assert_false(e.zones[0].active);
 	budget_cool = gpu->budget_mw;
-	assert_int_equal(budget_cool, sp + gpu->pid.gains.k_pu * (75000 - 50 - 40000) / 1024);
-	assert_true(budget_cool < gpu->actors[0]->max_mw);
+	/* The law's budget, 1500 + 40 x 34.95 = 2865 mW, cut to the most the GPU draws. */
+	assert_true(1500u + gpu->pid.gains.k_pu * (75000 - 50 - 40000) / 1024 >
+		    gpu->actors[0]->max_mw);
+	assert_int_equal(budget_cool, gpu->actors[0]->max_mw);
+	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
 
 	tree_put(temp, "80000\n");
 	tree_busy_cpus(6, 200);
@@ -170,6 +182,7 @@ static void test_single_passive_trip(void **unused)
 	tree_get_str("/sys/class/thermal/thermal_zone1/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "step_wise");
 	tree_put(temp, "45000\n");
+	tree_put(sp_file, "0\n");
 	tree_busy_cpus(6, 0);	/* the next tests count their load from 0 */
 	engine_free(&e);
 	pa_config_free(cfg);

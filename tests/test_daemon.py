@@ -309,7 +309,10 @@ class CheckConfig(unittest.TestCase):
         example = os.path.join(HERE, "..", "conf", "powerallocd.conf")
         out = run(self.tree, "--check-config", "-c", example)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("no zones configured (automatic), 2 zones controllable", out.stdout)
+        self.assertIn("no zones configured (automatic), 1 zone controllable", out.stdout)
+        # gpu-thermal has one passive trip and no sustainable_power: left, and said.
+        self.assertIn("notice: thermal_zone1 (gpu-thermal): one passive trip (trip 0, 75.0 °C) "
+                      "and no sustainable_power: ", out.stderr)
         with open(example) as f:
             text = f.read()
         head, zones = text.split("\n# zones = (", 1)

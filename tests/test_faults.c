@@ -61,7 +61,8 @@ static int build_auto(struct engine *e)
 
 /*
  * An unreadable cur_state: the device is left out, and so is the zone that
- * needs it; gpu-thermal (one passive trip, the GPU on it) is still taken.
+ * needs it (gpu-thermal, one passive trip and no sustainable_power, is not
+ * taken either).
  */
 static void check_bad_cur_state(const char *value, const char *words)
 {
@@ -78,10 +79,8 @@ static void check_bad_cur_state(const char *value, const char *words)
 	assert_true(logged(words));
 	assert_true(logged("cooling device ignored"));
 	tree_log_clear();
-	assert_int_equal(build_auto(&e), 1);
-	assert_string_equal(e.zones[0].name, "gpu-thermal");
+	assert_int_equal(build_auto(&e), 0);
 	assert_true(logged("cooling_device0 on its control trip is not a usable power actor"));
-	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put(file, "0\n");
 }
@@ -115,7 +114,7 @@ static void test_garbage_temperature(void **unused)
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(build_auto(&e), 2);	/* cpu-thermal, and gpu-thermal's one passive trip */
+	assert_int_equal(build_auto(&e), 1);
 	tree_put(file, "80000\n");
 	engine_cycle(&e, 0, NULL);
 	assert_int_equal(e.zones[0].budget_mw, 0);
@@ -161,23 +160,35 @@ static void test_missing_trip_file(void **unused)
 	thermal_inventory_free(&inv);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("trip ignored"));
-	assert_int_equal(build_auto(&e), 2);
+	assert_int_equal(build_auto(&e), 1);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put(file, "65000\n");
 
 	/*
 	 * Without the control trip's temperature the zone has one passive trip
-	 * left: as the kernel would, it is run always on with that trip (70 °C)
-	 * as control and the big cluster, bound to it, as its actor.
+	 * left (70 °C): with no sustainable_power it is not taken, and said so.
 	 */
 	tree_log_clear();
 	assert_int_equal(unlink(tree_real_path("/sys/devices/virtual/thermal/thermal_zone0/trip_point_1_temp")), 0);
-	assert_int_equal(build_auto(&e), 2);
+	assert_int_equal(build_auto(&e), 0);
 	assert_int_equal(naming("/sys/class/thermal/thermal_zone0/trip_point_1_temp"), 1);
+	assert_true(logged("thermal_zone0 (cpu-thermal): one passive trip (trip 0, 70.0 °C) and no "
+			   "sustainable_power: "));
+	engine_free(&e);
+
+	/*
+	 * With one (the device tree's sustainable-power), as the kernel would, it
+	 * is run always on with that trip as control and the big cluster, bound
+	 * to it, as its actor.
+	 */
+	tree_put("/sys/class/thermal/thermal_zone0/sustainable_power", "2000\n");
+	assert_int_equal(build_auto(&e), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/sustainable_power", "0\n");
 	assert_string_equal(e.zones[0].name, "cpu-thermal");
 	assert_true(e.zones[0].always_on);
 	assert_int_equal(e.zones[0].control_mc, 70000);
+	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 2000);
 	assert_int_equal(e.zones[0].n_actors, 1);
 	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu4");
 	assert_int_equal(engine_restore(&e), 0);
@@ -196,9 +207,9 @@ static void test_fan_state_unreadable(void **unused)
 
 	(void)unused;
 	tree_put(file, "abc\n");
-	assert_int_equal(build_auto(&e), 2);
+	assert_int_equal(build_auto(&e), 1);
 	assert_int_equal(e.zones[0].n_fallback, 0);
-	assert_int_equal(e.n_actors, 3);	/* the two clusters and the GPU */
+	assert_int_equal(e.n_actors, 2);
 	assert_int_equal(naming(file), 1);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
@@ -221,7 +232,7 @@ static void test_dangling_cdev_link(void **unused)
 	thermal_inventory_free(&inv);
 	assert_int_equal(naming("thermal_zone0/cdev4"), 1);
 	assert_true(logged("dangling link"));
-	assert_int_equal(build_auto(&e), 2);
+	assert_int_equal(build_auto(&e), 1);
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	assert_int_equal(unlink(link), 0);

@@ -130,6 +130,24 @@ static void say_unmodelled(const struct build *b, const struct thermal_zone_info
 	       t ? t->temp_mc / 1000.0 : 0.0, devices, sensor, how);
 }
 
+/*
+ * Zone @tz has one passive trip and no sustainable_power: always on, its
+ * budget would rest on the estimate (the actors' lowest powers), which holds
+ * busy devices down at any temperature (a GPU at 40 °C got 666 of 2555 mW).
+ * Says so, and how a zone of powerallocd.conf would control it.
+ */
+static void say_no_sustainable_power(const struct thermal_zone_info *tz, int trip)
+{
+	const struct trip_info *t = trip_of(tz, trip);
+
+	pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): one passive trip (trip %d, %.1f °C) and no "
+	       "sustainable_power: controlled always on, as the kernel's power_allocator would, "
+	       "its budget would hold busy devices down at any temperature; a zone in "
+	       "powerallocd.conf with sensor = \"thermal_zone%d\" and sustainable_power (mW) "
+	       "controls it, or switch_on_temp and control_temp; not controlled", tz->id,
+	       tz->type, trip, t ? t->temp_mc / 1000.0 : 0.0, tz->id);
+}
+
 int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z)
 {
 	uint32_t total_weight = 0;
@@ -176,6 +194,10 @@ int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *
 	if (z->n_actors == 0) {
 		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no cpufreq or devfreq cooling device is "
 		       "bound to its control trip (trip %d); not controlled", tz->id, tz->type, trip);
+		return -ENODEV;
+	}
+	if (z->always_on && !thermal_zone_sustainable_power(tz)) {
+		say_no_sustainable_power(tz, trip);
 		return -ENODEV;
 	}
 	return build_finish_zone(b, z, tz, NULL);
