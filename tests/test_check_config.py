@@ -190,7 +190,7 @@ class Automatic(CheckConfig):
         self.assertNotIn("gpu-thermal", stdout)
         self.assertEqual(self.skipped(stderr), [
             "notice: thermal_zone1 (gpu-thermal): one passive trip (trip 0, 75.0 °C) and no "
-            "sustainable_power: controlled always on, as the kernel's power_allocator would, "
+            "sustainable_power: always on, as the kernel's power_allocator would run it, "
             "its budget would hold busy devices down at any temperature; a zone in "
             'powerallocd.conf with sensor = "thermal_zone1" and sustainable_power (mW) '
             "controls it, or switch_on_temp and control_temp; not controlled"])

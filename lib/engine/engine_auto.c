@@ -141,7 +141,7 @@ static void say_no_sustainable_power(const struct thermal_zone_info *tz, int tri
 	const struct trip_info *t = trip_of(tz, trip);
 
 	pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): one passive trip (trip %d, %.1f °C) and no "
-	       "sustainable_power: controlled always on, as the kernel's power_allocator would, "
+	       "sustainable_power: always on, as the kernel's power_allocator would run it, "
 	       "its budget would hold busy devices down at any temperature; a zone in "
 	       "powerallocd.conf with sensor = \"thermal_zone%d\" and sustainable_power (mW) "
 	       "controls it, or switch_on_temp and control_temp; not controlled", tz->id,
