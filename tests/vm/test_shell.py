@@ -110,9 +110,9 @@ echo 0 > %s
         guest.set_temp(1, 40000)
 
     def tearDown(self):
-        if hasattr(self, "_outcome") and not all(
-                e is None for _, e in getattr(self._outcome, "errors", [])):
-            print("--- %s:\n%s" % (LOG, guest.run("tail -40 " + LOG)[1]), file=sys.stderr)
+        if vm.failed(self):
+            print("--- %s:\n%s\n%s" % (LOG, guest.run("tail -40 " + LOG)[1],
+                                      guest.console_tail()), file=sys.stderr)
 
     def write_config(self, text):
         guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % text)

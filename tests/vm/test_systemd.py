@@ -81,6 +81,12 @@ def tearDownModule():
 class Systemd(unittest.TestCase):
     maxDiff = None
 
+    def tearDown(self):
+        if vm.failed(self):
+            print("--- the journal's last lines:\n%s\n%s" % (
+                guest.run("journalctl -b --no-pager -n 40")[1], guest.console_tail()),
+                file=sys.stderr)
+
     def wait_journal(self, pattern, what, timeout=120):
         """The unit's journal of this boot, once a line matches pattern (grep -E)."""
         guest.wait("journalctl -b -u powerallocd --no-pager -o cat | grep -E -- '%s'"

@@ -336,6 +336,12 @@ class Guest:
         self.qemu_log.close()
 
 
+def failed(test):
+    """Whether unittest has recorded a failure or error of test (in its tearDown)."""
+    result = getattr(getattr(test, "_outcome", None), "result", None)
+    return bool(result) and any(t is test for t, _ in result.failures + result.errors)
+
+
 def digest(*parts):
     h = hashlib.sha256()
     for p in parts:
