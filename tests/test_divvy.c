@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -98,7 +99,7 @@ static void test_surplus_divided_by_headroom(void **unused)
  * and 2000 of 2700: 100 mW -> 26 and 74 (the second pass: 2600 unused, cut
  * 2600 x 700 / 2700 = 674 and 1926).  A budget of 0 grants 0, the lowest
  * state, as it does to actors that request: idle periods in a hot zone must
- * not lift the limits to the maxima and back (issue 31, 5).
+ * not lift the limits to the maxima and back.
  */
 static void test_zero_request_divides_by_max(void **unused)
 {
@@ -243,13 +244,17 @@ static void test_property_monotonic_in_request(void **unused)
 	}
 }
 
-/* The kernel's divvy_up_power(), for comparison (weights applied by the caller). */
+/* Linux 6.13's divvy_up_power(), for comparison (weights applied by the caller). */
 static void kernel_divvy(struct divvy_actor *a, size_t n, uint32_t budget)
 {
 	uint64_t total_req = total(a, n, 2), extra = 0, capped_extra = 0, headroom[8];
 
-	if (!total_req)
-		total_req = 1;
+	if (!total_req) {
+		/* Nobody requested anything: everybody gets the maximum power. */
+		for (size_t i = 0; i < n; i++)
+			a[i].granted_mw = a[i].max_mw;
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t wreq = (uint64_t)a[i].weight_q10 * a[i].req_mw / W1;
 		uint64_t g = (wreq * budget + total_req / 2) / total_req;
@@ -270,32 +275,59 @@ static void kernel_divvy(struct divvy_actor *a, size_t n, uint32_t budget)
 		a[i].granted_mw += (uint32_t)((headroom[i] * extra + capped_extra / 2) / capped_extra);
 }
 
+/*
+ * divvy_kernel() is the kernel's division to rounding for every input;
+ * divvy() too but where nothing is requested (it divides by the maxima).
+ */
 static void test_matches_kernel_to_rounding(void **unused)
 {
 	(void)unused;
 	for (int iter = 0; iter < 100000; iter++) {
-		struct divvy_actor a[8], k[8];
+		struct divvy_actor a[8], k[8], ours[8];
 		uint32_t budget;
 		size_t n = random_actors(a, &budget);
+		bool idle = total(a, n, 2) == 0;
 
-		if (total(a, n, 2) == 0 && budget)
-			continue;	/* the documented difference: the kernel grants 0 */
 		for (size_t i = 0; i < n; i++)
-			k[i] = a[i];
-		divvy(a, n, budget);
+			k[i] = ours[i] = a[i];
+		divvy_kernel(a, n, budget);
+		divvy(ours, n, budget);
 		kernel_divvy(k, n, budget);
 		for (size_t i = 0; i < n; i++) {
 			int64_t diff = (int64_t)a[i].granted_mw - k[i].granted_mw;
+			int64_t ours_diff = (int64_t)ours[i].granted_mw - k[i].granted_mw;
 
 			assert_true(diff <= (int64_t)n && diff >= -(int64_t)n);
+			if (idle && budget < total(k, n, 1))
+				continue;	/* divvy() divides by the maxima */
+			assert_true(ours_diff <= (int64_t)n && ours_diff >= -(int64_t)n);
 		}
 	}
+}
+
+/* The kernel's law with nothing requested: every actor at its max, at any budget. */
+static void test_kernel_idle_gets_max(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 700 },
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 2000 },
+	};
+
+	(void)unused;
+	divvy_kernel(a, 2, 0);
+	assert_int_equal(a[0].granted_mw, 700);
+	assert_int_equal(a[1].granted_mw, 2000);
+	a[0].req_mw = 100;
+	divvy_kernel(a, 2, 0);
+	assert_int_equal(a[0].granted_mw, 0);
+	assert_int_equal(a[1].granted_mw, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_requester_gets_budget),
+		cmocka_unit_test(test_kernel_idle_gets_max),
 		cmocka_unit_test(test_equal_requests_share_equally),
 		cmocka_unit_test(test_first_pass_uses_weighted_request),
 		cmocka_unit_test(test_surplus_goes_to_headroom),

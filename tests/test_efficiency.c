@@ -112,7 +112,7 @@ static void test_no_demand_and_spare_power(void **unused)
 	actors(a, 0, 0, 0);
 	/* No demand: the budget by the maxima, 716, 2260 and 2555 of 5531 mW
 	 * (100 mW: 12.9, 40.9 and 46.2, rounded down, the spare mW to the largest
-	 * fraction), and a budget of 0 is the lowest state for all (issue 31, 5). */
+	 * fraction), and a budget of 0 is the lowest state for all. */
 	efficiency_divide(a, 3, 100, g);
 	assert_int_equal(g[0], 13);
 	assert_int_equal(g[1], 41);

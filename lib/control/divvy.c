@@ -76,3 +76,14 @@ void divvy(struct divvy_actor *actors, size_t n, uint32_t budget_mw)
 		actors[i].granted_mw = (uint32_t)(actors[i].max_mw - min_u64(cut, actors[i].max_mw));
 	}
 }
+
+void divvy_kernel(struct divvy_actor *actors, size_t n, uint32_t budget_mw)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (weighted_request(&actors[i])) {
+			divvy(actors, n, budget_mw);
+			return;
+		}
+	}
+	grant_max(actors, n);
+}

@@ -37,11 +37,17 @@ struct divvy_actor {
  * anything (sum(wreq) == 0) all of the budget is left, and it is divided by
  * the actors' maxima: a budget of 0 holds every actor at its lowest state
  * whatever its load, so that idle periods in a hot zone do not lift the
- * limits (the kernel grants 0 to all then, even with a budget to spare,
- * which would throttle an idle zone under control to its lowest states).
+ * limits (Linux 6.13 grants every actor its max then: divvy_kernel()).
  *
  * The grants add up to at most budget + n (rounding) unless every actor gets
  * its max (budget >= sum(max)), and an actor's grant never decreases when
  * its request grows.
  */
 void divvy(struct divvy_actor *actors, size_t n, uint32_t budget_mw);
+
+/**
+ * divvy_kernel() - divvy() as Linux 6.13's divvy_up_power() divides: the
+ * same, but when no actor requests anything every actor is granted its max,
+ * whatever the budget (the kernel's law, controller = "kernel").
+ */
+void divvy_kernel(struct divvy_actor *actors, size_t n, uint32_t budget_mw);

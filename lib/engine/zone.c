@@ -142,7 +142,10 @@ static void divide(struct zone *z, struct divvy_actor *d)
 	struct eff_actor e[ZONE_MAX_ACTORS];
 
 	if (divides_by_request(z)) {
-		divvy(d, z->n_actors, z->budget_mw);
+		if (z->pid.mode == PID_MODE_KERNEL)
+			divvy_kernel(d, z->n_actors, z->budget_mw);
+		else
+			divvy(d, z->n_actors, z->budget_mw);
 		for (size_t i = 0; i < z->n_actors; i++)
 			z->grant_mw[i] = d[i].granted_mw;
 		return;
