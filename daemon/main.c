@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* powerallocd: command line. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build-config.h"
 #include "daemon.h"
@@ -193,6 +195,26 @@ static void ignore_signals(void)
 		signal(s, SIG_IGN);
 }
 
+/*
+ * Descriptors 0-2 on /dev/null where they are closed (started with 2>&-):
+ * else the next file opened, a sysfs attribute or the state file, would get
+ * descriptor 2 and receive the log lines.
+ */
+static void open_standard_fds(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (null >= 0 && null != fd) {
+			dup2(null, fd);
+			close(null);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static char state_path[PATH_MAX], state_dir[PATH_MAX];
@@ -202,6 +224,7 @@ int main(int argc, char **argv)
 	enum command command = RUN;
 	int r;
 
+	open_standard_fds();
 	ignore_signals();
 	r = parse_args(argc, argv, &opts, &command);
 	if (r != PARSED)
