@@ -33,6 +33,23 @@ static void test_parse_list(void **unused)
 	assert_int_equal(cpumask_weight(&m), 4096);
 }
 
+/* The union of two masks, across words (CPUs 63/64 and 4095). */
+static void test_or(void **unused)
+{
+	struct cpumask a, b;
+	char buf[64];
+
+	(void)unused;
+	assert_int_equal(cpumask_parse_list("0-1,63", &a, NULL), 0);
+	assert_int_equal(cpumask_parse_list("1-2,64,4095", &b, NULL), 0);
+	cpumask_or(&a, &b);
+	cpumask_format_list(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "0-2,63-64,4095");
+	assert_int_equal(cpumask_weight(&a), 6);
+	cpumask_format_list(&b, buf, sizeof(buf));
+	assert_string_equal(buf, "1-2,64,4095");
+}
+
 static void test_parse_errors(void **unused)
 {
 	static const struct {
@@ -82,6 +99,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_or),
 		cmocka_unit_test(test_set_and_format_limits),
 	};
 

@@ -141,3 +141,9 @@ int cpumask_format_list(const struct cpumask *mask, char *buf, size_t size)
 	}
 	return (int)len;
 }
+
+void cpumask_or(struct cpumask *mask, const struct cpumask *other)
+{
+	for (size_t k = 0; k < CPUMASK_MAX_CPUS / 64; k++)
+		mask->bits[k] |= other->bits[k];
+}

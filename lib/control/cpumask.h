@@ -28,6 +28,9 @@ int cpumask_set(struct cpumask *mask, unsigned int cpu);
 /** cpumask_test() - whether @cpu is in @mask (false for any @cpu out of range). */
 bool cpumask_test(const struct cpumask *mask, unsigned int cpu);
 
+/** cpumask_or() - add every CPU of @other to @mask. */
+void cpumask_or(struct cpumask *mask, const struct cpumask *other);
+
 /** cpumask_weight() - number of CPUs in @mask. */
 unsigned int cpumask_weight(const struct cpumask *mask);
 

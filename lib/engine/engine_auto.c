@@ -111,8 +111,7 @@ static void say_unmodelled(const struct build *b, const struct thermal_zone_info
 		snprintf(sensor, sizeof(sensor), "thermal_zone%d", tz->id);
 	cpumask_clear(&all);
 	for (size_t i = 0; i < b->cpufreq.n; i++)
-		for (size_t k = 0; k < CPUMASK_MAX_CPUS / 64; k++)
-			all.bits[k] |= b->cpufreq.policies[i].related.bits[k];
+		cpumask_or(&all, &b->cpufreq.policies[i].related);
 	cpumask_format_list(&all, cpus, sizeof(cpus));
 	if (b->cpufreq.n)
 		len = (size_t)snprintf(how, sizeof(how), "a cpufreq_cap actor (cpus = \"%s\", with "
@@ -157,7 +156,11 @@ int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *
 	memset(z, 0, sizeof(*z));
 	thermal_zone_load(tz);
 	trip = control_trip(tz);
-	snprintf(z->name, sizeof(z->name), "%s", tz->type);
+	/* Named by its type, or by its directory where another zone has that type. */
+	if (thermal_count_zones(&b->thermal, tz->type) == 1)
+		snprintf(z->name, sizeof(z->name), "%s", tz->type);
+	else
+		snprintf(z->name, sizeof(z->name), "thermal_zone%d", tz->id);
 	z->tz_id = tz->id;
 	z->sensor_kind = SENSOR_ONE;
 	z->n_inputs = 1;
