@@ -163,6 +163,20 @@ class Logging(Shell):
         guest.check("kill -TERM %d" % self.pid)
         self.wait_exit("powerallocd to exit on SIGTERM")
 
+    def test_closed_stderr_is_not_given_to_a_file(self):
+        """Started with 2>&-: descriptor 2 is /dev/null, not the next file
+        opened (a sysfs attribute, the state file), which would get the log."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        guest.set_temp(0, 72000)
+        self.start("-l debug --log-target stderr", "2>&- >/dev/null")
+        self.wait_taken()
+        self.wait_capped()
+        self.assertEqual(guest.check("readlink /proc/%d/fd/2" % self.pid).strip(), "/dev/null")
+        self.assertNotIn("debug", guest.check("cat /run/powerallocd/state"))
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
     def test_no_warning_for_an_attribute_the_kernel_refuses(self):
         """This kernel answers EIO for an ACPI zone's sustainable_power."""
         rc, out = guest.run("powerallocd --check-config 2>&1")
@@ -180,8 +194,9 @@ class Zones(Shell):
                                  sensor="acpitz"))
         rc, out = guest.run("powerallocd --check-config 2>&1")
         self.assertNotEqual(rc, 0, out)
-        self.assertIn("thermal_zone0", out)
-        self.assertIn("thermal_zone1", out)
+        self.assertIn('sensor "acpitz" is the type of 2 thermal zones', out)
+        self.assertRegex(out, r"thermal_zone0 \([\d.]+ °C\), thermal_zone1")
+        self.assertIn('sensor = "thermal_zone0"', out)
 
     def test_automatic_configuration_says_why_an_acpi_zone_is_left(self):
         """One passive trip, bound to Processor devices without a power
