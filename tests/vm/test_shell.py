@@ -11,8 +11,6 @@ is tests/vm/ssdt.asl: thermal_zone0 (acpitz, passive 60 °C, the fan at
 usage: POWERALLOCD=build/daemon/powerallocd test_shell.py [unittest args]
 """
 import os
-import shutil
-import re
 import sys
 import tempfile
 import time
@@ -63,6 +61,8 @@ zones = (
 
 
 guest = None
+workdir = None
+checks_start = 0.0
 
 
 def setUpModule():
@@ -78,19 +78,15 @@ def setUpModule():
                      modules=["fan", "acpi-cpufreq"])
     with vm.Stages.timed("shell stage: boot"):
         guest = vm.Guest(workdir, kernel, initrd)
+        unittest.addModuleCleanup(guest.stop)
         guest.connect(timeout=300)
-        guest.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
-                   "acpi-cpufreq", timeout=60)
+        guest.wait_cpufreq()
     global checks_start
     checks_start = time.monotonic()
 
 
 def tearDownModule():
-    if guest:
-        vm.Stages.taken.append(("shell stage: checks" , time.monotonic() - checks_start))
-        guest.stop()
-    shutil.rmtree(workdir, ignore_errors=True)
-    print("vmtest: what the shell stage took:\n" + vm.Stages.report(), file=sys.stderr)
+    vm.close_stage("shell", guest, workdir, checks_start)
 
 
 class Shell(unittest.TestCase):

@@ -14,8 +14,6 @@ usage: test_systemd.py [unittest args]
 """
 import glob
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +27,8 @@ from test_package import copy_source  # noqa: E402
 from test_shell import config, TZ, POLICY, FAN, MAX_KHZ  # noqa: E402
 
 guest = None
+workdir = None
+checks_start = 0.0
 PAYLOAD = "/root/payload"
 
 
@@ -60,22 +60,18 @@ def setUpModule():
     with vm.Stages.timed("systemd stage: boot"):
         guest = vm.Guest(workdir, kernel, initrd, memory_mb=1024,
                          drives=[(image + ",snapshot=on", "raw"), (payload, "raw")])
+        unittest.addModuleCleanup(guest.stop)
         guest.connect(timeout=600)
         guest.wait("systemctl is-system-running | grep -Eq 'running|degraded'",
                    "systemd to finish booting", timeout=600, interval=2)
         guest.check("mkdir -p %s && tar -xf /dev/vdb -C %s" % (PAYLOAD, PAYLOAD))
-        guest.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
-                   "acpi-cpufreq", timeout=60)
+        guest.wait_cpufreq()
     global checks_start
     checks_start = time.monotonic()
 
 
 def tearDownModule():
-    if guest:
-        vm.Stages.taken.append(("systemd stage: checks" , time.monotonic() - checks_start))
-        guest.stop()
-    shutil.rmtree(workdir, ignore_errors=True)
-    print("vmtest: what the systemd stage took:\n" + vm.Stages.report(), file=sys.stderr)
+    vm.close_stage("systemd", guest, workdir, checks_start)
 
 
 class Systemd(unittest.TestCase):

@@ -305,6 +305,11 @@ class Guest:
                                  (timeout, what, rc, out[-3000:], self.console_tail()))
             time.sleep(interval)
 
+    def wait_cpufreq(self):
+        """Waits for acpi-cpufreq's second policy (the module loads at boot)."""
+        self.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
+                  "acpi-cpufreq", timeout=60)
+
     def read(self, path):
         return self.check("cat " + path).strip()
 
@@ -334,6 +339,17 @@ class Guest:
         if self.sock:
             self.sock.close()
         self.qemu_log.close()
+
+
+def close_stage(name, guest, workdir, checks_start):
+    """Stops the stage's guest, removes its work directory and prints what
+    each stage took, the checks timed from checks_start (time.monotonic())."""
+    if guest:
+        Stages.taken.append(("%s stage: checks" % name, time.monotonic() - checks_start))
+        guest.stop()
+    if workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    say("what the %s stage took:\n%s" % (name, Stages.report()))
 
 
 def failed(test):
