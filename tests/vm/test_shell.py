@@ -225,6 +225,11 @@ class Zones(Shell):
         self.start("-l debug --log-target stderr")
         self.wait_log("listening to thermal netlink events", "netlink", timeout=60)
         self.wait_taken()
+        # The kernel sends the event when a poll (every second: _TZP) finds
+        # the zone over a trip it was under at the poll before: let it poll
+        # 40 °C, set by setUp, before 61 °C (else a zone left at 61 °C by an
+        # earlier test would cross nothing).
+        guest.check("sleep 3")
         guest.set_temp(0, 61000)
         self.wait_log(r"thermal event tz_trip_up \(zone 0, trip 1", "the kernel's trip event")
         self.wait_log("switch-on 60.00 °C crossed", "the zone woken")
