@@ -198,12 +198,7 @@ static void test_rock5b(void **unused)
 	tree_put(sp_file, "1500\n");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	tree_put(sp_file, "0\n");
-	assert_string_equal(e.zones[0].name, "bigcore0-thermal");
-	assert_true(e.zones[0].always_on);
-	assert_int_equal(e.zones[0].control_mc, 85000);
-	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 1500);
-	assert_int_equal(e.zones[0].n_actors, 1);
-	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu4");
+	tree_assert_always_on(&e.zones[0], "bigcore0-thermal", 85000, 1500, "cpufreq-cpu4");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	pa_config_free(cfg);

@@ -185,12 +185,7 @@ static void test_missing_trip_file(void **unused)
 	tree_put("/sys/class/thermal/thermal_zone0/sustainable_power", "2000\n");
 	assert_int_equal(build_auto(&e), 1);
 	tree_put("/sys/class/thermal/thermal_zone0/sustainable_power", "0\n");
-	assert_string_equal(e.zones[0].name, "cpu-thermal");
-	assert_true(e.zones[0].always_on);
-	assert_int_equal(e.zones[0].control_mc, 70000);
-	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 2000);
-	assert_int_equal(e.zones[0].n_actors, 1);
-	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu4");
+	tree_assert_always_on(&e.zones[0], "cpu-thermal", 70000, 2000, "cpufreq-cpu4");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 	tree_put("/sys/class/thermal/thermal_zone0/trip_point_1_temp", "75000\n");

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/zone.h"
+
 #include "platform/log.h"
 
 static char messages[TREE_LOG_MAX][1024];
@@ -126,4 +128,15 @@ int tree_main_guard(void)
 		return 0;
 	fprintf(stderr, "run under tests/run-in-tree\n");
 	return 1;
+}
+
+void tree_assert_always_on(const struct zone *z, const char *name, int control_mc,
+			   unsigned int sustainable_mw, const char *actor)
+{
+	assert_string_equal(z->name, name);
+	assert_true(z->always_on);
+	assert_int_equal(z->control_mc, control_mc);
+	assert_int_equal(z->pid.sustainable_power_mw, sustainable_mw);
+	assert_int_equal(z->n_actors, 1);
+	assert_string_equal(z->actors[0]->name, actor);
 }

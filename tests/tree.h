@@ -59,3 +59,13 @@ size_t tree_log_n(void);
 
 /** tree_main_guard() - 0 when run by run-in-tree, else 1 with a message. */
 int tree_main_guard(void);
+
+struct zone;
+
+/*
+ * tree_assert_always_on() - @z is a zone taken automatically with one passive
+ * trip: named @name, always on at @control_mc, on a sustainable power of
+ * @sustainable_mw, with the one actor @actor.
+ */
+void tree_assert_always_on(const struct zone *z, const char *name, int control_mc,
+			   unsigned int sustainable_mw, const char *actor);
