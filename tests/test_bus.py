@@ -151,9 +151,23 @@ class Access(Bus):
         self.assertEqual(fans[0]["max_cooling_state"], 3)
         self.assertEqual(fans[0]["cooling_state"], int(self.tree.read(CDEV % 3)))
 
+    def busy_table(self):
+        """powerallocctl status once the big cluster shows its load: a period
+        in which the load generator's /proc/stat did not move (a loaded
+        machine) shows 0 %."""
+        result = []
+
+        def shown():
+            result[:] = [ctl("status")]
+            rows = [line.split() for line in result[0].stdout.splitlines()
+                    if line.startswith("  cpufreq-cpu4 ")]
+            return bool(rows) and rows[0][3].endswith("%") and int(rows[0][3][:-1]) > 50
+        wait_for(shown, timeout=20)
+        return result[0]
+
     def test_table(self):
         self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0))
-        out = ctl("status")
+        out = self.busy_table()
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C", out.stdout)
         self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
