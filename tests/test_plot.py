@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """tools/plot-trace turns a trace into a PNG (a real one, of the size asked)
 whose three panels share one time axis, in simulated seconds when the trace
-says so, with cooling states drawn as steps; tools/demo's tree goes when it
-ends unless SIM_KEEP_TREE is set."""
+says so, with cooling states drawn as steps; tools/demo installs only what
+the build and the simulator need."""
 import os
 import re
 import struct
@@ -154,32 +154,29 @@ class PlotTrace(unittest.TestCase):
                          ["ensure_packages gnuplot-nox"])
 
 
-class DemoTree(unittest.TestCase):
-    """tools/demo's remove_tree, as its EXIT trap runs it."""
+class Demo(unittest.TestCase):
+    """tools/demo installs what the build and the simulator need, not the
+    test suites' packages."""
 
-    def run_demo_trap(self, env):
-        with tempfile.TemporaryDirectory() as parent:
-            tree = os.path.join(parent, "tree")
-            os.mkdir(tree)
-            out = subprocess.run(["bash", "-c", '. "$0"; trap "remove_tree $1" EXIT',
-                                  os.path.join(TOOLS, "demo"), tree],
-                                 capture_output=True, text=True, env=env, timeout=30)
-            self.assertEqual(out.returncode, 0, out.stderr)
-            return os.path.isdir(tree), out.stdout
+    def packages(self, name):
+        out = subprocess.run(["bash", "-c", '. tools/deps.sh; echo "${%s[@]}"' % name],
+                             cwd=os.path.join(TOOLS, ".."), capture_output=True, text=True,
+                             timeout=30, check=True)
+        return set(out.stdout.split())
 
-    def test_tree_removed_unless_kept(self):
-        env = {k: v for k, v in os.environ.items() if k != "SIM_KEEP_TREE"}
-        self.assertEqual(self.run_demo_trap(env), (False, ""))
-        kept, said = self.run_demo_trap(dict(env, SIM_KEEP_TREE="1"))
-        self.assertTrue(kept)
-        self.assertIn("(SIM_KEEP_TREE is set)", said)
-
-    def test_demo_outlives_the_simulator(self):
-        """An exec'd simulator would replace the shell and its trap with it."""
+    def test_demo_installs_its_own_list(self):
         with open(os.path.join(TOOLS, "demo")) as f:
             text = f.read()
-        self.assertIn("trap 'remove_tree \"$tree\"' EXIT", text)
-        self.assertNotRegex(text, r"(?m)^\s*exec\b")
+        self.assertEqual(re.findall(r"ensure_packages.*", text),
+                         ['ensure_packages "${POWERALLOCD_DEMO_PACKAGES[@]}"'])
+        demo = self.packages("POWERALLOCD_DEMO_PACKAGES")
+        self.assertIn("umockdev", demo)
+        self.assertIn("libconfig-dev", demo)
+        # A subset of the full list, without the test suites' tools.
+        self.assertLessEqual(demo, self.packages("POWERALLOCD_PACKAGES"))
+        for p in ("valgrind", "debhelper", "prometheus-node-exporter", "qemu-system-x86",
+                  "mmdebstrap", "gnuplot-nox"):
+            self.assertNotIn(p, demo)
 
 
 if __name__ == "__main__":

@@ -282,8 +282,8 @@ class PlantOptions(unittest.TestCase):
         rc, out = run_sim("--quiet", "--die-tau", "2.5", "--case-tau", "30", "--die-share",
                           "0.3", "--power-scale", "1.25", "--ambient-step", "10", duration=3)
         self.assertEqual(rc, 0, out)
-        self.assertIn("plant: die tau 2.50 s, case tau 30.0 s, die share 0.30 of 20.0 K/W, "
-                      "silicon 1.25 x table, ambient step +10.0 °C", out)
+        self.assertIn("plant: die tau 2.50 s, case tau 30.0 s, die share 0.30 of 20.0 K/W,\n"
+                      "         silicon 1.25 x table, ambient step +10.0 °C", out)
         self.assertIn("2200 mW (1760 mW of the power table's)", out)
 
     def test_help_names_sim_keep_tree(self):
@@ -299,6 +299,44 @@ class PlantOptions(unittest.TestCase):
             rc, out = run_sim(*args, duration=1)
             self.assertEqual(rc, 2, args)
             self.assertTrue("--" in out or "unexpected" in out, out)
+
+
+class WhatTheDemoShows(unittest.TestCase):
+    """tools/demo: --check-config shows the configuration the run uses, and
+    the run's lines fit 80 columns."""
+
+    def test_check_config_is_the_runs(self):
+        out = subprocess.run([SIM, "--check-config"], capture_output=True, text=True,
+                             timeout=120)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        # The file the run gives the daemon, then the daemon's view of it.
+        self.assertIn('{ type = "devfreq"; device = "ff9a0000.gpu"; }', out.stdout)
+        self.assertIn("sustainable_power = 2200;", out.stdout)
+        self.assertIn("configured zones, 1 zone controllable", out.stdout)
+        self.assertIn("actor devfreq-ff9a0000.gpu (devfreq)", out.stdout)
+        self.assertRegex(out.stdout, r"sustainable power 2200 mW \(config\)")
+        self.assertNotIn("warning", out.stdout + out.stderr)
+        # Nothing simulated: no summary.
+        self.assertNotIn("summary:", out.stdout)
+        rc, run = run_sim(duration=3)
+        self.assertEqual(rc, 0, run)
+        self.assertRegex(run, r"the daemon's sustainable +\d+ mW \(configured 2200 mW\)|"
+                              r"the daemon's sustainable +2200 mW \(config\)")
+
+    def test_lines_fit_80_columns(self):
+        """On the board with the most domains (RK3588: three clusters) and the
+        RockPro64 (two and a GPU)."""
+        for board in ("rk3588-rock5b.sim", "rk3399-rockpro64.sim"):
+            rc, out = run_sim("--sim", os.path.join(SIMULATOR_DIR, board),
+                              duration=3)
+            self.assertEqual(rc, 0, out)
+            # The heading, then one line per second, each domain's frequency and state.
+            self.assertRegex(out, r"(?m)^   time +die +case +power +budget +cluster0")
+            self.assertRegex(out, r"(?m)^ +3 s +\d+\.\d\d +\d+\.\d\d +\d+ +\d+ +\d+/s\d+")
+            for line in out.splitlines():
+                # The lines that give a path as it is.
+                if not line.startswith("tree: ") and not line.startswith("simulating "):
+                    self.assertLessEqual(len(line), 80, line)
 
 
 class Fan(unittest.TestCase):

@@ -3,6 +3,14 @@
 # Debian packages the build and the tests need (or the ones named), when
 # any is missing.
 
+# What tools/demo needs: the build (the simulator is built with the tests'
+# board data, so cmocka too) and umockdev-wrapper.
+POWERALLOCD_DEMO_PACKAGES=(
+	meson ninja-build pkg-config gcc libc6-dev python3
+	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev
+	libcmocka-dev umockdev
+)
+
 POWERALLOCD_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev python3
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev

@@ -64,13 +64,31 @@ static void record_work(struct series *s, const struct plant *pl, double work_be
 	s->settled_limit += plant_best_work_rate(pl, sustainable_w) * dt_s;
 }
 
+/* A domain's column in the per-second lines: 10 characters, its name or "MHz/state". */
+#define SIM_DOMAIN_COLUMN "%10.9s"
+
+/* The heading of the per-second lines: names, then units (at most 80 columns for 4 domains). */
+static void print_heading(const struct plant *pl)
+{
+	printf("   time     die    case  power  budget ");
+	for (size_t k = 0; k < pl->board->n_domains; k++)
+		printf(SIM_DOMAIN_COLUMN, pl->board->domains[k].name);
+	printf("\n      s      °C      °C     mW      mW ");
+	for (size_t k = 0; k < pl->board->n_domains; k++)
+		printf(SIM_DOMAIN_COLUMN, "MHz/state");
+	printf("\n");
+}
+
 static void print_second(struct sim *sim, const struct plant *pl)
 {
-	printf("%6.0f s  die %6.2f °C  case %6.2f °C  power %5.0f mW  budget %5ld mW",
-	       pl->t_s, pl->die_c, pl->case_c, pl->power_w * 1000, sim->budget_mw);
-	for (size_t k = 0; k < pl->board->n_domains; k++)
-		printf("  %s %4u MHz (s%lu)", pl->board->domains[k].name,
-		       pl->dom[k].freq_khz / 1000, pl->dom[k].state);
+	printf("%5.0f s %7.2f %7.2f %6.0f %7ld ", pl->t_s, pl->die_c, pl->case_c,
+	       pl->power_w * 1000, sim->budget_mw);
+	for (size_t k = 0; k < pl->board->n_domains; k++) {
+		char cell[32];
+
+		snprintf(cell, sizeof(cell), "%u/s%lu", pl->dom[k].freq_khz / 1000, pl->dom[k].state);
+		printf(SIM_DOMAIN_COLUMN, cell);
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -145,8 +163,8 @@ static void print_plant(const struct sim *sim, const struct plant *pl,
 	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
 	char used[64];
 
-	printf("  plant: die tau %.2f s, case tau %.1f s, die share %.2f of %.1f K/W, "
-	       "silicon %.2f x table, ambient step %+.1f °C%s\n", plant_die_tau_s(t),
+	printf("  plant: die tau %.2f s, case tau %.1f s, die share %.2f of %.1f K/W,\n"
+	       "         silicon %.2f x table, ambient step %+.1f °C%s\n", plant_die_tau_s(t),
 	       plant_case_tau_s(t), t->die_to_case_k_per_w / r_total, r_total, t->power_scale,
 	       t->ambient_step_c, o->settled ? ", settled start" : "");
 	if (o->sensor_step_c > 0 || o->sensor_noise_c > 0)
@@ -157,7 +175,9 @@ static void print_plant(const struct sim *sim, const struct plant *pl,
 	printf("  true sustainable power     %6.0f mW (%.0f mW of the power table's)\n",
 	       sim->sustainable_w * 1000, sim->sustainable_w * 1000 / t->power_scale);
 	sim_daemon_sustainable(sim, used, sizeof(used));
-	printf("  the daemon's sustainable   %s\n", used);
+	/* Its number right-aligned with the others: "2767 mW (configured 2200 mW)". */
+	printf("  the daemon's sustainable   %*s%s\n", (int)(6 - strspn(used, "0123456789")), "",
+	       used);
 }
 
 static void print_swings(const struct sim *sim, const struct sim_options *o)
@@ -173,7 +193,7 @@ static void print_swings(const struct sim *sim, const struct sim_options *o)
 static void print_summary(const struct sim *sim, const struct plant *pl, const struct series *s,
 			  const struct sim_options *o, int restored)
 {
-	printf("\nsummary: %s workload, %s controller, %s division, %.0f s simulated at %.0fx%s%s\n",
+	printf("\nsummary: %s workload, %s controller, %s division, %.0f s at %.0fx%s%s\n",
 	       workload_name(o->workload), o->controller, o->division, pl->t_s, o->speed,
 	       o->fault ? ", fault " : "", o->fault ? sim_fault_name(o->fault) : "");
 	print_plant(sim, pl, o);
@@ -233,14 +253,21 @@ int main(int argc, char **argv)
 	plant_init(&pl, sim.board, &sim.thermal, o.workload, o.duration_s);
 	if (o.settled)
 		plant_start_settled(&pl, sim.control_c);
+	sim_write_outputs(&sim, &pl, 0);
+	if (o.check_config) {
+		int status = sim_check_config(&sim);
+
+		sim_cleanup(&sim);
+		return status == 0 ? 0 : 1;
+	}
 	if (!o.quiet) {
-		printf("simulating %s (%s), workload %s, %s controller, control %.1f °C\n",
-		       sim.board->name, o.description, workload_name(o.workload), o.controller,
-		       sim.control_c);
-		printf("tree: %s (the daemon's log, trace and state file are there too)\n", sim.dir);
+		printf("simulating %s (%s)\n", sim.board->name, o.description);
+		printf("workload %s, %s controller, control %.1f °C\n", workload_name(o.workload),
+		       o.controller, sim.control_c);
+		printf("tree: %s (with the daemon's log, trace, state)\n", sim.dir);
+		print_heading(&pl);
 		fflush(stdout);
 	}
-	sim_write_outputs(&sim, &pl, 0);
 	if (sim_start_daemon(&sim) < 0) {
 		sim_cleanup(&sim);
 		return 1;

@@ -52,6 +52,40 @@ int sim_start_daemon(struct sim *sim)
 	return 0;
 }
 
+int sim_check_config(const struct sim *sim)
+{
+	char conf[512], line[512];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/powerallocd.conf", sim->dir);
+	f = fopen(conf, "r");
+	if (!f) {
+		perror(conf);
+		return -1;
+	}
+	printf("the daemon's powerallocd.conf:\n");
+	while (fgets(line, sizeof(line), f))
+		printf("  %s", line);
+	fclose(f);
+	printf("\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(STDOUT_FILENO, STDERR_FILENO);
+		setenv("UMOCKDEV_DIR", sim->dir, 1);
+		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "--check-config",
+		       "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		perror("powerallocd --check-config");
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 bool sim_daemon_exited(struct sim *sim)
 {
 	if (!sim->daemon_done && waitpid(sim->daemon, &sim->daemon_status, WNOHANG) == sim->daemon) {

@@ -176,6 +176,13 @@ int sim_trace_add_plant_clock(const struct sim *sim, double speed);
 /** sim_start_daemon() - run powerallocd under umockdev-wrapper on the tree. */
 int sim_start_daemon(struct sim *sim);
 
+/**
+ * sim_check_config() - print the daemon's powerallocd.conf for this run, then
+ * run powerallocd --check-config with it on the tree, its output on ours.
+ * Return: the daemon's exit status, or -1 when it could not be run.
+ */
+int sim_check_config(const struct sim *sim);
+
 /** sim_daemon_exited() - whether the daemon is gone (it should not be). */
 bool sim_daemon_exited(struct sim *sim);
 

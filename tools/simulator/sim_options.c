@@ -34,6 +34,9 @@ static void usage(FILE *out)
 		"                          cpu-offline (CPU 5 for 5 s), reload-garbage,\n"
 		"                          sigkill (then powerallocd --restore; the run ends)\n"
 		"  -q, --quiet             only the summary\n"
+		"  -C, --check-config      print the daemon's powerallocd.conf for this run and\n"
+		"                          what powerallocd --check-config finds with it on the\n"
+		"                          simulated tree; simulate nothing\n"
 		"  -h, --help\n"
 		"\nThe plant (each option changes what it names, the rest stays the description's):\n"
 		"      --die-tau SECONDS   the die's time constant, C_die x R_die (0.1 to 10)\n"
@@ -168,6 +171,7 @@ static const struct option longopts[] = {
 	{ "powerallocd", required_argument, NULL, 'p' },
 	{ "state-directory", required_argument, NULL, 'S' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "check-config", no_argument, NULL, 'C' },
 	{ "fault", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "die-tau", required_argument, NULL, OPT_DIE_TAU },
@@ -206,6 +210,7 @@ static int parse_option(int c, struct sim_options *o)
 	case 'p': o->powerallocd = optarg; return 0;
 	case 'S': o->state_dir = optarg; return 0;
 	case 'q': o->quiet = 1; return 0;
+	case 'C': o->check_config = 1; return 0;
 	case 'f':
 		if (sim_fault_parse(optarg, &o->fault) < 0) {
 			fprintf(stderr, "unknown fault \"%s\"\n", optarg);
@@ -221,7 +226,7 @@ int sim_parse_options(int argc, char **argv, struct sim_options *o)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:T:p:S:f:qh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "s:w:d:x:c:D:k:t:T:p:S:f:qCh", longopts, NULL)) != -1)
 		if (parse_option(c, o) < 0)
 			return -1;
 	if (optind < argc) {

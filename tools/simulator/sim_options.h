@@ -20,6 +20,7 @@ struct sim_options {
 	const char *state_dir;	/* the daemon's --state-directory, NULL: the run's tree */
 	enum sim_fault fault;
 	int quiet;
+	int check_config;	/* --check-config: show the daemon's view, simulate nothing */
 	struct plant_variation vary;
 	enum sim_sp sp;
 	double sp_factor;	/* with SIM_SP_FACTOR: x the plant's true value */
