@@ -26,7 +26,9 @@ static const struct neighbour neighbours[] = {
 	{ "thermald", "org.freedesktop.thermald", "thermald.service",
 	  "the cooling devices of the zones it controls, the RAPL power limits "
 	  "(powercap constraint_*_power_limit_uw) and intel_pstate's max_perf_pct",
-	  "stop it (systemctl disable --now thermald; powerallocd.service conflicts with it)" },
+	  "stop it (systemctl disable --now thermald); powerallocd.service stops it when it "
+	  "starts with a zone to control and starts it again when it stops, so thermald "
+	  "was started after it, or powerallocd outside its unit" },
 	{ "tuned", "com.redhat.tuned", "tuned.service",
 	  "cpufreq scaling_max_freq and governors, per profile",
 	  "use a tuned profile without a [cpu] max frequency, or stop it" },

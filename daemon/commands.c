@@ -161,6 +161,42 @@ int daemon_check_config(const struct options *opts)
 	return EXIT_OK;
 }
 
+int daemon_check_controllable(const struct options *opts)
+{
+	struct pa_config *c = daemon_load_config(opts);
+	struct engine e;
+	int n;
+
+	if (!c)
+		return EXIT_CONDITION_ERROR;	/* said on stderr */
+	sysfs_set_read_only(true);
+	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level : PA_LOG_NOTICE);
+	n = engine_build(&e, c);
+	if (n < 0) {
+		journal_log(PA_LOG_ERR, NULL, "cannot read the thermal subsystem: %s", strerror(-n));
+		pa_config_free(c);
+		return EXIT_CONDITION_ERROR;
+	}
+	engine_free(&e);
+	if (n > 0) {
+		journal_log(PA_LOG_NOTICE, NULL, "%s: %d %s controllable", opts->config_path, n,
+			    plural((size_t)n, "zone", "zones"));
+	} else if (c->n_zones) {
+		/* The file asks for control that this machine cannot give: fail, visibly. */
+		journal_log(PA_LOG_ERR, NULL, "%s: no configured zone can be controlled (%zu "
+			    "configured; see above, powerallocd --check-config says more)",
+			    opts->config_path, c->n_zones);
+		n = -1;
+	} else {
+		journal_log(PA_LOG_NOTICE, NULL, "%s: no zones configured and none that automatic "
+			    "configuration controls (see above): nothing to do, powerallocd does "
+			    "not start and leaves thermal control as it is (thermald keeps running "
+			    "where it runs)", opts->config_path);
+	}
+	pa_config_free(c);
+	return n > 0 ? EXIT_OK : n < 0 ? EXIT_CONDITION_ERROR : EXIT_NOTHING_TO_CONTROL;
+}
+
 int daemon_restore(const struct options *opts)
 {
 	struct saved s = { 0 };

@@ -15,6 +15,10 @@
 #define EXIT_USAGE 2
 #define EXIT_BAD_CONFIG 3
 #define EXIT_RESTORE_INCOMPLETE 4
+/* --check-controllable, for systemd's ExecCondition=: 1 to 254 skips the
+ * unit, 255 fails it. */
+#define EXIT_NOTHING_TO_CONTROL 1
+#define EXIT_CONDITION_ERROR 255
 
 /**
  * struct options - the command line.
@@ -46,6 +50,15 @@ int daemon_run(const struct options *opts);
 
 /** daemon_check_config() - parse, discover read-only and print.  Return: an exit code. */
 int daemon_check_config(const struct options *opts);
+
+/**
+ * daemon_check_controllable() - discover read-only as daemon_check_config()
+ * does, saying only why zones are not controlled and the outcome.
+ * Return: EXIT_OK when a zone is controllable, EXIT_NOTHING_TO_CONTROL when
+ * none is and none is configured, EXIT_CONDITION_ERROR when the file is
+ * unusable, its configured zones all fail, or sysfs cannot be read.
+ */
+int daemon_check_controllable(const struct options *opts);
 
 /** daemon_restore() - restore from the state file and remove it.  Return: an exit code. */
 int daemon_restore(const struct options *opts);

@@ -26,6 +26,10 @@ static void usage(FILE *out)
 		"  -c, --config PATH       configuration file (default " DEFAULT_CONFIG ")\n"
 		"      --check-config      parse the configuration, discover the zones and\n"
 		"                          actors read-only, print them and exit\n"
+		"      --check-controllable  the same, silent but for why a zone is not\n"
+		"                          controlled; exit 0 when one is, 1 when none is,\n"
+		"                          255 when the configuration is unusable (for\n"
+		"                          systemd's ExecCondition=)\n"
 		"  -l, --log-level LEVEL   err, warning, notice, info or debug (default: the\n"
 		"                          configuration's log_level)\n"
 		"      --log-target TARGET journal, stderr or auto (default auto)\n"
@@ -92,14 +96,15 @@ static int parse_interval(const char *text, unsigned int *interval_s)
 	return 0;
 }
 
-enum command { RUN, CHECK_CONFIG, RESTORE };
-enum { OPT_CHECK_CONFIG = 256, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS,
+enum command { RUN, CHECK_CONFIG, CHECK_CONTROLLABLE, RESTORE };
+enum { OPT_CHECK_CONFIG = 256, OPT_CHECK_CONTROLLABLE, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS,
        OPT_STATE_DIRECTORY, OPT_MODEL_SAVE_INTERVAL };
 
 /* The long options, and the short option or OPT_ value each stands for. */
 static const struct option longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "check-controllable", no_argument, NULL, OPT_CHECK_CONTROLLABLE },
 	{ "log-level", required_argument, NULL, 'l' },
 	{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 	{ "trace", required_argument, NULL, 't' },
@@ -155,6 +160,7 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 			opts->bus = buses[i];
 			break;
 		case OPT_CHECK_CONFIG: *command = CHECK_CONFIG; break;
+		case OPT_CHECK_CONTROLLABLE: *command = CHECK_CONTROLLABLE; break;
 		case OPT_RESTORE: *command = RESTORE; break;
 		case 'V': printf("powerallocd %s\n", PACKAGE_VERSION); return EXIT_OK;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -237,6 +243,8 @@ int main(int argc, char **argv)
 					      state_dir, sizeof(state_dir));
 	if (command == CHECK_CONFIG)
 		return daemon_check_config(&opts);
+	if (command == CHECK_CONTROLLABLE)
+		return daemon_check_controllable(&opts);
 	if (command == RESTORE)
 		return daemon_restore(&opts);
 	return daemon_run(&opts);

@@ -79,7 +79,8 @@ static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now
 static void note_model(struct zone *z)
 {
 	static const char *const wrong[] = { "configuration", "device tree", "estimate (the "
-					     "actors' lowest powers)" };
+					     "actors' lowest powers)", "firmware's RAPL long-term "
+					     "limit (constraint_0_power_limit_uw)" };
 	int pct;
 
 	if (z->model_departure_said || !zone_model_departs(z, &pct))

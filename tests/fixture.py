@@ -299,10 +299,27 @@ def add_powercap_zone(t, name, zone_name, energy_uj, constraints=None):
     t.link("sys/class/powercap/" + name, rel)
 
 
+def add_coretemp(t, package, crit_mc, max_mc, temp_mc, n_cores, hwmon=None):
+    """coretemp's hwmon device for @package: temp1 is the package, then a
+    sensor per core, each with TjMax as tempN_crit."""
+    hwmon = package if hwmon is None else hwmon
+    rel = "sys/devices/platform/coretemp.%d/hwmon/hwmon%d" % (package, hwmon)
+    t.write(rel + "/name", "coretemp")
+    for k in range(1 + n_cores):
+        label = "Package id %d" % package if k == 0 else "Core %d" % (k - 1)
+        t.attrs(rel, {"temp%d_label" % (k + 1): label, "temp%d_input" % (k + 1): temp_mc,
+                      "temp%d_crit" % (k + 1): crit_mc, "temp%d_max" % (k + 1): max_mc,
+                      "temp%d_crit_alarm" % (k + 1): 0})
+    t.link("sys/class/hwmon/hwmon%d" % hwmon, rel)
+
+
 def x86_laptop(t):
     """8 threads on intel_pstate (one policy per CPU, no frequency table), an
     acpitz zone with one passive trip bound to the Processor cooling devices,
-    x86_pkg_temp without passive trips, and a RAPL package with subzones."""
+    x86_pkg_temp with its two passive trips unset (0, as the driver shows
+    them until user space writes them) and nothing bound, coretemp's hwmon
+    device (TjMax 100 °C), and a RAPL package with subzones (TDP 45 W,
+    long-term limit 28 W)."""
     n = 8
     policies = [{"cpus": [c], "freqs_khz": [], "cur_khz": 2100000, "min_khz": 400000,
                  "max_khz": 4700000, "cluster_id": 0, "package_id": 0} for c in range(n)]
@@ -315,7 +332,8 @@ def x86_laptop(t):
     add_thermal_zone(t, 0, "acpitz", 45000,
                      [("passive", 95000, 0), ("critical", 105000, 0)],
                      [(c, 0, 0) for c in range(n)])
-    add_thermal_zone(t, 1, "x86_pkg_temp", 50000, [], [])
+    add_thermal_zone(t, 1, "x86_pkg_temp", 50000, [("passive", 0, 0), ("passive", 0, 0)], [])
+    add_coretemp(t, 0, 100000, 80000, 50000, n // 2)
     t.write("sys/devices/virtual/powercap/intel-rapl/enabled", 1)
     add_powercap_zone(t, "intel-rapl:0", "package-0", 1000000000,
                       [("long_term", 28000000, 45000000, 27983872),

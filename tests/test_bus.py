@@ -566,6 +566,10 @@ class Neighbours(unittest.TestCase):
             self.assertIn("thermald is running (org.freedesktop.thermald): it also writes the "
                           "cooling devices", log)
             self.assertIn("systemctl disable --now thermald", log)
+            # The unit stops thermald only when it takes over: no Conflicts= to point at.
+            self.assertIn("powerallocd.service stops it when it starts with a zone to control",
+                          log)
+            self.assertNotIn("conflicts", log)
             self.assertIn("power-profiles-daemon is running (net.hadess.PowerProfiles): it "
                           "writes none of the files powerallocd writes", log)
             self.assertNotIn("tuned is running", log)

@@ -229,28 +229,121 @@ class Automatic(CheckConfig):
 
 class X86Automatic(Automatic):
     tree_name = "x86-laptop"
+    PKG = "sys/devices/virtual/thermal/thermal_zone1/"
+    PKG_LINE = ("zone x86_pkg_temp: thermal_zone1, switch-on %d m°C, control %d m°C, "
+                "sustainable power 28000 mW (rapl)")
 
     def test_zone_with_one_passive_trip(self):
         """acpitz's one passive trip binds only Processor devices, which have
         no power model: said at the default level, with the keys that would
-        control it."""
+        control it.  x86_pkg_temp, its trips unset, is controlled through
+        RAPL 20 and 10 °C under coretemp's TjMax (100 °C), on the firmware's
+        long-term limit (28 W, under the 45 W TDP)."""
         status, stdout, stderr = self.check("")
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("0 zones controllable", stdout)
+        self.assertIn("1 zone controllable", stdout)
+        self.assertIn(self.PKG_LINE % (80000, 90000), stdout)
+        self.assertIn("actor intel-rapl:0 (powercap), weight 1.00, sysfs limit, max 28000 mW",
+                      stdout)
+        self.assertIn("notice: thermal_zone1 (x86_pkg_temp): package 0, TjMax 100.0 °C "
+                      "(coretemp's temp_crit); switch-on 80.0 °C, control 90.0 °C (20 and 10 °C "
+                      "under TjMax); actor intel-rapl:0 (package-0), sustainable power 28000 mW "
+                      "(its long-term limit, at most its TDP)", stderr)
         self.assertEqual(self.skipped(stderr), [
             "notice: thermal_zone0 (acpitz): the cooling devices on its control trip (trip 0, "
             "95.0 °C) have no power model (8 Processor); a zone in powerallocd.conf with "
             'sensor = "acpitz" and a cpufreq_cap actor (cpus = "0-7", with their opps) or a '
             "powercap actor (powercap zones: intel-rapl:0 (package-0)) can control it; not "
-            "controlled",
-            "notice: thermal_zone1 (x86_pkg_temp): no passive trip (the control temperature); "
-            "not controlled"])
+            "controlled"])
         # The daemon's default level (info) has them too; err only does not.
         status, stdout, stderr = self.check("", "--log-level", "err")
         self.assertEqual(self.skipped(stderr), [])
 
+    def write(self, rel, value):
+        with open(os.path.join(self.tree, rel), "w") as f:
+            f.write("%s\n" % value)
+
+    def test_both_trips_set_are_taken(self):
+        self.write(self.PKG + "trip_point_0_temp", 70000)
+        self.write(self.PKG + "trip_point_1_temp", 85000)
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn(self.PKG_LINE % (70000, 85000), stdout)
+        self.assertIn("control 85.0 °C (its passive trips)", stderr)
+
+    def test_trip_0_alone_is_thermalds_and_left(self):
+        """thermald writes its wake-up temperature to trip 0 alone: no range."""
+        self.write(self.PKG + "trip_point_0_temp", 95000)
+        status, stdout, stderr = self.check("")
+        self.assertIn(self.PKG_LINE % (80000, 90000), stdout)
+        self.assertIn("notice: thermal_zone1 (x86_pkg_temp): 1 of its 2 passive trips set, not "
+                      "a switch-on and a control temperature under TjMax 100.0 °C (thermald "
+                      "leaves its wake-up temperature in trip 0); taken from TjMax instead",
+                      stderr)
+
+    def test_tjmax_from_coretemp_else_the_default(self):
+        """A TjMax of 105 °C controls at 95 °C; without coretemp, thermald's
+        default TjMax (100 °C)."""
+        hwmon = "sys/devices/platform/coretemp.0/hwmon/hwmon0/"
+        for k in (1, 2, 3, 4, 5):
+            self.write(hwmon + "temp%d_crit" % k, 105000)
+        status, stdout, stderr = self.check("")
+        self.assertIn(self.PKG_LINE % (85000, 95000), stdout)
+        os.unlink(os.path.join(self.tree, "sys/class/hwmon/hwmon0"))
+        status, stdout, stderr = self.check("")
+        self.assertIn(self.PKG_LINE % (80000, 90000), stdout)
+        self.assertIn("TjMax 100.0 °C (the default, no coretemp)", stderr)
+
+    def test_without_rapl_not_controlled(self):
+        os.unlink(os.path.join(self.tree, "sys/class/powercap/intel-rapl:0"))
+        status, stdout, stderr = self.check("")
+        self.assertIn("0 zones controllable", stdout)
+        self.assertIn('notice: thermal_zone1 (x86_pkg_temp): no RAPL powercap zone named '
+                      '"package-0"', stderr)
+
     test_zone_without_a_power_device_on_its_control_trip = None
     test_zone_with_one_passive_trip_and_sustainable_power = None
+
+
+class CheckControllable(CheckConfig):
+    """--check-controllable, the unit's ExecCondition=: 0 with a zone to
+    control, 1 with none (the unit is skipped), 255 when the file is
+    unusable or none of its zones can be controlled (the unit fails)."""
+
+    def controllable(self, config, tree_name):
+        shutil.rmtree(self.tree)
+        fixture.TREES[tree_name](fixture.Tree(self.tree))
+        status, stdout, stderr = self.check(config)
+        return status, stdout + stderr
+
+    def test_exit_status(self):
+        status, out = self.controllable("", "x86-laptop")
+        self.assertEqual(status, 0, out)
+        self.assertIn("notice: %s: 1 zone controllable" % os.path.join(self.work, "powerallocd.conf"),
+                      out)
+        status, out = self.controllable("", "qemu-x86")
+        self.assertEqual(status, 1, out)
+        self.assertIn("nothing to do, powerallocd does not start and leaves thermal control as "
+                      "it is (thermald keeps running where it runs)", out)
+        status, out = self.controllable('zones = ( { name = "a"; sensor = "nope"; actors = '
+                                        '( { type = "powercap"; zone = "x"; } ); } );\n',
+                                        "qemu-x86")
+        self.assertEqual(status, 255, out)
+        self.assertIn("no configured zone can be controlled (1 configured", out)
+        status, out = self.controllable("zones = ( {\n", "qemu-x86")
+        self.assertEqual(status, 255, out)
+        self.assertIn("syntax error", out)
+
+    def check(self, config, *args, eio_read=None):
+        path = os.path.join(self.work, "powerallocd.conf")
+        with open(path, "w") as f:
+            f.write(config)
+        out = subprocess.run(["umockdev-wrapper"] + WRAPPER +
+                             [POWERALLOCD, "--check-controllable", "-c", path,
+                              "--log-target", "stderr"] + list(args),
+                             env=dict(os.environ, UMOCKDEV_DIR=self.tree), capture_output=True,
+                             text=True, timeout=60)
+        return out.returncode, out.stdout, out.stderr
 
 
 class QemuX86(CheckConfig):

@@ -994,12 +994,36 @@ zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
 
 class NoZone(unittest.TestCase):
     def test_keeps_running_without_a_zone(self):
-        with running("idle_poll_ms = 100;\n", tree_name="x86-laptop") as (tree, daemon):
+        """The QEMU guest's tree: its acpitz zones bind only Processor devices."""
+        with running("idle_poll_ms = 100;\n", tree_name="qemu-x86") as (tree, daemon):
             self.assertTrue(wait_for(lambda: daemon.notified("READY=1")))
             self.assertTrue(wait_for(lambda: daemon.notified("STATUS=no controllable zone")))
             time.sleep(0.3)
             self.assertIsNone(daemon.proc.poll())
             stop(self, daemon)
+
+
+RAPL0 = "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/constraint_0_power_limit_uw"
+
+
+class X86Automatic(unittest.TestCase):
+    def test_package_zone_limits_rapl_and_restores(self):
+        """No zones configured on the x86 laptop: x86_pkg_temp is controlled
+        through RAPL, 10 °C under coretemp's TjMax (100 °C).  At 95 °C the
+        long-term limit falls from the firmware's 28 W; SIGTERM puts it back."""
+        with running("idle_poll_ms = 100;\n", tree_name="x86-laptop") as (tree, daemon):
+            self.assertTrue(wait_for(lambda: daemon.notified("READY=1")), daemon.logtext())
+            self.assertIn("thermal_zone1 (x86_pkg_temp): package 0, TjMax 100.0 °C", daemon.logtext())
+            self.assertEqual(tree.read(RAPL0), "28000000")
+            tree.write("sys/devices/virtual/thermal/thermal_zone1/temp", "95000\n")
+            self.assertTrue(wait_for(lambda: int(tree.read(RAPL0)) < 28000000, timeout=20),
+                            daemon.logtext())
+            self.assertEqual(tree.read("sys/devices/virtual/thermal/thermal_zone1/policy"),
+                             "user_space")
+            stop(self, daemon)
+            self.assertEqual(tree.read(RAPL0), "28000000")
+            self.assertEqual(tree.read("sys/devices/virtual/thermal/thermal_zone1/policy"),
+                             "step_wise")
 
 
 # The QEMU guest's second acpitz zone (one passive trip, 70 °C) capped through scaling_max_freq.

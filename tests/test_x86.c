@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The x86 laptop tree (suite integration): no zone controls itself (acpitz
- * has one passive trip and Processor cooling devices have no power model;
- * x86_pkg_temp has no trips), so the config names the package zone with a
- * RAPL actor and a scaling_max_freq cap on every CPU; both limit and restore.
+ * The x86 laptop tree (suite integration): automatic configuration takes
+ * x86_pkg_temp with its RAPL package (acpitz has one passive trip and
+ * Processor cooling devices have no power model); a config names the package
+ * zone with a RAPL actor and a scaling_max_freq cap on every CPU; both limit
+ * and restore.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -33,14 +34,47 @@ static const char package_zone[] =
 	"                        { freq_khz = 3200000; power_mw = 2900; },\n"
 	"                        { freq_khz = 4700000; power_mw = 5200; } ); } ); } );\n";
 
-static void test_no_zone_controls_itself(void **unused)
+/*
+ * Without zones configured, x86_pkg_temp is controlled through RAPL (acpitz's
+ * Processor devices have no power model): 80 and 90 °C from coretemp's TjMax
+ * (100 °C), the firmware's 28 W long-term limit as sustainable power and the
+ * most it writes.  Cool, the limit stays at 28 W (never the 45 W TDP); hot,
+ * it falls to the floor; restore puts 28 W back.
+ */
+static void test_automatic_package_zone(void **unused)
 {
 	struct pa_config *cfg = pa_config_new_default();
+	unsigned long long energy = 1000000000ULL;
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 0);
-	assert_int_equal(e.n_actors, 0);
+	tree_put_u64(RAPL "/constraint_0_power_limit_uw", 28000000);
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 50000);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_string_equal(e.zones[0].name, "x86_pkg_temp");
+	assert_int_equal(e.zones[0].switch_on_mc, 80000);
+	assert_int_equal(e.zones[0].control_mc, 90000);
+	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 28000);
+	assert_int_equal(e.zones[0].sp_source, SP_FROM_RAPL);
+	assert_int_equal(e.n_actors, 1);
+	assert_string_equal(e.actors[0]->name, "intel-rapl:0");
+	assert_int_equal(e.actors[0]->max_mw, 28000);
+	for (int k = 0; k < 5; k++) {
+		energy += 3000000;	/* 30 W */
+		tree_put_u64(RAPL "/energy_uj", energy);
+		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k, NULL), 0);
+		assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 28000000);
+	}
+	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 95000);
+	for (int k = 5; k < 15; k++) {
+		energy += 3000000;
+		tree_put_u64(RAPL "/energy_uj", energy);
+		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k, NULL), 0);
+	}
+	assert_true(e.zones[0].active);
+	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 4500000);
+	assert_int_equal(engine_restore(&e), 0);
+	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 28000000);
 	engine_free(&e);
 	pa_config_free(cfg);
 }
@@ -245,7 +279,7 @@ static void test_cap_table_within_limits(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_zone_controls_itself),
+		cmocka_unit_test(test_automatic_package_zone),
 		cmocka_unit_test(test_rapl_and_cap_limit_and_restore),
 		cmocka_unit_test(test_energy_wrap),
 		cmocka_unit_test(test_idle_cpus_in_a_hot_zone_stay_capped),

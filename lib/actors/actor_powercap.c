@@ -9,7 +9,9 @@
  * constraint_0_max_power_uw, the limit found at start is taken as the
  * maximum.  Without constraint_0_min_power_uw (intel_rapl has none), no limit
  * below a tenth of the maximum is written: a package limited to almost
- * nothing stalls the whole machine, which no temperature is worth.
+ * nothing stalls the whole machine, which no temperature is worth.  An
+ * actor made at_most_original (automatic x86 zones) never writes above the
+ * limit found at start: the firmware's, kept over a rescan (adopt).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@ struct powercap_actor {
 	struct sysfs_attr limit;
 	uint64_t max_energy_range_uj;
 	uint64_t max_power_uw;
+	uint64_t tdp_uw;	/* constraint_0_max_power_uw, or the limit found */
+	bool at_most_original;
 	uint64_t min_power_uw;
 	uint64_t original_limit_uw;
 	uint64_t written_limit_uw;
@@ -138,6 +142,9 @@ static void powercap_adopt(struct actor *a, const struct actor *old)
 	const struct powercap_actor *o = (const struct powercap_actor *)old;
 
 	p->original_limit_uw = o->original_limit_uw;
+	if (p->at_most_original && o->original_limit_uw >= p->min_power_uw)
+		p->max_power_uw = p->tdp_uw < o->original_limit_uw ? p->tdp_uw : o->original_limit_uw;
+	a->max_mw = (uint32_t)(p->max_power_uw / 1000);
 	p->limit.failures = o->limit.failures;
 	p->last_energy_uj = o->last_energy_uj;
 	p->last_us = o->last_us;
@@ -192,6 +199,10 @@ static int open_zone(struct powercap_actor *p, const char *dir)
 	if (read_attr(dir, "constraint_0_min_power_uw", &p->min_power_uw, false) < 0 ||
 	    p->min_power_uw > p->max_power_uw)
 		p->min_power_uw = p->max_power_uw / 10;
+	p->tdp_uw = p->max_power_uw;
+	if (p->at_most_original && p->original_limit_uw < p->max_power_uw &&
+	    p->original_limit_uw >= p->min_power_uw)
+		p->max_power_uw = p->original_limit_uw;
 	p->written_limit_uw = p->original_limit_uw;
 	sysfs_pathf(path, "%s/energy_uj", dir);
 	if ((r = sysfs_attr_open(&p->energy, path, false)) == 0) {
@@ -213,6 +224,7 @@ struct actor *actor_powercap_new(const struct actor_config *cfg)
 	actor_init(&p->base, &powercap_ops, ACTOR_POWERCAP, cfg);
 	p->energy.fd = p->limit.fd = -1;
 	snprintf(p->base.name, sizeof(p->base.name), "%s", cfg->powercap_zone);
+	p->at_most_original = cfg->at_most_original;
 	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", cfg->powercap_zone) < 0 ||
 	    open_zone(p, dir) < 0) {
 		powercap_destroy(&p->base);

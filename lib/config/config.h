@@ -64,6 +64,9 @@ enum actor_kind {
  * @optional: the zone runs without this actor when its device is missing or
  *	unusable (default false: the zone is then not controlled).
  * @line: line of the actor in the file.
+ * @at_most_original: powercap: never write a limit above the one found at
+ *	start (not a key: automatic x86 package zones, whose firmware set that
+ *	long-term limit for the machine's cooling).
  */
 struct actor_config {
 	enum actor_kind kind;
@@ -76,6 +79,7 @@ struct actor_config {
 	size_t n_opps;
 	bool optional;
 	unsigned int line;
+	bool at_most_original;
 };
 
 /**

@@ -167,6 +167,8 @@ int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *
 	z->inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
 					      .attr = SYSFS_ATTR_INIT };
 	snprintf(z->inputs[0].name, sizeof(z->inputs[0].name), "%s", tz->type);
+	if (build_is_x86_package_zone(tz))
+		return build_x86_package_zone(b, tz, z);
 	if (!auto_temps(tz, z))
 		return -EINVAL;
 	if (!build_offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))

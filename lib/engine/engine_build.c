@@ -111,6 +111,8 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;
 		z->sp_source = SP_FROM_CONFIG;
+	} else if (!zc && z->sp_source == SP_FROM_RAPL) {
+		/* An x86 package's RAPL limit, set by engine_x86.c. */
 	} else if (sysfs_mw) {
 		pp->sustainable_power_mw = sysfs_mw;
 		z->sp_source = SP_FROM_SYSFS;

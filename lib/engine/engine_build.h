@@ -93,3 +93,16 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
  * (said once, with why, at notice level or above).
  */
 int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z);
+
+/** build_is_x86_package_zone() - whether @tz is an x86 package's zone (x86_pkg_temp). */
+bool build_is_x86_package_zone(const struct thermal_zone_info *tz);
+
+/**
+ * build_x86_package_zone() - @z from x86 package zone @tz (engine_x86.c),
+ * whose name and sensor are set: the package's RAPL zone as its actor,
+ * switch-on and control from its trips when both are set, else 20 and 10
+ * °C under the package's TjMax, the firmware's long-term limit as
+ * sustainable power and the most its actor writes.  Return: 0,
+ * or negative errno when it is not controlled (said once, with why).
+ */
+int build_x86_package_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z);

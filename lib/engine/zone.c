@@ -300,16 +300,17 @@ const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size)
 
 const char *zone_sp_source_name(const struct zone *z)
 {
-	static const char *const names[] = { "config", "sysfs", "estimated" };
+	static const char *const names[] = { "config", "sysfs", "estimated", "rapl" };
 
-	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
 }
 
 const char *zone_sp_source_adjective(const struct zone *z)
 {
-	static const char *const names[] = { "configured", "device tree's", "estimated" };
+	static const char *const names[] = { "configured", "device tree's", "estimated",
+					     "RAPL long-term" };
 
-	return (unsigned int)z->sp_source < 3 ? names[z->sp_source] : "?";
+	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
 }
 
 uint32_t zone_feed_forward_mw(const struct zone *z)

@@ -42,11 +42,14 @@
  * @SP_FROM_SYSFS: the thermal zone's sustainable_power (the device tree).
  * @SP_ESTIMATED: the sum of the actors' lowest powers, as the kernel
  *	estimates it (zone_estimate_sustainable_power()).
+ * @SP_FROM_RAPL: an x86 package's long-term power limit as the firmware set
+ *	it, at most its TDP (automatic configuration, engine_x86.c).
  */
 enum sustainable_power_source {
 	SP_FROM_CONFIG,
 	SP_FROM_SYSFS,
 	SP_ESTIMATED,
+	SP_FROM_RAPL,
 };
 
 /**
@@ -189,10 +192,10 @@ void zone_cycle_blind(struct zone *z);
  */
 const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size);
 
-/** zone_sp_source_name() - "config", "sysfs" or "estimated": where @z's sustainable power came from. */
+/** zone_sp_source_name() - "config", "sysfs", "estimated" or "rapl": where @z's sustainable power came from. */
 const char *zone_sp_source_name(const struct zone *z);
 
-/** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated". */
+/** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated", "RAPL long-term". */
 const char *zone_sp_source_adjective(const struct zone *z);
 
 /**

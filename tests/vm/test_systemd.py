@@ -3,12 +3,14 @@
 """System suite, second stage: Debian 12 with systemd 252 and dbus on
 Debian's kernel (tests/vm/ssdt.asl's ACPI machine), the package built from
 this tree with dpkg-buildpackage and installed with apt, as users install
-it.  The checks run in order, each on what the one before left: install
-(the service active, READY and STATUS), powerallocctl as root and as a
-user, a zone configured and controlled through the kernel's trip events
-under the unit's sandbox, reload, what a user may not do, stop, SIGKILL
-(ExecStopPost restores, Restart= restarts), the daemon from a root shell,
-purge.
+it.  thermald runs first, as on an Ubuntu laptop.  The checks run in
+order, each on what the one before left: install with nothing to control
+(the unit skipped with why, thermald left running), a zone configured (the
+service active, READY and STATUS, thermald stopped), powerallocctl as root
+and as a user, the zone controlled through the kernel's trip events under
+the unit's sandbox, reload, what a user may not do, stop (thermald back),
+SIGKILL (ExecStopPost restores, Restart= restarts), the daemon from a root
+shell, purge (thermald back).
 
 usage: test_systemd.py [unittest args]
 """
@@ -66,8 +68,27 @@ def setUpModule():
                    "systemd to finish booting", timeout=600, interval=2)
         guest.check("mkdir -p %s && tar -xf /dev/vdb -C %s" % (PAYLOAD, PAYLOAD))
         guest.wait_cpufreq()
+        start_thermald()
     global checks_start
     checks_start = time.monotonic()
+
+
+# Debian's thermald.service skips virtual machines (ConditionVirtualization=no)
+# and thermald refuses a CPU model it does not know (QEMU's qemu64 is family
+# 15): this drop-in lets the real thermald run in the guest.
+THERMALD_DROPIN = """[Unit]
+ConditionVirtualization=
+[Service]
+ExecStart=
+ExecStart=/usr/sbin/thermald --systemd --dbus-enable --adaptive --ignore-cpuid-check
+"""
+
+
+def start_thermald():
+    guest.check("mkdir -p /etc/systemd/system/thermald.service.d && cat > "
+                "/etc/systemd/system/thermald.service.d/vmtest.conf <<'EOF'\n%sEOF\n"
+                "systemctl daemon-reload && systemctl restart thermald" % THERMALD_DROPIN)
+    guest.wait("systemctl is-active thermald", "thermald active", timeout=120, interval=1)
 
 
 def tearDownModule():
@@ -108,37 +129,61 @@ class Systemd(unittest.TestCase):
         guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped",
                    timeout=120)
 
-    def test_1_install_starts_the_service(self):
+    def thermald_active(self):
+        return guest.run("systemctl is-active thermald")[0] == 0
+
+    def test_1_install_with_nothing_to_control_leaves_thermald(self):
+        """The shipped example configures nothing, and automatic configuration
+        takes none of the guest's ACPI zones (only Processor devices): the
+        unit is skipped, not failed, with why in the journal, and the
+        thermald that ran before runs on, the same process."""
+        thermald_pid = guest.check("systemctl show -P MainPID thermald").strip()
+        self.assertNotEqual(thermald_pid, "0")
         out = guest.check("DEBIAN_FRONTEND=noninteractive apt-get install -y "
                           "--no-install-recommends %s/powerallocd.deb 2>&1" % PAYLOAD,
                           timeout=600)
         self.assertIn("Setting up powerallocd", out)
+        log = self.wait_journal("nothing to do, powerallocd does not start",
+                                "the condition's reason in the journal")
+        self.assertIn("cpufreq_cap", log)   # why each ACPI zone is not controlled
+        self.assertNotIn("Input/output error", log)
+        show = guest.check("systemctl show -p ActiveState -p Result -p UnitFileState "
+                           "powerallocd")
+        self.assertIn("ActiveState=inactive", show)
+        self.assertIn("Result=exec-condition", show)
+        self.assertIn("UnitFileState=enabled", show)
+        self.assertEqual(guest.run("systemctl is-failed powerallocd")[1].strip(), "inactive")
+        self.assertTrue(self.thermald_active())
+        self.assertEqual(guest.check("systemctl show -P MainPID thermald").strip(),
+                         thermald_pid)
+        # Structured fields as sd_journal_send() gives them.
+        self.assertIn("PRIORITY=", guest.check(
+            "journalctl -b -u powerallocd -o verbose --no-pager | head -40"))
+
+    def test_2_a_zone_to_control_starts_it_and_stops_thermald(self):
+        """Switch-on at the kernel's passive trip (60 °C) and no idle poll:
+        only the kernel's trip event, through the unit's sandbox, wakes it."""
+        guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % config(
+            "switch_on_temp = 60000; control_temp = 65000;", "idle_poll_ms = 0;"))
+        guest.check("systemctl start powerallocd")
         self.wait_active()
         show = guest.check("systemctl show -p Type -p StatusText -p NRestarts powerallocd")
         self.assertIn("Type=notify", show)
         self.assertRegex(show, r"StatusText=\S")
         self.assertIn("NRestarts=0", show)
-        # The shipped example configures nothing: automatic, and the ACPI
-        # zones have only Processor devices, said with the keys that help.
-        log = self.wait_journal("listening to thermal netlink events", "the start in the journal")
-        self.assertIn("cpufreq_cap", log)
-        self.assertNotIn("Input/output error", log)
-        # Structured fields as sd_journal_send() gives them.
-        self.assertIn("PRIORITY=", guest.check(
-            "journalctl -b -u powerallocd -o verbose --no-pager | head -40"))
+        self.wait_journal("listening to thermal netlink events", "the start in the journal")
+        guest.wait("! systemctl is-active thermald", "thermald stopped", timeout=60, interval=1)
+        guest.check("test -e /run/powerallocd-stopped-thermald")
 
-    def test_2_status_as_root_and_as_a_user(self):
+    def test_3_status_as_root_and_as_a_user(self):
         out = guest.check("powerallocctl status")
         self.assertIn("powerallocd", out.lower())
         out = guest.check("runuser -u tester -- powerallocctl status")
         self.assertIn("powerallocd", out.lower())
         guest.check("runuser -u tester -- powerallocctl status --json | grep -q '\"zones\"'")
 
-    def test_3_configured_zone_controlled_through_trip_events(self):
-        """Switch-on at the kernel's passive trip (60 °C) and no idle poll:
-        only the kernel's trip event, through the unit's sandbox, wakes it."""
-        guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % config(
-            "switch_on_temp = 60000; control_temp = 65000;", "idle_poll_ms = 0;"))
+    def test_4_configured_zone_controlled_through_trip_events(self):
+        """The zone test_2 configured, reloaded."""
         guest.check("systemctl reload powerallocd")
         self.wait_journal("reloaded", "the reload said")
         self.wait_active()
@@ -152,7 +197,7 @@ class Systemd(unittest.TestCase):
                             "the fan limited by temperature", timeout=60)
         self.assertNotIn("lowest-state", status)
 
-    def test_4_a_user_may_not_reload_or_limit(self):
+    def test_5_a_user_may_not_reload_or_limit(self):
         rc, out = guest.run("runuser -u tester -- powerallocctl reload")
         self.assertNotEqual(rc, 0, out)
         rc, out = guest.run("runuser -u tester -- powerallocctl limit 1 --lease 60")
@@ -166,14 +211,17 @@ class Systemd(unittest.TestCase):
                                      "org.powerallocd1.Manager PowerLimit").strip(), "u 0")
         self.wait_active()
 
-    def test_5_stop_restores_and_start_takes_again(self):
+    def test_6_stop_restores_and_gives_back_to_thermald(self):
         guest.check("systemctl stop powerallocd")
         self.assert_restored()
+        guest.wait("systemctl is-active thermald", "thermald started again", timeout=60,
+                   interval=1)
         guest.check("systemctl start powerallocd")
         self.wait_active()
         self.wait_controlled()
+        guest.wait("! systemctl is-active thermald", "thermald stopped", timeout=60, interval=1)
 
-    def test_6_sigkill_is_restored_by_execstoppost_then_restarted(self):
+    def test_7_sigkill_is_restored_by_execstoppost_then_restarted(self):
         pid = self.main_pid()
         guest.check("systemctl kill -s KILL powerallocd")
         # ExecStopPost (powerallocd --restore) puts the limits back, then
@@ -186,7 +234,7 @@ class Systemd(unittest.TestCase):
         self.assertNotEqual(self.main_pid(), pid)
         self.wait_controlled()
 
-    def test_7_from_a_root_shell_logs_on_the_terminal(self):
+    def test_8_from_a_root_shell_logs_on_the_terminal(self):
         guest.check("systemctl stop powerallocd")
         self.assert_restored()
         pid = int(guest.check("powerallocd >/tmp/shell.log 2>&1 & echo $!").split()[-1])
@@ -199,10 +247,14 @@ class Systemd(unittest.TestCase):
         self.wait_active()
         self.wait_controlled()
 
-    def test_8_purge_restores_and_removes_everything(self):
+    def test_9_purge_restores_and_removes_everything(self):
         guest.check("DEBIAN_FRONTEND=noninteractive apt-get purge -y powerallocd 2>&1",
                     timeout=600)
         self.assert_restored()
+        # The thermald the unit stopped runs again.
+        guest.wait("systemctl is-active thermald", "thermald started again", timeout=60,
+                   interval=1)
+        guest.check("test ! -e /run/powerallocd-stopped-thermald")
         left = guest.run("ls -d /etc/powerallocd.conf /var/lib/powerallocd /run/powerallocd "
                          "/usr/sbin/powerallocd /usr/bin/powerallocctl "
                          "/lib/systemd/system/powerallocd.service "

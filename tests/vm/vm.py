@@ -373,9 +373,11 @@ def file_digest(path):
 
 # The Debian 12 root file system of the systemd stage: what a minimal
 # server has, the daemon's run-time libraries (so that `apt install` of the
-# .deb needs no network in the guest) and busybox for devmem.
+# .deb needs no network in the guest), busybox for devmem, and thermald
+# (Ubuntu's laptops have it: the package must leave it running where it has
+# nothing to control).
 ROOTFS_PACKAGES = ["systemd", "systemd-sysv", "dbus", "busybox", "kmod", "libconfig9",
-                   "libnl-3-200", "libnl-genl-3-200", "libcpupower1"]
+                   "libnl-3-200", "libnl-genl-3-200", "libcpupower1", "thermald"]
 ROOTFS_MODULES = ["fan", "acpi-cpufreq"]
 ROOT_MODULES = ["virtio_pci", "virtio_blk", "crc32c_generic", "ext4"]
 

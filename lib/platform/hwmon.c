@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* coretemp's TjMax per package, from /sys/class/hwmon. */
+#include "hwmon.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+
+/* One hwmon device's attributes, walked: is it @package's, and its lowest tempN_crit. */
+struct coretemp_walk {
+	const char *dir;
+	int package;
+	bool is_package;
+	int64_t crit_mc;	/* 0: none read yet */
+};
+
+static int visit_attr(const char *name, void *userdata)
+{
+	struct coretemp_walk *w = userdata;
+	char path[SYSFS_PATH_MAX], label[64], want[32];
+	unsigned int n;
+	int64_t v;
+	int len = 0;
+
+	if (sscanf(name, "temp%u_label%n", &n, &len) == 1 && name[len] == '\0') {
+		snprintf(want, sizeof(want), "Package id %d", w->package);
+		if (sysfs_pathf(path, "%s/%s", w->dir, name) == 0 &&
+		    sysfs_read_str(path, label, sizeof(label)) > 0 && strcmp(label, want) == 0)
+			w->is_package = true;
+	} else if (sscanf(name, "temp%u_crit%n", &n, &len) == 1 && name[len] == '\0') {
+		if (sysfs_pathf(path, "%s/%s", w->dir, name) == 0 && sysfs_read_s64(path, &v) == 0 &&
+		    v > 0 && (w->crit_mc == 0 || v < w->crit_mc))
+			w->crit_mc = v;
+	}
+	return 0;
+}
+
+int hwmon_coretemp_tjmax(int package, int32_t *tjmax_mc)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int r = -ENOENT;
+
+	if (sysfs_list_ids(HWMON_CLASS_DIR, "hwmon", &ids, &n) < 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n && r < 0; i++) {
+		char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX], name[32];
+		struct coretemp_walk w = { .dir = dir, .package = package };
+
+		if (sysfs_pathf(dir, HWMON_CLASS_DIR "/hwmon%lld", (long long)ids[i]) < 0 ||
+		    sysfs_pathf(path, "%s/name", dir) < 0 ||
+		    sysfs_read_str(path, name, sizeof(name)) <= 0 || strcmp(name, "coretemp") != 0)
+			continue;
+		sysfs_list_dir(dir, visit_attr, &w);
+		if (w.is_package && w.crit_mc > 0 && w.crit_mc <= INT32_MAX) {
+			*tjmax_mc = (int32_t)w.crit_mc;
+			r = 0;
+		}
+	}
+	free(ids);
+	return r;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * hwmon devices: what the CPU's own temperature sensors (coretemp) say
+ * about its limits.
+ */
+#include <stdint.h>
+
+#define HWMON_CLASS_DIR "/sys/class/hwmon"
+
+/**
+ * hwmon_coretemp_tjmax() - the critical temperature (TjMax) coretemp gives
+ * for physical package @package: the lowest tempN_crit of the coretemp
+ * hwmon device one of whose tempN_label is "Package id @package" (as
+ * thermald takes it, the lowest of the package's sensors).
+ * Return: 0 with *@tjmax_mc (m°C), or -ENOENT when no coretemp device
+ * names that package or none of its tempN_crit reads above 0.
+ */
+int hwmon_coretemp_tjmax(int package, int32_t *tjmax_mc);
