@@ -43,19 +43,20 @@ static void print_gains(const struct zone *z)
 		snprintf(target, sizeof(target), ", aims %u m°C under control",
 			 p->fixes.control_margin_mc);
 
-	printf("    controller %s, %s division, period %u ms, k_po %.1f k_pu %.1f k_i %.1f "
-	       "mW/°C, k_d %.3f, integral cutoff %d m°C%s\n", p->mode == PID_MODE_KERNEL ? "kernel" :
-	       p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
-	       z->efficiency_division ? "efficiency" : "request", p->period_ms,
+	/* Three lines, so that each fits 80 columns. */
+	printf("    controller %s, %s division, period %u ms\n", p->mode == PID_MODE_KERNEL ?
+	       "kernel" : p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
+	       z->efficiency_division ? "efficiency" : "request", p->period_ms);
+	printf("    gains k_po %.1f k_pu %.1f k_i %.1f mW/°C, k_d %.3f\n",
 	       p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
-	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0, p->gains.integral_cutoff_mc,
-	       target);
+	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0);
+	printf("    integral cutoff %d m°C%s\n", p->gains.integral_cutoff_mc, target);
 }
 
 static void print_fallback(const struct fallback_device *f)
 {
-	printf("    step_wise fallback %s (cooling_device%d), states 0-%lu, trips", f->actor->name,
-	       f->actor->cdev_id, f->actor->max_state);
+	printf("    step_wise fallback %s (cooling_device%d), states 0-%lu\n      trips",
+	       f->actor->name, f->actor->cdev_id, f->actor->max_state);
 	for (size_t k = 0; k < f->n_trips; k++)
 		printf(" %d", f->trip_mc[k]);
 	printf(" m°C\n");
@@ -63,7 +64,8 @@ static void print_fallback(const struct fallback_device *f)
 
 static void print_actor(const struct actor *a)
 {
-	printf("    actor %s (%s), weight %.2f, %s, max %u mW, states 0-%lu, power model: %s\n",
+	printf("    actor %s (%s), weight %.2f, %s\n      max %u mW, states 0-%lu, power model: "
+	       "%s\n",
 	       a->name, actor_kind_name(a->kind), a->weight_q10 / 1024.0,
 	       a->cdev_id >= 0 ? "cooling device" : "sysfs limit", a->max_mw, a->max_state,
 	       a->kind == ACTOR_POWERCAP ? "measured (energy_uj)" : opp_source_name(a->source));
@@ -95,8 +97,8 @@ static void print_engine(const struct engine *e)
 		char sensor[SYSFS_PATH_MAX], on[64];
 
 		zone_sensor_name(z, sensor, sizeof(sensor));
-		printf("zone %s: %s, %s, control %d m°C, sustainable "
-		       "power %u mW (%s)\n", z->name, sensor, zone_switch_on_text(z, on, sizeof(on)),
+		printf("zone %s: %s, %s, control %d m°C\n    sustainable power %u mW (%s)\n",
+		       z->name, sensor, zone_switch_on_text(z, on, sizeof(on)),
 		       z->control_mc,
 		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
 		print_inputs(z);

@@ -206,7 +206,7 @@ class Automatic(CheckConfig):
         self.assertEqual(status, 0, stdout + stderr)
         self.assertIn("2 zones controllable", stdout)
         self.assertIn("zone gpu-thermal: thermal_zone1, always on (one passive trip), "
-                      "control 75000 m°C, sustainable power 1500 mW", stdout)
+                      "control 75000 m°C\n    sustainable power 1500 mW", stdout)
         self.assertEqual(self.skipped(stderr), [])
 
     def test_zone_without_a_power_device_on_its_control_trip(self):
@@ -230,8 +230,8 @@ class Automatic(CheckConfig):
 class X86Automatic(Automatic):
     tree_name = "x86-laptop"
     PKG = "sys/devices/virtual/thermal/thermal_zone1/"
-    PKG_LINE = ("zone x86_pkg_temp: thermal_zone1, switch-on %d m°C, control %d m°C, "
-                "sustainable power 28000 mW (rapl)")
+    PKG_LINE = ("zone x86_pkg_temp: thermal_zone1, switch-on %d m°C, control %d m°C\n"
+                "    sustainable power 28000 mW (rapl)\n")
 
     def test_zone_with_one_passive_trip(self):
         """acpitz's one passive trip binds only Processor devices, which have
@@ -243,8 +243,8 @@ class X86Automatic(Automatic):
         self.assertEqual(status, 0, stdout + stderr)
         self.assertIn("1 zone controllable", stdout)
         self.assertIn(self.PKG_LINE % (80000, 90000), stdout)
-        self.assertIn("actor intel-rapl:0 (powercap), weight 1.00, sysfs limit, max 28000 mW",
-                      stdout)
+        self.assertIn("actor intel-rapl:0 (powercap), weight 1.00, sysfs limit\n"
+                      "      max 28000 mW", stdout)
         self.assertIn("notice: thermal_zone1 (x86_pkg_temp): package 0, TjMax 100.0 °C "
                       "(coretemp's temp_crit); switch-on 80.0 °C, control 90.0 °C (20 and 10 °C "
                       "under TjMax); actor intel-rapl:0 (package-0), sustainable power 28000 mW "

@@ -299,8 +299,8 @@ class CheckConfig(unittest.TestCase):
         self.assertIn("power model: device-tree", out.stdout)
         self.assertIn("controller default, efficiency division", out.stdout)
         self.assertIn("integral cutoff 0 m°C, aims 50 m°C under control\n", out.stdout)
-        self.assertIn("step_wise fallback pwm-fan (cooling_device3), states 0-3, trips 55000 "
-                      "65000 m°C", out.stdout)
+        self.assertIn("step_wise fallback pwm-fan (cooling_device3), states 0-3\n"
+                      "      trips 55000 65000 m°C", out.stdout)
         before[CDEV % 3] = "0"
         self.assertEqual(before, {p: self.tree.read(p) for p in before})
 

@@ -318,6 +318,10 @@ class WhatTheDemoShows(unittest.TestCase):
         self.assertNotIn("warning", out.stdout + out.stderr)
         # Nothing simulated: no summary.
         self.assertNotIn("summary:", out.stdout)
+        # Every line in 80 columns but the one that names the file by its path.
+        for line in out.stdout.splitlines():
+            if "powerallocd.conf: " not in line:
+                self.assertLessEqual(len(line), 80, line)
         rc, run = run_sim(duration=3)
         self.assertEqual(rc, 0, run)
         self.assertRegex(run, r"the daemon's sustainable +\d+ mW \(configured 2200 mW\)|"
