@@ -88,6 +88,40 @@ class Values(CheckConfig):
                           'zones[0].actors[0].optionl: unknown key: did you mean "optional"?')
 
 
+class Messages(CheckConfig):
+    """What a user typed wrong is named with the fix (exit status 3)."""
+
+    def test_whole_number_with_a_decimal_point(self):
+        self.assert_fails(RK3399_ZONE % (" control_temp = 75.0;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "zones[0].control_temp: expected m°C, an integer, got 75.0, a number "
+                          "with a decimal point: did you mean 75000 (m°C)?")
+
+    def test_misspelt_actor_type_names_the_nearest(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufrq"; cpus = "0-3"; }'),
+                          'zones[0].actors[0].type: "cpufrq" is not one of: cpufreq, '
+                          'cpufreq_cap, devfreq, powercap: did you mean "cpufreq"?')
+
+    def test_valid_keys_leave_the_retired_out(self):
+        stderr = self.assert_fails(RK3399_ZONE % (" target = 75000;",
+                                                  '{ type = "cpufreq"; cpus = "0-3"; }'),
+                                   "zones[0].target: unknown key (valid here: name, sensor,")
+        for retired in ("wide_integral_bound", "budget_step_limit", "derivative_filter_ms"):
+            self.assertNotIn(retired, stderr)
+        # Still recognised: a warning, and the zone runs.
+        status, stdout, stderr = self.check(RK3399_ZONE % (" budget_step_limit = 300;",
+                                                           '{ type = "cpufreq"; cpus = "0-3"; }'))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("zones[0].budget_step_limit is retired and ignored", stderr)
+
+    def test_list_of_groups_in_square_brackets(self):
+        self.assert_fails('log_level = "info";\nzones = [\n  { name = "cpu"; sensor = "cpu-thermal";'
+                          '\n    actors = ( { type = "cpufreq"; cpus = "0-3"; } ); }\n];\n',
+                          "powerallocd.conf:3: syntax error: a list of groups takes parentheses, "
+                          "zones = ( { ... }, { ... } ); square brackets [ ] hold only numbers, "
+                          "strings or booleans")
+
+
 class Names(CheckConfig):
     """A sensor or an actor that names what is not there."""
 

@@ -154,6 +154,16 @@ static void expect_error(const char *text, unsigned int line, const char *key, c
 	assert_non_null(strstr(err.text, "bad.conf:"));
 }
 
+/* The message @text is rejected with (expect_error() checked the rest). */
+static const char *error_message(const char *text)
+{
+	static struct pa_config_error err;
+	struct pa_config *c = NULL;
+
+	assert_int_equal(pa_config_load_string(text, "bad.conf", &c, &err), -EINVAL);
+	return err.message;
+}
+
 #define ZONE_HEAD "zones = ( { name = \"soc\"; sensor = \"soc-thermal\";\n"
 #define ONE_ACTOR "actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; } );\n"
 
@@ -161,6 +171,40 @@ static void test_syntax_error(void **unused)
 {
 	(void)unused;
 	expect_error("log_level = \"info\";\nzones = ( { name = ; } );\n", 2, "", "syntax error");
+	assert_string_equal(error_message("log_level = \"info\";\nzones = ( { name = ; } );\n"),
+			    "syntax error");
+}
+
+/* A list of groups in square brackets: libconfig says only "syntax error"; the fix is named. */
+static void test_groups_in_square_brackets(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+	char path[] = "/tmp/powerallocd-test-XXXXXX";
+	const char text[] = "log_level = \"info\";\nzones = [\n  { name = \"soc\"; } ];\n";
+	int fd = mkstemp(path);
+
+	(void)unused;
+	expect_error(text, 3, "", "syntax error: a list of groups takes parentheses, zones = ( { ... }, "
+		     "{ ... } ); square brackets [ ] hold only numbers, strings or booleans");
+	expect_error(ZONE_HEAD "actors = [ { type = \"cpufreq\"; cpus = \"0-3\"; } ];\n} );", 2, "",
+		     "syntax error: a list of groups takes parentheses, actors = ( {");
+	/* Brackets in comments and strings are not taken for the list. */
+	expect_error("# zones = [\nzones = ( { name = \"[\"; sensor = { sum = [ /* [ */\n"
+		     "{ zone = \"a\"; } ]; }; } );\n", 3, "", "takes parentheses, sum = ( {");
+	/* Another syntax error after an array of scalars is not one. */
+	assert_string_equal(error_message("zones = ( { name = \"s\"; sensor = { max = [ \"a\" ]; };\n"
+					  "control_temp = ;\n} );"), "syntax error");
+	assert_string_equal(error_message("zones = [ ];\nx = [ 1, { } ];\n"), "syntax error");
+	/* The same read from a file. */
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(pa_config_load_file(path, &c, &err), -EINVAL);
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.text, ":3: syntax error: a list of groups takes parentheses, "
+			       "zones = ( { ... }, { ... } );"));
+	unlink(path);
 }
 
 static void test_unknown_key(void **unused)
@@ -194,6 +238,17 @@ static void test_wrong_unit(void **unused)
 		     "did you mean -20000 (m°C)?");
 	expect_error(ZONE_HEAD "control_temp = 75.5;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
 		     "expected m°C, an integer, got 75.5: did you mean 75500 (m°C)?");
+	/* A whole number with a decimal point is printed with it: "got 75" looked like an integer. */
+	expect_error(ZONE_HEAD "control_temp = 75.0;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "expected m°C, an integer, got 75.0, a number with a decimal point: did you "
+		     "mean 75000 (m°C)?");
+	expect_error(ZONE_HEAD "control_temp = 75000.0;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "got 75000.0, a number with a decimal point: did you mean 75000 (m°C)?");
+	expect_error(ZONE_HEAD "period_ms = 100.0;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
+		     "got 100.0, a number with a decimal point: did you mean 100 (ms)?");
+	expect_error(ZONE_HEAD "sustainable_power = 2.0;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].sustainable_power", "got 2.0, a number with a decimal point: did you "
+		     "mean 2000 (mW)?");
 	expect_error(ZONE_HEAD "sustainable_power = 1.5;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].sustainable_power",
 		     "expected mW, an integer, got 1.5: did you mean 1500 (mW)?");
@@ -220,6 +275,25 @@ static void test_nearest_key(void **unused)
 		     "zones[0].sustainable_power_mw", "did you mean \"sustainable_power\"?");
 	expect_error(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );", 2, "zones[0].target",
 		     "unknown key (valid here:");
+}
+
+/* Retired keys still load (test_retired_keys) but are offered neither as valid nor as the fix. */
+static void test_retired_keys_not_offered(void **unused)
+{
+	const char *m;
+
+	(void)unused;
+	m = error_message(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );");
+	assert_non_null(strstr(m, "valid here: name, sensor, switch_on_temp"));
+	assert_non_null(strstr(m, "k_d, integral_cutoff, integral_bleed, integral_under, "
+			       "clamp_sustainable_power"));
+	for (const char *k = "wide_integral_bound\0budget_step_limit\0derivative_filter_ms\0"; *k;
+	     k += strlen(k) + 1)
+		if (strstr(m, k))
+			fail_msg("\"%s\" offers retired %s", m, k);
+	m = error_message(ZONE_HEAD "  budget_step_limt = 300;\n" ONE_ACTOR "} );");
+	assert_null(strstr(m, "budget_step_limit"));
+	assert_non_null(strstr(m, "unknown key (valid here:"));
 }
 
 static void test_wrong_type(void **unused)
@@ -352,6 +426,17 @@ static void test_actor_kind(void **unused)
 	(void)unused;
 	expect_error(ZONE_HEAD "actors = ( { type = \"fan\"; } );\n} );", 2, "zones[0].actors[0].type",
 		     "\"fan\" is not one of: cpufreq, cpufreq_cap, devfreq, powercap");
+	assert_null(strstr(error_message(ZONE_HEAD "actors = ( { type = \"fan\"; } );\n} );"),
+			   "did you mean"));
+	/* A misspelt name is named, as a misspelt key is. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufrq\"; cpus = \"0\"; } );\n} );", 2,
+		     "zones[0].actors[0].type", "\"cpufrq\" is not one of: cpufreq, cpufreq_cap, "
+		     "devfreq, powercap: did you mean \"cpufreq\"?");
+	expect_error(ZONE_HEAD "actors = ( { type = \"power_cap\"; zone = \"x\"; } );\n} );", 2,
+		     "zones[0].actors[0].type", "did you mean \"powercap\"?");
+	expect_error(ZONE_HEAD "controller = \"kernal\";\n" ONE_ACTOR "} );", 2,
+		     "zones[0].controller", "did you mean \"kernel\"?");
+	expect_error("log_level = \"debgu\";\n", 1, "log_level", "did you mean \"debug\"?");
 	expect_error(ZONE_HEAD "actors = ( { cpus = \"0\"; } );\n} );", 2, "zones[0].actors[0].type",
 		     "missing");
 }
@@ -671,10 +756,12 @@ int main(void)
 		cmocka_unit_test(test_retired_keys),
 		cmocka_unit_test(test_empty_config_defaults),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_groups_in_square_brackets),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_wrong_unit),
 		cmocka_unit_test(test_nearest_key),
+		cmocka_unit_test(test_retired_keys_not_offered),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_control_not_above_switch_on),
 		cmocka_unit_test(test_control_margin_range),

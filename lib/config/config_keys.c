@@ -103,8 +103,9 @@ static const char *nearest(const char *name, const char *const *allowed)
 	return best;
 }
 
-int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		   const char *const *allowed)
+int cfg_check_keys_retired(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *const *allowed,
+			   const char *const *retired)
 {
 	int n = config_setting_length(group);
 
@@ -114,7 +115,7 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 		const char *near;
 		char list[400] = "";
 
-		if (!name || is_allowed(name, allowed))
+		if (!name || is_allowed(name, allowed) || (retired && is_allowed(name, retired)))
 			continue;
 		for (const char *const *a = allowed; *a; a++) {
 			size_t len = strlen(list);
@@ -128,6 +129,12 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 		return cfg_fail(ctx, s, prefix, name, "unknown key (valid here: %s)", list);
 	}
 	return 0;
+}
+
+int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *const *allowed)
+{
+	return cfg_check_keys_retired(ctx, group, prefix, allowed, NULL);
 }
 
 /* Fetches @key with one of two accepted types; 0 when absent. */
@@ -148,6 +155,27 @@ static int lookup(struct parse_ctx *ctx, const config_setting_t *group, const ch
 	return 1;
 }
 
+/*
+ * What a number with a decimal point @f most likely meant in @unit, into
+ * @hint: in a milli unit, a fraction or a whole number of at most
+ * TEMP_IN_C_MAX in size typed in the base unit (1.5 W for 1500 mW, 75.0 °C
+ * for 75000 m°C), else a whole number meant as it is ("75000.0"); the
+ * first of these in [@min, @max].
+ */
+static void float_hint(double f, const char *unit, int64_t min, int64_t max, char *hint,
+		       size_t size)
+{
+	bool whole = f == floor(f);
+	double v[2] = { unit[0] == 'm' && (!whole || fabs(f) <= TEMP_IN_C_MAX) ? f * 1000 : NAN,
+			whole ? f : NAN };
+
+	for (size_t i = 0; i < 2; i++)
+		if (v[i] >= (double)min && v[i] <= (double)max) {
+			snprintf(hint, size, ": did you mean %lld (%s)?", llround(v[i]), unit);
+			return;
+		}
+}
+
 int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		const char *key, const char *unit, int64_t min, int64_t max, int64_t *out)
 {
@@ -159,9 +187,12 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
 	if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && *unit) {
 		double f = config_setting_get_float(s);
 
-		/* In a milli unit a fraction is likely the base unit: 1.5 (W) for mW. */
-		if (unit[0] == 'm' && isfinite(f) && f * 1000 >= (double)min && f * 1000 <= (double)max)
-			snprintf(hint, sizeof(hint), ": did you mean %lld (%s)?", llround(f * 1000), unit);
+		if (isfinite(f))
+			float_hint(f, unit, min, max, hint, sizeof(hint));
+		/* "%g" would print 75.0 as 75, which looks like the integer asked for. */
+		if (isfinite(f) && f == floor(f) && fabs(f) < 1e15)
+			return cfg_fail(ctx, s, prefix, key, "expected %s, an integer, got %.1f, a "
+					"number with a decimal point%s", unit, f, hint);
 		return cfg_fail(ctx, s, prefix, key, "expected %s, an integer, got %g%s", unit, f, hint);
 	}
 	r = lookup(ctx, group, prefix, key, CONFIG_TYPE_INT, CONFIG_TYPE_INT64, "an integer", &s);
@@ -242,7 +273,7 @@ int cfg_get_string(struct parse_ctx *ctx, const config_setting_t *group, const c
 int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		 const char *key, const char *const *names, int *out)
 {
-	const char *v;
+	const char *v, *near;
 	char list[256] = "";
 	int r = cfg_get_string(ctx, group, prefix, key, &v);
 
@@ -257,6 +288,10 @@ int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const cha
 		}
 		snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);
 	}
+	near = nearest(v, names);
+	if (near)
+		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
+				"\"%s\" is not one of: %s: did you mean \"%s\"?", v, list, near);
 	return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
 			"\"%s\" is not one of: %s", v, list);
 }

@@ -6,7 +6,9 @@
  */
 #include <libconfig.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config.h"
 
@@ -44,6 +46,16 @@ void cfg_key_path(char *buf, const char *prefix, const char *key);
  */
 int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		   const char *const *allowed);
+
+/**
+ * cfg_check_keys_retired() - as cfg_check_keys(), and the members named in
+ * the NULL-terminated @retired (keys of earlier versions, warned about by
+ * the caller) pass too, though neither "valid here" nor "did you mean"
+ * offers them.
+ */
+int cfg_check_keys_retired(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *const *allowed,
+			   const char *const *retired);
 
 /*
  * Getters: return 1 when the key is present and valid (value in *out), 0 when
@@ -83,6 +95,14 @@ int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, con
 /* A list of groups (possibly empty); *out is the list setting. */
 int cfg_get_group_list(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		       const char *key, config_setting_t **out);
+
+/**
+ * cfg_syntax_group_in_array() - whether the syntax error libconfig found at
+ * @line of @f is a group opening a list in square brackets ("zones = [ {"),
+ * where libconfig takes only scalars; the key before the '[' (or "") into
+ * @key.  Reads @f from where it is.
+ */
+bool cfg_syntax_group_in_array(FILE *f, unsigned int line, char *key, size_t key_size);
 
 /* Presence test that also counts a setting of any type. */
 static inline bool cfg_has(const config_setting_t *group, const char *key)
