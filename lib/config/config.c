@@ -101,11 +101,13 @@ static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const c
 	int64_t v;
 	int r;
 
-	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, false,
+				 &v)) < 0)
 		return r;
 	z->has_switch_on_temp = r;
 	z->switch_on_temp_mc = r ? (int32_t)v : 0;
-	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, true,
+				 &v)) < 0)
 		return r;
 	z->has_control_temp = r;
 	z->control_temp_mc = r ? (int32_t)v : 0;

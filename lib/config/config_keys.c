@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "platform/log.h"
+
 static const char *type_name(int type)
 {
 	switch (type) {
@@ -206,18 +208,60 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
 	return 1;
 }
 
+/*
+ * @key's value @v (m°C, valid up to @max_mc) against room temperature:
+ * below it a control temperature (@refuse) would hold the zone's actors at
+ * their lowest power whenever it runs, refused; a switch-on above 0 makes
+ * the zone always on, said as a warning.  Both offer the value times 10 or
+ * 100 where that is a likely temperature (750 -> 75000).
+ */
+static int check_room_temp(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *key, int64_t v, int64_t max_mc,
+			   bool refuse)
+{
+	const config_setting_t *s = config_setting_get_member(group, key);
+	const char *file = s ? config_setting_source_file(s) : NULL;
+	char hint[64] = "", path[KEY_PATH_MAX];
+
+	if (v >= TEMP_ROOM_MC || (!refuse && v <= 0))
+		return 0;
+	/* 750 for 75000: a zero or two left out. */
+	for (int64_t times = 10; times <= 100 && v > 0; times *= 10)
+		if (v * times >= TEMP_LIKELY_MIN_MC && v * times <= TEMP_LIKELY_MAX_MC) {
+			snprintf(hint, sizeof(hint), "; did you mean %lld (%lld °C)?",
+				 (long long)(v * times), (long long)(v * times / 1000));
+			break;
+		}
+	if (refuse)
+		return cfg_fail(ctx, s, prefix, key, "%lld m°C is %.3f °C, below room temperature "
+				"(%d °C): the zone would hold its actors at their lowest power "
+				"whenever it runs%s (%s is in m°C, %d to %lld)", (long long)v,
+				v / 1000.0, TEMP_ROOM_MC / 1000, hint, key, TEMP_ROOM_MC,
+				(long long)max_mc);
+	cfg_key_path(path, prefix, key);
+	pa_log(PA_LOG_WARNING, "%s:%d: %s: %lld m°C is %.3f °C, below room temperature (%d °C): "
+	       "the zone is on at any temperature%s (0 or below says so on purpose)",
+	       file ? file : ctx->file, s ? config_setting_source_line(s) : 0, path,
+	       (long long)v, v / 1000.0, TEMP_ROOM_MC / 1000, hint);
+	return 0;
+}
+
 int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out)
+		    const char *key, int64_t min_mc, int64_t max_mc, bool control, int64_t *out)
 {
 	int64_t v;
 	int r = cfg_get_int(ctx, group, prefix, key, "m°C", min_mc, max_mc, &v);
 
 	if (r <= 0)
 		return r;
-	if (v != 0 && v >= -TEMP_IN_C_MAX && v <= TEMP_IN_C_MAX)
+	/* Degrees typed for millidegrees, unless a control temperature would still be too low. */
+	if (v != 0 && v >= -TEMP_IN_C_MAX && v <= TEMP_IN_C_MAX &&
+	    (!control || v * 1000 >= TEMP_ROOM_MC))
 		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
 				"%lld m°C is %.3f °C: did you mean %lld (m°C)?", (long long)v,
 				v / 1000.0, (long long)v * 1000);
+	if ((r = check_room_temp(ctx, group, prefix, key, v, max_mc, control)) < 0)
+		return r;
 	*out = v;
 	return 1;
 }

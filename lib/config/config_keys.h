@@ -75,9 +75,21 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
  * cfg_get_temp_mc() - an absolute temperature, m°C, in [@min_mc, @max_mc].
  * A value of 1 to 200 in size is a temperature in °C typed where m°C are
  * meant (75 m°C is 0.075 °C): refused with "did you mean 75000 (m°C)?".
+ * Below room temperature (TEMP_ROOM_MC) a @control temperature would hold
+ * the zone's actors at their lowest power whenever it runs: refused; a
+ * switch-on above 0 (0 or below says always on, as the kernel's one-trip
+ * zones) makes the zone always on: a warning.  Both offer the value times
+ * 10 or 100 where that is a likely temperature (750 -> "did you mean 75000
+ * (75 °C)?").
  */
 int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out);
+		    const char *key, int64_t min_mc, int64_t max_mc, bool control, int64_t *out);
+/* Room temperature, m°C: no zone is cooled below it. */
+#define TEMP_ROOM_MC 20000
+/* Where a zone's temperatures usually are, m°C: what a suggestion may offer. */
+#define TEMP_LIKELY_MIN_MC 30000
+#define TEMP_LIKELY_MAX_MC 150000
+
 int cfg_get_float(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		  const char *key, double min, double max, double *out);
 int cfg_get_bool(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
