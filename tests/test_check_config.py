@@ -93,7 +93,8 @@ class Values(CheckConfig):
             RK3399_ZONE % (" switch_on_temp = 700; control_temp = 75000;",
                            '{ type = "cpufreq"; cpus = "0-3"; }'))
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("zones[0].switch_on_temp: 700 m°C is 0.700 °C, below room temperature "
+        self.assertIn("warning: " + os.path.join(self.work, "powerallocd.conf") +
+                      ":1: zones[0].switch_on_temp: 700 m°C is 0.700 °C, below room temperature "
                       "(20 °C): the zone is on at any temperature; did you mean 70000 (70 °C)?",
                       stderr)
 
@@ -187,7 +188,8 @@ class Messages(CheckConfig):
         status, stdout, stderr = self.check(RK3399_ZONE % (" budget_step_limit = 300;",
                                                            '{ type = "cpufreq"; cpus = "0-3"; }'))
         self.assertEqual(status, 0, stdout + stderr)
-        self.assertIn("zones[0].budget_step_limit is retired and ignored", stderr)
+        self.assertIn("warning: " + os.path.join(self.work, "powerallocd.conf") +
+                      ":1: zones[0].budget_step_limit is retired and ignored", stderr)
 
     def test_list_of_groups_in_square_brackets(self):
         self.assert_fails('log_level = "info";\nzones = [\n'
