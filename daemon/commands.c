@@ -130,16 +130,18 @@ static void print_missing(const struct pa_config *c, const struct engine *e)
 
 int daemon_check_config(const struct options *opts)
 {
-	struct pa_config *c = daemon_load_config(opts);
+	struct pa_config *c;
 	struct engine e;
 	int n;
 
+	/* Notices too: why a zone is not controlled is one.  Set before the file is read,
+	 * so that its warnings (a retired key, a switch-on below room temperature) say so. */
+	journal_setup(LOG_TARGET_STDERR, opts->log_level >= 0 ? opts->log_level : PA_LOG_NOTICE);
+	c = daemon_load_config(opts);
 	if (!c)
 		return EXIT_BAD_CONFIG;
 	/* Discovery only: nothing is written, and no write permission is needed. */
 	sysfs_set_read_only(true);
-	/* Notices too: why a zone is not controlled is one. */
-	journal_setup(LOG_TARGET_STDERR, opts->log_level >= 0 ? opts->log_level : PA_LOG_NOTICE);
 	n = engine_build(&e, c);
 	if (n < 0) {
 		fprintf(stderr, "cannot read the thermal subsystem: %s\n", strerror(-n));

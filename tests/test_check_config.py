@@ -80,12 +80,124 @@ class Values(CheckConfig):
                                          '{ type = "cpufreq"; cpus = "0-3"; }'),
                           "zones[0].control_temp: 75 m°C is 0.075 °C: did you mean 75000 (m°C)?")
 
+    def test_temperature_below_room(self):
+        """0.75 °C: a control temperature no zone is cooled to, refused with
+        the likely value; a switch-on there is only said (always on)."""
+        self.assert_fails(RK3399_ZONE % (" switch_on_temp = 700; control_temp = 750;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "zones[0].control_temp: 750 m°C is 0.750 °C, below room temperature "
+                          "(20 °C): the zone would hold its actors at their lowest power "
+                          "whenever it runs; did you mean 75000 (75 °C)? (control_temp is in "
+                          "m°C, 20000 to 200000)")
+        status, stdout, stderr = self.check(
+            RK3399_ZONE % (" switch_on_temp = 700; control_temp = 75000;",
+                           '{ type = "cpufreq"; cpus = "0-3"; }'))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("warning: " + os.path.join(self.work, "powerallocd.conf") +
+                      ":1: zones[0].switch_on_temp: 700 m°C is 0.700 °C, below room temperature "
+                      "(20 °C): the zone is on at any temperature; did you mean 70000 (70 °C)?",
+                      stderr)
+
     def test_unknown_key_names_the_nearest(self):
         self.assert_fails(RK3399_ZONE % (" contol_temp = 75000;",
                                          '{ type = "cpufreq"; cpus = "0-3"; }'),
                           'zones[0].contol_temp: unknown key: did you mean "control_temp"?')
         self.assert_fails(RK3399_ZONE % ("", '{ type = "devfreq"; device = "x"; optionl = true; }'),
                           'zones[0].actors[0].optionl: unknown key: did you mean "optional"?')
+
+
+RK3399_CLUSTERS = '{ type = "cpufreq"; cpus = "0-3"; }, { type = "cpufreq"; cpus = "4-5"; }'
+
+
+class SustainablePower(CheckConfig):
+    """sustainable_power against what the zone's actors draw together (the
+    RK3399's clusters: 350 mW at their lowest, 2976 mW at their highest)."""
+
+    RANGE = "350 to 2976 mW (its actors' lowest to highest power together, every CPU online)"
+
+    def test_a_zero_too_many_is_refused(self):
+        self.assert_fails(RK3399_ZONE % (" sustainable_power = 155000;", RK3399_CLUSTERS),
+                          "err: zone cpu: sustainable_power 155000 mW is more than ten times "
+                          "the most its actors draw together (2976 mW: cpufreq-cpu0 716 mW, "
+                          "cpufreq-cpu4 2260 mW): at control_temp the budget would limit none "
+                          "of them, and k_po would be 93000.0 mW/°C; give " + self.RANGE +
+                          ", or leave it out for the default; zone skipped",
+                          "1 of 1 configured zones cannot be controlled")
+
+    def test_gains_of_zero_are_refused(self):
+        self.assert_fails(RK3399_ZONE % (" sustainable_power = 2;", RK3399_CLUSTERS),
+                          "err: zone cpu: sustainable_power 2 mW is less than a tenth of the "
+                          "least its actors draw together (350 mW: cpufreq-cpu0 108 mW, "
+                          "cpufreq-cpu4 242 mW): at control_temp the budget would hold them all "
+                          "at their lowest state, and k_po would be 0.0 mW/°C; give " +
+                          self.RANGE)
+
+    def test_outside_the_range_is_said(self):
+        for sp, words in (("8800", "more than the most its actors draw together (2976 mW"),
+                          ("300", "less than the least its actors draw together (350 mW")):
+            status, stdout, stderr = self.check(
+                RK3399_ZONE % (" sustainable_power = %s;" % sp, RK3399_CLUSTERS))
+            self.assertEqual(status, 0, stdout + stderr)
+            self.assertIn("warning: zone cpu: sustainable_power %s mW is %s" % (sp, words),
+                          stderr)
+            self.assertIn("; this zone's range is " + self.RANGE, stderr)
+            self.assertIn("sustainable power %s mW (config)" % sp, stdout)
+        status, stdout, stderr = self.check(
+            RK3399_ZONE % (" sustainable_power = 1500;", RK3399_CLUSTERS))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertNotIn("sustainable_power", stderr)
+
+
+class X86SustainablePower(CheckConfig):
+    """A RAPL package's range is its powercap constraint's."""
+
+    tree_name = "x86-laptop"
+
+    def test_powercap_range(self):
+        self.assert_fails('zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; '
+                          'switch_on_temp = 60000;\n  control_temp = 80000; '
+                          'sustainable_power = 500000;\n'
+                          '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n',
+                          "zone pkg: sustainable_power 500000 mW is more than ten times the "
+                          "most its actors draw together (45000 mW: intel-rapl:0 45000 mW)",
+                          "give 4500 to 45000 mW (its actors' lowest to highest power "
+                          "together), or leave it out")
+
+
+class Messages(CheckConfig):
+    """What a user typed wrong is named with the fix (exit status 3)."""
+
+    def test_whole_number_with_a_decimal_point(self):
+        self.assert_fails(RK3399_ZONE % (" control_temp = 75.0;",
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "zones[0].control_temp: expected m°C, an integer, got 75.0, a number "
+                          "with a decimal point: did you mean 75000 (m°C)?")
+
+    def test_misspelt_actor_type_names_the_nearest(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufrq"; cpus = "0-3"; }'),
+                          'zones[0].actors[0].type: "cpufrq" is not one of: cpufreq, '
+                          'cpufreq_cap, devfreq, powercap: did you mean "cpufreq"?')
+
+    def test_valid_keys_leave_the_retired_out(self):
+        stderr = self.assert_fails(RK3399_ZONE % (" target = 75000;",
+                                                  '{ type = "cpufreq"; cpus = "0-3"; }'),
+                                   "zones[0].target: unknown key (valid here: name, sensor,")
+        for retired in ("wide_integral_bound", "budget_step_limit", "derivative_filter_ms"):
+            self.assertNotIn(retired, stderr)
+        # Still recognised: a warning, and the zone runs.
+        status, stdout, stderr = self.check(RK3399_ZONE % (" budget_step_limit = 300;",
+                                                           '{ type = "cpufreq"; cpus = "0-3"; }'))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("warning: " + os.path.join(self.work, "powerallocd.conf") +
+                      ":1: zones[0].budget_step_limit is retired and ignored", stderr)
+
+    def test_list_of_groups_in_square_brackets(self):
+        self.assert_fails('log_level = "info";\nzones = [\n'
+                          '  { name = "cpu"; sensor = "cpu-thermal";\n'
+                          '    actors = ( { type = "cpufreq"; cpus = "0-3"; } ); }\n];\n',
+                          "powerallocd.conf:3: syntax error: a list of groups takes parentheses, "
+                          "zones = ( { ... }, { ... } ); square brackets [ ] hold only numbers, "
+                          "strings or booleans")
 
 
 class Names(CheckConfig):

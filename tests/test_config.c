@@ -154,6 +154,16 @@ static void expect_error(const char *text, unsigned int line, const char *key, c
 	assert_non_null(strstr(err.text, "bad.conf:"));
 }
 
+/* The message @text is rejected with (expect_error() checked the rest). */
+static const char *error_message(const char *text)
+{
+	static struct pa_config_error err;
+	struct pa_config *c = NULL;
+
+	assert_int_equal(pa_config_load_string(text, "bad.conf", &c, &err), -EINVAL);
+	return err.message;
+}
+
 #define ZONE_HEAD "zones = ( { name = \"soc\"; sensor = \"soc-thermal\";\n"
 #define ONE_ACTOR "actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; } );\n"
 
@@ -161,6 +171,40 @@ static void test_syntax_error(void **unused)
 {
 	(void)unused;
 	expect_error("log_level = \"info\";\nzones = ( { name = ; } );\n", 2, "", "syntax error");
+	assert_string_equal(error_message("log_level = \"info\";\nzones = ( { name = ; } );\n"),
+			    "syntax error");
+}
+
+/* A list of groups in square brackets: libconfig says only "syntax error"; the fix is named. */
+static void test_groups_in_square_brackets(void **unused)
+{
+	struct pa_config *c;
+	struct pa_config_error err;
+	char path[] = "/tmp/powerallocd-test-XXXXXX";
+	const char text[] = "log_level = \"info\";\nzones = [\n  { name = \"soc\"; } ];\n";
+	int fd = mkstemp(path);
+
+	(void)unused;
+	expect_error(text, 3, "", "syntax error: a list of groups takes parentheses, zones = ( { ... }, "
+		     "{ ... } ); square brackets [ ] hold only numbers, strings or booleans");
+	expect_error(ZONE_HEAD "actors = [ { type = \"cpufreq\"; cpus = \"0-3\"; } ];\n} );", 2, "",
+		     "syntax error: a list of groups takes parentheses, actors = ( {");
+	/* Brackets in comments and strings are not taken for the list. */
+	expect_error("# zones = [\nzones = ( { name = \"[\"; sensor = { sum = [ /* [ */\n"
+		     "{ zone = \"a\"; } ]; }; } );\n", 3, "", "takes parentheses, sum = ( {");
+	/* Another syntax error after an array of scalars is not one. */
+	assert_string_equal(error_message("zones = ( { name = \"s\"; sensor = { max = [ \"a\" ]; };\n"
+					  "control_temp = ;\n} );"), "syntax error");
+	assert_string_equal(error_message("zones = [ ];\nx = [ 1, { } ];\n"), "syntax error");
+	/* The same read from a file. */
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(pa_config_load_file(path, &c, &err), -EINVAL);
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.text, ":3: syntax error: a list of groups takes parentheses, "
+			       "zones = ( { ... }, { ... } );"));
+	unlink(path);
 }
 
 static void test_unknown_key(void **unused)
@@ -190,10 +234,21 @@ static void test_wrong_unit(void **unused)
 		     "75 m°C is 0.075 °C: did you mean 75000 (m°C)?");
 	expect_error(ZONE_HEAD "switch_on_temp = 65;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].switch_on_temp", "did you mean 65000 (m°C)?");
-	expect_error(ZONE_HEAD "control_temp = -20;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
-		     "did you mean -20000 (m°C)?");
+	expect_error(ZONE_HEAD "switch_on_temp = -20;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].switch_on_temp", "did you mean -20000 (m°C)?");
 	expect_error(ZONE_HEAD "control_temp = 75.5;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
 		     "expected m°C, an integer, got 75.5: did you mean 75500 (m°C)?");
+	/* A whole number with a decimal point is printed with it: "got 75" looked like an integer. */
+	expect_error(ZONE_HEAD "control_temp = 75.0;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "expected m°C, an integer, got 75.0, a number with a decimal point: did you "
+		     "mean 75000 (m°C)?");
+	expect_error(ZONE_HEAD "control_temp = 75000.0;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "got 75000.0, a number with a decimal point: did you mean 75000 (m°C)?");
+	expect_error(ZONE_HEAD "period_ms = 100.0;\n" ONE_ACTOR "} );", 2, "zones[0].period_ms",
+		     "got 100.0, a number with a decimal point: did you mean 100 (ms)?");
+	expect_error(ZONE_HEAD "sustainable_power = 2.0;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].sustainable_power", "got 2.0, a number with a decimal point: did you "
+		     "mean 2000 (mW)?");
 	expect_error(ZONE_HEAD "sustainable_power = 1.5;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].sustainable_power",
 		     "expected mW, an integer, got 1.5: did you mean 1500 (mW)?");
@@ -208,6 +263,71 @@ static void test_wrong_unit(void **unused)
 		     "zones[0].actors[0].opps[0].freq_khz", "expected kHz, an integer, got 2.5");
 }
 
+/* The warnings a load gave (test_room_temperature, test_retired_keys). */
+static char warned[4][512];
+static int n_warned;
+
+static void collect_warnings(void *userdata, int priority, const char *const *fields,
+			     const char *message)
+{
+	(void)userdata;
+	(void)fields;
+	if (priority == PA_LOG_WARNING && n_warned < 4)
+		snprintf(warned[n_warned++], sizeof(warned[0]), "%s", message);
+}
+
+/* Loads @text, which must be valid, and returns how many warnings it gave (in warned[]). */
+static int load_warnings(const char *text)
+{
+	struct pa_config *c = NULL;
+	struct pa_config_error err;
+
+	n_warned = 0;
+	pa_log_set_handler(collect_warnings, NULL);
+	if (pa_config_load_string(text, "warm.conf", &c, &err) < 0)
+		fail_msg("%s", err.text);
+	pa_log_set_handler(NULL, NULL);
+	pa_config_free(c);
+	return n_warned;
+}
+
+/*
+ * Below room temperature (20 °C) a control_temp would hold the actors at
+ * their lowest whenever the zone runs: refused, offering the value with the
+ * zero or two left out where that is a likely temperature; a switch_on_temp
+ * there only makes the zone always on: a warning (0 or below: none).
+ */
+static void test_room_temperature(void **unused)
+{
+	(void)unused;
+	expect_error(ZONE_HEAD "switch_on_temp = 700; control_temp = 750;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].control_temp", "750 m°C is 0.750 °C, below room temperature (20 °C): "
+		     "the zone would hold its actors at their lowest power whenever it runs; did you "
+		     "mean 75000 (75 °C)? (control_temp is in m°C, 20000 to 200000)");
+	expect_error(ZONE_HEAD "control_temp = 8500;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "did you mean 85000 (85 °C)?");
+	/* No likely temperature ten or a hundred times over: the range alone. */
+	assert_null(strstr(error_message(ZONE_HEAD "control_temp = 1550;\n" ONE_ACTOR "} );"),
+			   "did you mean"));
+	expect_error(ZONE_HEAD "control_temp = 19999;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "19999 m°C is 19.999 °C, below room temperature");
+	/* Degrees typed, but a control temperature in °C this low would still be too low. */
+	expect_error(ZONE_HEAD "control_temp = -20;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "-20 m°C is -0.020 °C, below room temperature (20 °C)");
+	expect_error(ZONE_HEAD "control_temp = 0;\n" ONE_ACTOR "} );", 2, "zones[0].control_temp",
+		     "below room temperature");
+	assert_int_equal(load_warnings(ZONE_HEAD "control_temp = 20000;\n" ONE_ACTOR "} );"), 0);
+	assert_int_equal(load_warnings(ZONE_HEAD "switch_on_temp = 700; control_temp = 75000;\n"
+				       ONE_ACTOR "} );"), 1);
+	assert_string_equal(warned[0], "warm.conf:2: zones[0].switch_on_temp: 700 m°C is 0.700 °C, "
+			    "below room temperature (20 °C): the zone is on at any temperature; did "
+			    "you mean 70000 (70 °C)? (0 or below says so on purpose)");
+	assert_int_equal(load_warnings(ZONE_HEAD "switch_on_temp = 0; control_temp = 75000;\n"
+				       ONE_ACTOR "} );"), 0);
+	assert_int_equal(load_warnings(ZONE_HEAD "switch_on_temp = -10000; control_temp = 75000;\n"
+				       ONE_ACTOR "} );"), 0);
+}
+
 /* A key one typo away from a valid one is named. */
 static void test_nearest_key(void **unused)
 {
@@ -220,6 +340,25 @@ static void test_nearest_key(void **unused)
 		     "zones[0].sustainable_power_mw", "did you mean \"sustainable_power\"?");
 	expect_error(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );", 2, "zones[0].target",
 		     "unknown key (valid here:");
+}
+
+/* Retired keys still load (test_retired_keys) but are offered neither as valid nor as the fix. */
+static void test_retired_keys_not_offered(void **unused)
+{
+	const char *m;
+
+	(void)unused;
+	m = error_message(ZONE_HEAD "  target = 80000;\n" ONE_ACTOR "} );");
+	assert_non_null(strstr(m, "valid here: name, sensor, switch_on_temp"));
+	assert_non_null(strstr(m, "k_d, integral_cutoff, integral_bleed, integral_under, "
+			       "clamp_sustainable_power"));
+	for (const char *k = "wide_integral_bound\0budget_step_limit\0derivative_filter_ms\0"; *k;
+	     k += strlen(k) + 1)
+		if (strstr(m, k))
+			fail_msg("\"%s\" offers retired %s", m, k);
+	m = error_message(ZONE_HEAD "  budget_step_limt = 300;\n" ONE_ACTOR "} );");
+	assert_null(strstr(m, "budget_step_limit"));
+	assert_non_null(strstr(m, "unknown key (valid here:"));
 }
 
 static void test_wrong_type(void **unused)
@@ -352,6 +491,17 @@ static void test_actor_kind(void **unused)
 	(void)unused;
 	expect_error(ZONE_HEAD "actors = ( { type = \"fan\"; } );\n} );", 2, "zones[0].actors[0].type",
 		     "\"fan\" is not one of: cpufreq, cpufreq_cap, devfreq, powercap");
+	assert_null(strstr(error_message(ZONE_HEAD "actors = ( { type = \"fan\"; } );\n} );"),
+			   "did you mean"));
+	/* A misspelt name is named, as a misspelt key is. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufrq\"; cpus = \"0\"; } );\n} );", 2,
+		     "zones[0].actors[0].type", "\"cpufrq\" is not one of: cpufreq, cpufreq_cap, "
+		     "devfreq, powercap: did you mean \"cpufreq\"?");
+	expect_error(ZONE_HEAD "actors = ( { type = \"power_cap\"; zone = \"x\"; } );\n} );", 2,
+		     "zones[0].actors[0].type", "did you mean \"powercap\"?");
+	expect_error(ZONE_HEAD "controller = \"kernal\";\n" ONE_ACTOR "} );", 2,
+		     "zones[0].controller", "did you mean \"kernel\"?");
+	expect_error("log_level = \"debgu\";\n", 1, "log_level", "did you mean \"debug\"?");
 	expect_error(ZONE_HEAD "actors = ( { cpus = \"0\"; } );\n} );", 2, "zones[0].actors[0].type",
 		     "missing");
 }
@@ -618,19 +768,6 @@ static void test_man_page_examples_parse(void **unused)
 	free(man);
 }
 
-/* What a retired key's warning said, for test_retired_keys. */
-static char retired_said[4][512];
-static int retired_n;
-
-static void collect_retired(void *userdata, int priority, const char *const *fields,
-			    const char *message)
-{
-	(void)userdata;
-	(void)fields;
-	if (priority == PA_LOG_WARNING && retired_n < 4)
-		snprintf(retired_said[retired_n++], sizeof(retired_said[0]), "%s", message);
-}
-
 /* Keys that no longer do anything load, with one warning each that names the key and why. */
 static void test_retired_keys(void **unused)
 {
@@ -638,29 +775,29 @@ static void test_retired_keys(void **unused)
 	struct pa_config_error err;
 
 	(void)unused;
-	retired_n = 0;
-	pa_log_set_handler(collect_retired, NULL);
+	n_warned = 0;
+	pa_log_set_handler(collect_warnings, NULL);
 	assert_int_equal(pa_config_load_string(ZONE_HEAD "wide_integral_bound = false;\n"
 					       "budget_step_limit = 300;\nderivative_filter_ms = 50;\n"
 					       ONE_ACTOR "} );", "old.conf", &c, &err), 0);
 	pa_log_set_handler(NULL, NULL);
 	assert_non_null(c);
-	assert_int_equal(retired_n, 3);
-	assert_non_null(strstr(retired_said[0], "old.conf:2: zones[0].wide_integral_bound is retired and "
+	assert_int_equal(n_warned, 3);
+	assert_non_null(strstr(warned[0], "old.conf:2: zones[0].wide_integral_bound is retired and "
 					       "ignored: "));
-	assert_non_null(strstr(retired_said[1], ":3: zones[0].budget_step_limit is retired"));
-	assert_non_null(strstr(retired_said[2], "zones[0].derivative_filter_ms is retired and "
+	assert_non_null(strstr(warned[1], ":3: zones[0].budget_step_limit is retired"));
+	assert_non_null(strstr(warned[2], "zones[0].derivative_filter_ms is retired and "
 					       "ignored: the derivative (k_d) is filtered over 2 "
 					       "periods; remove it"));
 	pa_config_free(c);
 	/* With the kernel's law too: a retired key is not an error there either. */
-	retired_n = 0;
-	pa_log_set_handler(collect_retired, NULL);
+	n_warned = 0;
+	pa_log_set_handler(collect_warnings, NULL);
 	assert_int_equal(pa_config_load_string(ZONE_HEAD "controller = \"kernel\";\n"
 					       "budget_step_limit = 300;\n" ONE_ACTOR "} );",
 					       "old.conf", &c, &err), 0);
 	pa_log_set_handler(NULL, NULL);
-	assert_int_equal(retired_n, 1);
+	assert_int_equal(n_warned, 1);
 	pa_config_free(c);
 }
 
@@ -671,10 +808,13 @@ int main(void)
 		cmocka_unit_test(test_retired_keys),
 		cmocka_unit_test(test_empty_config_defaults),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_groups_in_square_brackets),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_wrong_unit),
+		cmocka_unit_test(test_room_temperature),
 		cmocka_unit_test(test_nearest_key),
+		cmocka_unit_test(test_retired_keys_not_offered),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_control_not_above_switch_on),
 		cmocka_unit_test(test_control_margin_range),

@@ -712,6 +712,111 @@ static void test_saturated_request(void **unused)
 	assert_int_equal(req, 4 * 27);
 }
 
+/* Builds the two clusters' zone with @keys; the zones built (a refused one is counted). */
+static int build_clusters(struct engine *e, const char *keys, const char *more_actors)
+{
+	char text[512];
+	struct pa_config *cfg;
+	int n;
+
+	snprintf(text, sizeof(text), "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; %s\n"
+		 "  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		 "             { type = \"cpufreq\"; cpus = \"4-5\"; }%s ); } );\n", keys, more_actors);
+	cfg = tree_config(text);
+	tree_log_clear();
+	n = engine_build(e, cfg);
+	pa_config_free(cfg);
+	return n;
+}
+
+/*
+ * sustainable_power against what the actors draw together, from their power
+ * tables (which differ between the trees): outside the range it is said
+ * with the range and the zone runs; more than ten times the most or less
+ * than a tenth of the least (a zero too many or too few) the zone is
+ * refused, not taken over, and counted as refused (no retry fixes it); so
+ * is one whose gains round to zero.  An optional actor missing leaves the
+ * most unknown; step_wise uses none of it.
+ */
+static void test_sustainable_power_range(void **unused)
+{
+	const char *policy_path = "/sys/class/thermal/thermal_zone0/policy";
+	uint32_t min_mw = 0, max_mw = 0;
+	struct engine e;
+	char keys[160], policy[32];
+	struct { uint32_t sp_mw; int zones; const char *said; } c[8];
+
+	(void)unused;
+	tree_log_capture();
+	tree_put(policy_path, "step_wise\n");	/* what a refused zone keeps */
+	assert_int_equal(build_clusters(&e, "", ""), 1);
+	for (size_t i = 0; i < e.zones[0].n_actors; i++) {
+		const struct actor *a = e.zones[0].actors[i];
+
+		min_mw += a->table.entry[0].power_mw * cpumask_weight(&a->cpus);
+		max_mw += a->table.entry[a->table.n - 1].power_mw * cpumask_weight(&a->cpus);
+	}
+	engine_restore(&e);
+	engine_free(&e);
+	c[0] = (typeof(c[0])){ max_mw, 1, NULL };
+	c[1] = (typeof(c[0])){ min_mw, 1, NULL };
+	c[2] = (typeof(c[0])){ max_mw + 1, 1, "is more than the most its actors draw together" };
+	c[3] = (typeof(c[0])){ 10 * max_mw, 1, "is more than the most its actors draw together" };
+	c[4] = (typeof(c[0])){ 10 * max_mw + 1, 0, "is more than ten times the most its actors" };
+	c[5] = (typeof(c[0])){ min_mw - 1, 1, "is less than the least its actors draw together" };
+	c[6] = (typeof(c[0])){ min_mw / 10 - 1, 0, "is less than a tenth of the least its actors" };
+	c[7] = (typeof(c[0])){ 2, 0, "is less than a tenth of the least its actors" };
+	for (size_t k = 0; k < 8; k++) {
+		snprintf(keys, sizeof(keys), "sustainable_power = %u;", c[k].sp_mw);
+		assert_int_equal(build_clusters(&e, keys, ""), c[k].zones);
+		assert_int_equal(e.n_refused, 1 - c[k].zones);
+		assert_int_equal(tree_log_count("sustainable_power"), c[k].said ? 1 : 0);
+		if (c[k].said) {
+			snprintf(keys, sizeof(keys), "this zone's range is %u to %u mW", min_mw, max_mw);
+			assert_int_equal(tree_log_count(c[k].said), 1);
+			assert_int_equal(tree_log_count(keys), c[k].zones);
+			snprintf(keys, sizeof(keys), "give %u to %u mW", min_mw, max_mw);
+			assert_int_equal(tree_log_count(keys), 1 - c[k].zones);
+			assert_int_equal(tree_log_count("zone skipped"), 1 - c[k].zones);
+		}
+		tree_get_str(policy_path, policy, sizeof(policy));
+		assert_string_equal(policy, c[k].zones ? "user_space" : "step_wise");
+		engine_restore(&e);
+		engine_free(&e);
+	}
+	/* The kernel's law is held to the same; step_wise uses neither. */
+	snprintf(keys, sizeof(keys), "sustainable_power = %u; controller = \"kernel\";", 2);
+	assert_int_equal(build_clusters(&e, keys, ""), 0);
+	engine_free(&e);
+	snprintf(keys, sizeof(keys), "sustainable_power = 2; controller = \"step_wise\";");
+	assert_int_equal(build_clusters(&e, keys, ""), 1);
+	assert_int_equal(tree_log_count("sustainable_power"), 0);
+	engine_restore(&e);
+	engine_free(&e);
+	/* An optional actor missing: the most is unknown, the least still counts. */
+	snprintf(keys, sizeof(keys), "sustainable_power = %u;", 10 * max_mw + 1);
+	assert_int_equal(build_clusters(&e, keys, ",\n { type = \"devfreq\"; device = \"gpu9\"; "
+					"optional = true; }"), 1);
+	assert_int_equal(tree_log_count("sustainable_power"), 0);
+	engine_restore(&e);
+	engine_free(&e);
+	snprintf(keys, sizeof(keys), "sustainable_power = %u;", min_mw / 10 - 1);
+	assert_int_equal(build_clusters(&e, keys, ",\n { type = \"devfreq\"; device = \"gpu9\"; "
+					"optional = true; }"), 0);
+	snprintf(keys, sizeof(keys), "give %u mW or more (its actors' lowest power together)",
+		 min_mw);	/* no most to give */
+	assert_int_equal(tree_log_count(keys), 1);
+	engine_free(&e);
+	/* Gains that round to zero: 100 mW over 250 °C from switch-on to control gives k_pu 0. */
+	assert_int_equal(build_clusters(&e, "switch_on_temp = -50000; control_temp = 200000; "
+					"sustainable_power = 100; k_po = 10;", ""), 0);
+	assert_int_equal(tree_log_count("over the 250000 m°C from switch-on to control gives k_po "
+					"9.8 and k_pu 0.0 mW/°C (under 123 mW over this span they "
+					"round to zero)"), 1);
+	engine_free(&e);
+	pa_log_set_handler(NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_dither_grants),
 		cmocka_unit_test(test_saturated_demand),
 		cmocka_unit_test(test_saturated_request),
+		cmocka_unit_test(test_sustainable_power_range),
 	};
 
 	if (tree_main_guard())

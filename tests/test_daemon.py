@@ -330,7 +330,7 @@ class CheckConfig(unittest.TestCase):
 
     def test_zone_that_does_not_exist(self):
         out = run(self.tree, "--check-config", "-c", self.conf(
-            'zones = ( { name = "x"; sensor = "nope"; switch_on_temp = 1000; control_temp = 2000;'
+            'zones = ( { name = "x"; sensor = "nope"; switch_on_temp = 60000; control_temp = 70000;'
             ' actors = ( { type = "cpufreq"; cpus = "0-3"; } ); } );\n'))
         self.assertEqual(out.returncode, 3)
         self.assertIn('no thermal zone "nope"', out.stderr)
@@ -491,6 +491,38 @@ class Control(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.tree.read(CDEV % 1) == "0"))
         with open(self.daemon.state) as f:
             self.assertNotIn("cooling_device1", f.read())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_sustainable_power_out_of_range_refused_at_start_and_on_reload(self):
+        """155 W where the clusters draw at most 2976 mW: the zone is not
+        taken at start (the kernel's governor keeps it), and a reload to it
+        is rejected with the range while the running config stays."""
+        bad = HOT_CONFIG.replace("sustainable_power = 1500;", "sustainable_power = 155000;")
+        refused = ("zone cpu: sustainable_power 155000 mW is more than ten times the most its "
+                   "actors draw together (2976 mW: cpufreq-cpu0 716 mW, cpufreq-cpu4 2260 mW)")
+        self.start(bad)
+        self.assertTrue(wait_for(lambda: self.daemon.notified("STATUS=no controllable zone")),
+                        self.daemon.logtext())
+        self.assertIn(refused, self.daemon.logtext())
+        self.assertIn("0 of 1 configured zone is controlled", self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        with open(self.daemon.config, "w") as f:
+            f.write(HOT_CONFIG)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertTrue(wait_for(self.throttled))
+        with open(self.daemon.config, "w") as f:
+            f.write(bad)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertIn("give 350 to 2976 mW", self.daemon.logtext())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")

@@ -31,9 +31,9 @@ const char *const cfg_root_keys[] = { "log_level", "idle_poll_ms", "trace_file",
 const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
-	"wide_integral_bound", "integral_bleed", "integral_under", "budget_step_limit",
-	"derivative_filter_ms", "clamp_sustainable_power", "tuned_gains", "control_margin",
-	"dither_grants", "saturated_request", "division", "step_wise_fallback", "actors", NULL
+	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
+	"control_margin", "dither_grants", "saturated_request", "division", "step_wise_fallback",
+	"actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
@@ -43,34 +43,38 @@ static const char *const default_mode_keys[] = {
 /*
  * Keys of earlier versions that no longer do anything: accepted with a
  * warning that says why (powerallocd.conf(5), RETIRED KEYS), so that an
- * old configuration still loads.  The figures are doc/control-tuning.md's.
+ * old configuration still loads, but offered neither in "valid here" nor
+ * in "did you mean".  The figures are doc/control-tuning.md's.
  */
-static const struct retired_key {
-	const char *key;
-	const char *why;
-} retired_zone_keys[] = {
-	{ "wide_integral_bound", "the default controller always bounds its integral by the "
-	  "maximum power plus the sustainable power (off, it changed no cell of "
-	  "tools/bench-robust by more than 0.4 points of work or 0.09 °C)" },
-	{ "budget_step_limit", "no limit on the budget's step earned its place (500 mW "
-	  "added up to 1.5 °C of overshoot and no work in tools/bench-robust)" },
-	{ "derivative_filter_ms", "the derivative (k_d) is filtered over 2 periods" },
-	{ NULL, NULL }
+static const char *const retired_zone_keys[] = {
+	"wide_integral_bound", "budget_step_limit", "derivative_filter_ms", NULL
 };
+/* Why each of retired_zone_keys is gone, in the same order. */
+static const char *const retired_why[] = {
+	"the default controller always bounds its integral by the maximum power plus the "
+	"sustainable power (off, it changed no cell of tools/bench-robust by more than 0.4 "
+	"points of work or 0.09 °C)",
+	"no limit on the budget's step earned its place (500 mW added up to 1.5 °C of "
+	"overshoot and no work in tools/bench-robust)",
+	"the derivative (k_d) is filtered over 2 periods",
+};
+_Static_assert(sizeof(retired_why) / sizeof(retired_why[0]) + 1 ==
+	       sizeof(retired_zone_keys) / sizeof(retired_zone_keys[0]),
+	       "a reason for each retired key");
 
 /* Says once per key that @g carries a retired key, and why. */
 static void warn_retired(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix)
 {
-	for (const struct retired_key *k = retired_zone_keys; k->key; k++) {
-		const config_setting_t *s = config_setting_get_member(g, k->key);
+	for (size_t i = 0; retired_zone_keys[i]; i++) {
+		const config_setting_t *s = config_setting_get_member(g, retired_zone_keys[i]);
 		char path[128];
 
 		if (!s)
 			continue;
-		cfg_key_path(path, prefix, k->key);
+		cfg_key_path(path, prefix, retired_zone_keys[i]);
 		pa_log(PA_LOG_WARNING, "%s:%d: %s is retired and ignored: %s; remove it",
 		       ctx->file ? ctx->file : "(string)", config_setting_source_line(s), path,
-		       k->why);
+		       retired_why[i]);
 	}
 }
 
@@ -97,11 +101,13 @@ static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const c
 	int64_t v;
 	int r;
 
-	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "switch_on_temp", TEMP_MIN_MC, TEMP_MAX_MC, false,
+				 &v)) < 0)
 		return r;
 	z->has_switch_on_temp = r;
 	z->switch_on_temp_mc = r ? (int32_t)v : 0;
-	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, &v)) < 0)
+	if ((r = cfg_get_temp_mc(ctx, g, prefix, "control_temp", TEMP_MIN_MC, TEMP_MAX_MC, true,
+				 &v)) < 0)
 		return r;
 	z->has_control_temp = r;
 	z->control_temp_mc = r ? (int32_t)v : 0;
@@ -214,7 +220,7 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	int r;
 
 	z->line = config_setting_source_line(g);
-	if ((r = cfg_check_keys(ctx, g, prefix, cfg_zone_keys)) < 0)
+	if ((r = cfg_check_keys_retired(ctx, g, prefix, cfg_zone_keys, retired_zone_keys)) < 0)
 		return r;
 	if ((r = cfg_get_string(ctx, g, prefix, "name", &name)) <= 0)
 		return r ? r : cfg_fail(ctx, g, prefix, "name", "missing (every zone needs a name)");
@@ -385,15 +391,28 @@ void pa_config_free(struct pa_config *c)
 	free(c);
 }
 
-static void syntax_error(struct parse_ctx *ctx, const config_t *cfg)
+/*
+ * libconfig's error, with what it most likely means where its text alone
+ * says nothing useful; @fp or @text is the main file's source.
+ */
+static void syntax_error(struct parse_ctx *ctx, const config_t *cfg, FILE *fp, const char *text)
 {
 	struct pa_config_error *e = ctx->err;
 	const char *file = config_error_file(cfg);
+	FILE *src = file ? fopen(file, "re") : fp ? fp : fmemopen((void *)text, strlen(text), "r");
+	char key[KEY_NAME_MAX + 1], hint[256] = "";
 
 	snprintf(e->file, sizeof(e->file), "%s", file ? file : ctx->file);
 	e->line = (unsigned int)config_error_line(cfg);
 	e->key[0] = '\0';
-	snprintf(e->message, sizeof(e->message), "%s", config_error_text(cfg));
+	if (src && (src != fp || fseek(fp, 0, SEEK_SET) == 0) &&
+	    cfg_syntax_group_in_array(src, e->line, key, sizeof(key)))
+		snprintf(hint, sizeof(hint), ": a list of groups takes parentheses, %s%s( { ... }, "
+			 "{ ... } ); square brackets [ ] hold only numbers, strings or booleans",
+			 key, *key ? " = " : "");
+	if (src && src != fp)
+		fclose(src);
+	snprintf(e->message, sizeof(e->message), "%s%s", config_error_text(cfg), hint);
 	snprintf(e->text, sizeof(e->text), "%s:%u: %s", e->file, e->line, e->message);
 }
 
@@ -419,7 +438,7 @@ static int load(FILE *fp, const char *text, const char *name, struct pa_config *
 	if (!c->path) {
 		r = -ENOMEM;
 	} else if (ok != CONFIG_TRUE) {
-		syntax_error(&ctx, &cfg);
+		syntax_error(&ctx, &cfg, fp, text);
 		r = -EINVAL;
 	} else {
 		r = parse_root(&ctx, config_root_setting(&cfg), c);

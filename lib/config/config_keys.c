@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "platform/log.h"
+
 static const char *type_name(int type)
 {
 	switch (type) {
@@ -103,8 +105,9 @@ static const char *nearest(const char *name, const char *const *allowed)
 	return best;
 }
 
-int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		   const char *const *allowed)
+int cfg_check_keys_retired(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *const *allowed,
+			   const char *const *retired)
 {
 	int n = config_setting_length(group);
 
@@ -114,7 +117,7 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 		const char *near;
 		char list[400] = "";
 
-		if (!name || is_allowed(name, allowed))
+		if (!name || is_allowed(name, allowed) || (retired && is_allowed(name, retired)))
 			continue;
 		for (const char *const *a = allowed; *a; a++) {
 			size_t len = strlen(list);
@@ -128,6 +131,12 @@ int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const c
 		return cfg_fail(ctx, s, prefix, name, "unknown key (valid here: %s)", list);
 	}
 	return 0;
+}
+
+int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		   const char *const *allowed)
+{
+	return cfg_check_keys_retired(ctx, group, prefix, allowed, NULL);
 }
 
 /* Fetches @key with one of two accepted types; 0 when absent. */
@@ -148,6 +157,27 @@ static int lookup(struct parse_ctx *ctx, const config_setting_t *group, const ch
 	return 1;
 }
 
+/*
+ * What a number with a decimal point @f most likely meant in @unit, into
+ * @hint: in a milli unit, a fraction or a whole number of at most
+ * TEMP_IN_C_MAX in size typed in the base unit (1.5 W for 1500 mW, 75.0 °C
+ * for 75000 m°C), else a whole number meant as it is ("75000.0"); the
+ * first of these in [@min, @max].
+ */
+static void float_hint(double f, const char *unit, int64_t min, int64_t max, char *hint,
+		       size_t size)
+{
+	bool whole = f == floor(f);
+	double v[2] = { unit[0] == 'm' && (!whole || fabs(f) <= TEMP_IN_C_MAX) ? f * 1000 : NAN,
+			whole ? f : NAN };
+
+	for (size_t i = 0; i < 2; i++)
+		if (v[i] >= (double)min && v[i] <= (double)max) {
+			snprintf(hint, size, ": did you mean %lld (%s)?", llround(v[i]), unit);
+			return;
+		}
+}
+
 int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		const char *key, const char *unit, int64_t min, int64_t max, int64_t *out)
 {
@@ -159,9 +189,12 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
 	if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && *unit) {
 		double f = config_setting_get_float(s);
 
-		/* In a milli unit a fraction is likely the base unit: 1.5 (W) for mW. */
-		if (unit[0] == 'm' && isfinite(f) && f * 1000 >= (double)min && f * 1000 <= (double)max)
-			snprintf(hint, sizeof(hint), ": did you mean %lld (%s)?", llround(f * 1000), unit);
+		if (isfinite(f))
+			float_hint(f, unit, min, max, hint, sizeof(hint));
+		/* "%g" would print 75.0 as 75, which looks like the integer asked for. */
+		if (isfinite(f) && f == floor(f) && fabs(f) < 1e15)
+			return cfg_fail(ctx, s, prefix, key, "expected %s, an integer, got %.1f, a "
+					"number with a decimal point%s", unit, f, hint);
 		return cfg_fail(ctx, s, prefix, key, "expected %s, an integer, got %g%s", unit, f, hint);
 	}
 	r = lookup(ctx, group, prefix, key, CONFIG_TYPE_INT, CONFIG_TYPE_INT64, "an integer", &s);
@@ -175,18 +208,60 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
 	return 1;
 }
 
+/*
+ * @key's value @v (m°C, valid up to @max_mc) against room temperature:
+ * below it a control temperature (@refuse) would hold the zone's actors at
+ * their lowest power whenever it runs, refused; a switch-on above 0 makes
+ * the zone always on, said as a warning.  Both offer the value times 10 or
+ * 100 where that is a likely temperature (750 -> 75000).
+ */
+static int check_room_temp(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *key, int64_t v, int64_t max_mc,
+			   bool refuse)
+{
+	const config_setting_t *s = config_setting_get_member(group, key);
+	const char *file = s ? config_setting_source_file(s) : NULL;
+	char hint[64] = "", path[KEY_PATH_MAX];
+
+	if (v >= TEMP_ROOM_MC || (!refuse && v <= 0))
+		return 0;
+	/* 750 for 75000: a zero or two left out. */
+	for (int64_t times = 10; times <= 100 && v > 0; times *= 10)
+		if (v * times >= TEMP_LIKELY_MIN_MC && v * times <= TEMP_LIKELY_MAX_MC) {
+			snprintf(hint, sizeof(hint), "; did you mean %lld (%lld °C)?",
+				 (long long)(v * times), (long long)(v * times / 1000));
+			break;
+		}
+	if (refuse)
+		return cfg_fail(ctx, s, prefix, key, "%lld m°C is %.3f °C, below room temperature "
+				"(%d °C): the zone would hold its actors at their lowest power "
+				"whenever it runs%s (%s is in m°C, %d to %lld)", (long long)v,
+				v / 1000.0, TEMP_ROOM_MC / 1000, hint, key, TEMP_ROOM_MC,
+				(long long)max_mc);
+	cfg_key_path(path, prefix, key);
+	pa_log(PA_LOG_WARNING, "%s:%d: %s: %lld m°C is %.3f °C, below room temperature (%d °C): "
+	       "the zone is on at any temperature%s (0 or below says so on purpose)",
+	       file ? file : ctx->file, s ? config_setting_source_line(s) : 0, path,
+	       (long long)v, v / 1000.0, TEMP_ROOM_MC / 1000, hint);
+	return 0;
+}
+
 int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out)
+		    const char *key, int64_t min_mc, int64_t max_mc, bool control, int64_t *out)
 {
 	int64_t v;
 	int r = cfg_get_int(ctx, group, prefix, key, "m°C", min_mc, max_mc, &v);
 
 	if (r <= 0)
 		return r;
-	if (v != 0 && v >= -TEMP_IN_C_MAX && v <= TEMP_IN_C_MAX)
+	/* Degrees typed for millidegrees, unless a control temperature would still be too low. */
+	if (v != 0 && v >= -TEMP_IN_C_MAX && v <= TEMP_IN_C_MAX &&
+	    (!control || v * 1000 >= TEMP_ROOM_MC))
 		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
 				"%lld m°C is %.3f °C: did you mean %lld (m°C)?", (long long)v,
 				v / 1000.0, (long long)v * 1000);
+	if ((r = check_room_temp(ctx, group, prefix, key, v, max_mc, control)) < 0)
+		return r;
 	*out = v;
 	return 1;
 }
@@ -242,7 +317,7 @@ int cfg_get_string(struct parse_ctx *ctx, const config_setting_t *group, const c
 int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		 const char *key, const char *const *names, int *out)
 {
-	const char *v;
+	const char *v, *near;
 	char list[256] = "";
 	int r = cfg_get_string(ctx, group, prefix, key, &v);
 
@@ -257,6 +332,10 @@ int cfg_get_enum(struct parse_ctx *ctx, const config_setting_t *group, const cha
 		}
 		snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);
 	}
+	near = nearest(v, names);
+	if (near)
+		return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
+				"\"%s\" is not one of: %s: did you mean \"%s\"?", v, list, near);
 	return cfg_fail(ctx, config_setting_get_member(group, key), prefix, key,
 			"\"%s\" is not one of: %s", v, list);
 }

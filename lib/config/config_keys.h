@@ -6,7 +6,9 @@
  */
 #include <libconfig.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config.h"
 
@@ -45,6 +47,16 @@ void cfg_key_path(char *buf, const char *prefix, const char *key);
 int cfg_check_keys(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		   const char *const *allowed);
 
+/**
+ * cfg_check_keys_retired() - as cfg_check_keys(), and the members named in
+ * the NULL-terminated @retired (keys of earlier versions, warned about by
+ * the caller) pass too, though neither "valid here" nor "did you mean"
+ * offers them.
+ */
+int cfg_check_keys_retired(struct parse_ctx *ctx, const config_setting_t *group,
+			   const char *prefix, const char *const *allowed,
+			   const char *const *retired);
+
 /*
  * Getters: return 1 when the key is present and valid (value in *out), 0 when
  * absent (*out untouched), -EINVAL with the error recorded otherwise.
@@ -63,9 +75,21 @@ int cfg_get_int(struct parse_ctx *ctx, const config_setting_t *group, const char
  * cfg_get_temp_mc() - an absolute temperature, m°C, in [@min_mc, @max_mc].
  * A value of 1 to 200 in size is a temperature in °C typed where m°C are
  * meant (75 m°C is 0.075 °C): refused with "did you mean 75000 (m°C)?".
+ * Below room temperature (TEMP_ROOM_MC) a @control temperature would hold
+ * the zone's actors at their lowest power whenever it runs: refused; a
+ * switch-on above 0 (0 or below says always on, as the kernel's one-trip
+ * zones) makes the zone always on: a warning.  Both offer the value times
+ * 10 or 100 where that is a likely temperature (750 -> "did you mean 75000
+ * (75 °C)?").
  */
 int cfg_get_temp_mc(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
-		    const char *key, int64_t min_mc, int64_t max_mc, int64_t *out);
+		    const char *key, int64_t min_mc, int64_t max_mc, bool control, int64_t *out);
+/* Room temperature, m°C: no zone is cooled below it. */
+#define TEMP_ROOM_MC 20000
+/* Where a zone's temperatures usually are, m°C: what a suggestion may offer. */
+#define TEMP_LIKELY_MIN_MC 30000
+#define TEMP_LIKELY_MAX_MC 150000
+
 int cfg_get_float(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		  const char *key, double min, double max, double *out);
 int cfg_get_bool(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
@@ -83,6 +107,14 @@ int cfg_get_sysfs_name(struct parse_ctx *ctx, const config_setting_t *group, con
 /* A list of groups (possibly empty); *out is the list setting. */
 int cfg_get_group_list(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
 		       const char *key, config_setting_t **out);
+
+/**
+ * cfg_syntax_group_in_array() - whether the syntax error libconfig found at
+ * @line of @f is a group opening a list in square brackets ("zones = [ {"),
+ * where libconfig takes only scalars; the key before the '[' (or "") into
+ * @key.  Reads @f from where it is.
+ */
+bool cfg_syntax_group_in_array(FILE *f, unsigned int line, char *key, size_t key_size);
 
 /* Presence test that also counts a setting of any type. */
 static inline bool cfg_has(const config_setting_t *group, const char *key)

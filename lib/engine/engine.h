@@ -31,8 +31,9 @@
  * @n_missing: optional configured actors that could not be used (their
  *	zones run without them), for the daemon to look for again.
  * @n_refused: configured zones the kernel cannot hand over (no user_space
- *	governor) or whose sensor names several thermal zones: not worth
- *	retrying.
+ *	governor), whose sensor names several thermal zones, or whose
+ *	sustainable power or gains their actors rule out (build_check_power()):
+ *	not worth retrying.
  * @cap_mw: the external power cap on every actor together, mW (0: none);
  *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
  * @lowest_mw: what every actor draws at its lowest state, mW (the least a
@@ -69,7 +70,9 @@ struct engine {
  * message lists the cpufreq policies, devfreq devices or powercap zones
  * there are), unless that actor is optional (then the zone runs without it,
  * counted in e->n_missing), one whose kernel offers no user_space governor
- * (counted in e->n_refused), and, without zones configured, every thermal
+ * or whose sustainable_power is more than ten times off what its actors
+ * draw together (counted in e->n_refused; nearer, outside that range, it
+ * is said as a warning), and, without zones configured, every thermal
  * zone without a passive trip or a power actor on the last (one notice
  * each, which for devices without a power model says how to configure the
  * zone).  A thermal zone's attributes beyond its type are read only for

@@ -166,6 +166,10 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 	for (size_t i = 0; i < z->n_actors; i++)
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
+	if (zc && build_check_power(z, zc) < 0) {
+		b->e->n_refused++;	/* only a change to the config fixes it */
+		return -EINVAL;
+	}
 	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
 	z->switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->switch_on_mc);
 	if (tz)

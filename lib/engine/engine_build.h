@@ -77,6 +77,18 @@ bool build_offers_user_space(const struct thermal_zone_info *tz, const char *nam
 			     const char *outcome);
 
 /**
+ * build_check_power() - configured zone @z's sustainable power (@zc's)
+ * against what its actors draw together (engine_check.c), once they are
+ * sampled and its controller set: more than ten times the most, or less
+ * than a tenth of the least, is refused; outside the range, said as a
+ * warning, with the range.  Gains it derives that round to zero are
+ * refused, whatever the sustainable power's source.  The most is not
+ * checked while an actor's is unknown or an optional actor is missing; the
+ * step_wise controller uses neither.  Return: 0 or -EINVAL (logged).
+ */
+int build_check_power(const struct zone *z, const struct zone_config *zc);
+
+/**
  * build_finish_zone() - opens @z's sensor, samples its actors once, sets its
  * controller (@zc: its config, NULL for an automatic zone), takes it over
  * (@tz: its thermal zone; NULL for a combined sensor, which takes none over
