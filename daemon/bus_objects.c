@@ -72,16 +72,8 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 	if (strcmp(prop, "ControlMargin") == 0)	/* only the default controller aims under */
 		return sd_bus_message_append(reply, "u", z->pid.mode == PID_MODE_DEFAULT ?
 					     z->pid.fixes.control_margin_mc : 0);
-	if (strcmp(prop, "SustainablePower") == 0)
-		return sd_bus_message_append(reply, "u", z->pid.sustainable_power_mw);
 	if (strcmp(prop, "PowerBudget") == 0)
 		return sd_bus_message_append(reply, "u", z->budget_mw);
-	if (strcmp(prop, "LearnedSustainablePower") == 0)
-		return sd_bus_message_append(reply, "u", thermal_model_sustainable_mw(&z->model));
-	if (strcmp(prop, "ThermalTimeConstant") == 0)
-		return sd_bus_message_append(reply, "d", z->model.est.time_constant_s);
-	if (strcmp(prop, "ModelConfidence") == 0)
-		return sd_bus_message_append(reply, "d", z->model.est.confidence);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
 	if (strcmp(prop, "LimitingReason") == 0)
@@ -95,6 +87,31 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 	if (strcmp(prop, "DerivativeTerm") == 0)
 		return sd_bus_message_append(reply, "x", z->pid_out.d_mw);
 	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
+}
+
+/* The sustainable power (given and in use) and the thermal model. */
+static int zone_model_property(sd_bus *bus, const char *path, const char *iface,
+			       const char *prop, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	const struct zone *z = userdata;
+
+	(void)bus, (void)path, (void)iface, (void)error;
+	if (strcmp(prop, "SustainablePower") == 0)
+		return sd_bus_message_append(reply, "u", z->pid.sustainable_power_mw);
+	if (strcmp(prop, "SustainablePowerSource") == 0)
+		return sd_bus_message_append(reply, "s", zone_sp_source_name(z));
+	if (strcmp(prop, "SustainablePowerInUse") == 0)
+		return sd_bus_message_append(reply, "u", zone_feed_forward_mw(z));
+	if (strcmp(prop, "SustainablePowerInUseSource") == 0)
+		return sd_bus_message_append(reply, "s", zone_sp_in_use_source_name(z));
+	if (strcmp(prop, "ModelState") == 0)
+		return sd_bus_message_append(reply, "s", zone_model_state_name(zone_model_state(z)));
+	if (strcmp(prop, "LearnedSustainablePower") == 0)
+		return sd_bus_message_append(reply, "u", thermal_model_sustainable_mw(&z->model));
+	if (strcmp(prop, "ThermalTimeConstant") == 0)
+		return sd_bus_message_append(reply, "d", z->model.est.time_constant_s);
+	return sd_bus_message_append(reply, "d", z->model.est.confidence);
 }
 
 static int method_get_headroom(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -160,11 +177,15 @@ static const sd_bus_vtable zone_vtable[] = {
 	SLOW("AlwaysOn", "b", zone_property),
 	SLOW("ControlTemperature", "i", zone_property),
 	SLOW("ControlMargin", "u", zone_property),
-	SLOW("SustainablePower", "u", zone_property),
+	SLOW("SustainablePower", "u", zone_model_property),
+	SLOW("SustainablePowerSource", "s", zone_model_property),
+	LIVE("SustainablePowerInUse", "u", zone_model_property),
+	LIVE("SustainablePowerInUseSource", "s", zone_model_property),
 	LIVE("PowerBudget", "u", zone_property),
-	LIVE("LearnedSustainablePower", "u", zone_property),
-	LIVE("ThermalTimeConstant", "d", zone_property),
-	LIVE("ModelConfidence", "d", zone_property),
+	LIVE("ModelState", "s", zone_model_property),
+	LIVE("LearnedSustainablePower", "u", zone_model_property),
+	LIVE("ThermalTimeConstant", "d", zone_model_property),
+	LIVE("ModelConfidence", "d", zone_model_property),
 	SLOW("Active", "b", zone_property),
 	SLOW("LimitingReason", "s", zone_property),
 	LIVE("ThrottledUsec", "t", zone_property),

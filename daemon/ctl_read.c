@@ -145,6 +145,10 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "ControlTemperature", 'i', &z->control, x);
 	get(bus, path, i, "ControlMargin", 'u', &z->margin, x);
 	get(bus, path, i, "SustainablePower", 'u', &z->sustainable, x);
+	get(bus, path, i, "SustainablePowerSource", 's', &z->sp_source, x);
+	get(bus, path, i, "SustainablePowerInUse", 'u', &z->in_use, x);
+	get(bus, path, i, "SustainablePowerInUseSource", 's', &z->in_use_source, x);
+	get(bus, path, i, "ModelState", 's', &z->model_state, x);
 	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
 	get(bus, path, i, "Active", 'b', &z->active, x);
 	get(bus, path, i, "LearnedSustainablePower", 'u', &z->learned, x);
@@ -179,6 +183,9 @@ static void free_zones(struct zone_view *zones, size_t n)
 		free(zones[i].name);
 		free(zones[i].sensor);
 		free(zones[i].reason);
+		free(zones[i].sp_source);
+		free(zones[i].in_use_source);
+		free(zones[i].model_state);
 	}
 	free(zones);
 }

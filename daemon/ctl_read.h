@@ -29,12 +29,17 @@ struct actor_view {
 	double weight;
 };
 
-/* One zone's properties (org.powerallocd1.Zone): temperatures in m°C, powers
- * (margin excepted: m°C) in mW. */
+/*
+ * One zone's properties (org.powerallocd1.Zone): temperatures in m°C, powers
+ * (margin excepted: m°C) in mW.  @sustainable is the given one (configured,
+ * device tree's or estimated, as @sp_source says), @in_use what the
+ * controller runs on (@in_use_source: "learnt" or the same); @model_state:
+ * "learning", "learnt" or "in-use".
+ */
 struct zone_view {
-	char *name, *sensor, *reason;
+	char *name, *sensor, *reason, *sp_source, *in_use_source, *model_state;
 	int32_t temp, switch_on, control;
-	uint32_t margin, sustainable, budget, learned;
+	uint32_t margin, sustainable, in_use, budget, learned;
 	uint64_t throttled_us;
 	int64_t p, i, d;			/* the controller's terms, mW */
 	double time_constant, confidence;	/* the thermal model's, s and 0-1 */

@@ -10,6 +10,7 @@ usage: test_bus.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 import atexit
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -130,12 +131,19 @@ class Access(Bus):
         self.assertEqual(zone["control_margin_mc"], 50)     # the default controller's default
         self.assertTrue(zone["active"])
         self.assertFalse(zone["always_on"])
-        # The thermal model, seconds in: still near its prior (the
-        # configured sustainable power), and not sure of it.
-        self.assertGreater(zone["learned_sustainable_power_mw"], 0)
-        self.assertGreater(zone["thermal_time_constant_s"], 0)
+        # The thermal model, seconds in: learning, nothing known yet (its
+        # values are the prior's): no learnt value or forecast, and the
+        # configured sustainable power in use (issue 32, 3).
+        self.assertEqual(zone["model_state"], "learning", zone)
         self.assertGreaterEqual(zone["model_confidence"], 0)
-        self.assertLess(zone["model_confidence"], 0.5)
+        self.assertLess(zone["model_confidence"], 0.05)
+        self.assertIsNone(zone["learned_sustainable_power_mw"])
+        self.assertIsNone(zone["thermal_time_constant_s"])
+        self.assertIsNone(zone["headroom_10s"])
+        self.assertEqual((zone["sustainable_power_mw"], zone["sustainable_power_source"]),
+                         (1500, "config"))
+        self.assertEqual((zone["sustainable_power_in_use_mw"],
+                          zone["sustainable_power_in_use_source"]), (1500, "config"))
         names = [a["name"] for a in zone["actors"]]
         self.assertEqual(names, ["cpufreq-cpu0", "cpufreq-cpu4"])
         # Within a period: the states the tree holds now.
@@ -150,6 +158,44 @@ class Access(Bus):
         self.assertEqual(fans[0]["kind"], "cooling_device")
         self.assertEqual(fans[0]["max_cooling_state"], 3)
         self.assertEqual(fans[0]["cooling_state"], int(self.tree.read(CDEV % 3)))
+
+    def test_status_says_what_is_in_use(self):
+        """The sustainable power the controller runs on and where it came
+        from: the configured one while the model learns ("learning", no
+        learnt value or forecast), the learnt one once the default controller
+        takes it, in the table and the JSON alike (issue 32, 3)."""
+        out = ctl("status").stdout
+        self.assertRegex(out, r"\n  (active|idle), budget \d+ mW of 1500 mW sustainable "
+                         r"\(configured\); power in mW\n")
+        self.assertRegex(out, r"\n  thermal model: learning \(confidence 0\.0\d\)\n")
+        self.assertRegex(out, r"\n  headroom -?\d+\.\d\d now \(0 switch-on, 1 control\); "
+                         r"in 10 s: learning\n")
+        # The tree holds 80 °C whatever the power: the model fits that within
+        # seconds (about 5 here), sure enough for the controller to take it.
+        self.assertTrue(wait_for(lambda: self.status()["zones"][0]["model_state"] == "in-use",
+                                 timeout=60), self.status())
+        zone = self.status()["zones"][0]
+        self.assertEqual(zone["sustainable_power_in_use_source"], "learnt")
+        self.assertGreaterEqual(zone["model_confidence"], 0.05)
+        self.assertAlmostEqual(zone["sustainable_power_in_use_mw"],
+                               zone["learned_sustainable_power_mw"],
+                               delta=zone["learned_sustainable_power_mw"] * 0.02)
+        self.assertGreater(zone["thermal_time_constant_s"], 0)
+        self.assertIsNotNone(zone["headroom_10s"])
+        # The given one stays what it was, with its source.
+        self.assertEqual((zone["sustainable_power_mw"], zone["sustainable_power_source"]),
+                         (1500, "config"))
+        out = ctl("status").stdout
+        in_use = re.search(r"\n  active, budget \d+ mW of (\d+) mW sustainable \(learnt\); "
+                           r"power in mW\n", out)
+        learnt = re.search(r"\n  thermal model: (\d+) mW sustainable, time constant \d+ s, "
+                           r"confidence [01]\.\d\d\n", out)
+        self.assertTrue(in_use and learnt, out)
+        self.assertAlmostEqual(int(in_use.group(1)), int(learnt.group(1)),
+                               delta=int(learnt.group(1)) * 0.02)
+        self.assertRegex(out, r"\n  headroom -?\d+\.\d\d now, -?\d+\.\d\d in 10 s "
+                         r"\(0 switch-on, 1 control\)\n")
+        self.assertNotIn("learning", out)
 
     def busy_table(self):
         """powerallocctl status once the big cluster shows its load: a period
@@ -171,10 +217,10 @@ class Access(Bus):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C", out.stdout)
         self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
-        self.assertRegex(out.stdout, r"learned: \d+ mW sustainable, time constant \d+ s, "
-                         r"confidence [01]\.\d\d")
+        self.assertRegex(out.stdout, r"thermal model: (learning \(confidence 0\.0\d\)|\d+ mW "
+                         r"sustainable, time constant \d+ s, confidence [01]\.\d\d)\n")
         # 80 °C between switch-on and control (the tree's trips): above 1.
-        self.assertRegex(out.stdout, r"headroom \d\.\d\d now, -?\d+\.\d\d in 10 s "
+        self.assertRegex(out.stdout, r"headroom \d\.\d\d now(, -?\d+\.\d\d in 10 s | )"
                          r"\(0 switch-on, 1 control\)")
         zone = self.status()["zones"][0]
         self.assertAlmostEqual(zone["headroom"], (zone["temperature_mc"] - zone["switch_on_mc"]) /
@@ -191,6 +237,12 @@ class Access(Bus):
         self.assertEqual(big[1:3], ["cpufreq", "4-5"])
         self.assertTrue(big[3].endswith("%") and int(big[3][:-1]) <= 100, big)
         self.assertGreater(int(big[3][:-1]), 50, big)
+        # The JSON's load is the table's: per CPU, not summed (issue 32, 4: 200
+        # for the two busy CPUs before, against 100 % in the table).
+        def big_load():
+            return next(a for a in self.status()["zones"][0]["actors"]
+                        if a["name"] == "cpufreq-cpu4")["mean_load_pct"]
+        self.assertTrue(wait_for(lambda: 50 < big_load() <= 100, timeout=20), big_load())
         # A fan: its state, no frequency or power.
         fan = rows["pwm-fan"]
         self.assertEqual(fan[1:8], ["cdev", "-", "-", "-", "-", "-", "-"])
@@ -448,6 +500,8 @@ class PowerLimit(Bus):
         left = (s["power_limit_expires_usec"] - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
                 // 1000) / 1e6
         self.assertTrue(55 < left <= 60, left)
+        # And as a script wants it: seconds left (issue 32, 4).
+        self.assertTrue(55 < s["power_limit_lease_left_s"] <= 60, s)
         self.assertIn("power limit %.3f W, lease ends in" % (cap / 1000), ctl("status").stdout)
         # Another cap moves the budget with it.
         self.assertEqual(ctl("limit", "%.3f" % (cap / 2000), "--lease", "60").returncode, 0)
@@ -456,6 +510,7 @@ class PowerLimit(Bus):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertTrue(wait_for(lambda: self.budget() == self.full, timeout=1))
         self.assertEqual(self.status()["power_limit_mw"], 0)
+        self.assertIsNone(self.status()["power_limit_lease_left_s"])
         self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 0)) +
                                  int(self.tree.read(CDEV % 1)) == 0))
         log = self.daemon.logtext()

@@ -69,15 +69,18 @@ class LimitingReason(Bus):
             hot = time.monotonic()
             self.tree.write(ZONE0 + "temp", "80000\n")
             self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] != "none"))
-            # A bursty load: over control, then idle, 12 times in 3 s.
+            # A bursty load over control: its CPUs busy, then idle (0 %: the
+            # requests under the grants), 12 times in 3 s.  The grants still
+            # hold the actors under their maxima: the reason is held through
+            # each dip.
             for _ in range(6):
                 time.sleep(0.25)
-                self.tree.write(ZONE0 + "temp", "50000\n")
+                self.tree.idle.set()
                 self.assertNotEqual(self.zone()["limiting_reason"], "none")
                 time.sleep(0.25)
-                self.tree.write(ZONE0 + "temp", "80000\n")
+                self.tree.idle.clear()
             time.sleep(0.25)
-            self.tree.write(ZONE0 + "temp", "50000\n")
+            self.tree.idle.set()
             cooled = time.monotonic()
             self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "none",
                                      timeout=HOLD_S + 5))
@@ -141,8 +144,42 @@ class LimitingReason(Bus):
         self.assertTrue(wait_for(lambda: fan()["cooling_state"] == 3, timeout=10), fan())
         self.assertEqual(self.tree.read(CDEV % 3), "3")
         self.assertEqual(fan()["limiting_reason"], "temperature", fan())
-        self.assertRegex(ctl("status").stdout, r"\n  pwm-fan +limited by temperature\n")
+        # Not held back: cooling, as hard as it can (issue 32, 5).
+        out = ctl("status").stdout
+        self.assertIn("\n  pwm-fan              cooling at its top state (3/3)\n", out)
+        self.assertNotRegex(out, r"pwm-fan +limited")
         self.assertNotIn("actor pwm-fan: limiting reason lowest-state", self.daemon.logtext())
+
+    def test_none_at_once_when_nothing_is_held(self):
+        """Cooled under switch-on the zone is idle and grants every actor its
+        maximum (state 0): none at once, for the zone, its actors and the fan
+        once off, not after the hold, which is for a load that dips under a
+        grant still below the maximum (issue 32, 5: an idle zone said
+        "temperature", a cluster at state 0 granted its maximum "limited by
+        temperature", for 10 s)."""
+        self.tree.write(ZONE0 + "temp", "80000\n")
+        self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] != "none"))
+        fan = lambda: self.zone()["fallback_devices"][0]
+        self.assertTrue(wait_for(lambda: fan()["cooling_state"] > 0, timeout=10), fan())
+        self.tree.write(ZONE0 + "temp", "40000\n")
+        cooled = time.monotonic()
+
+        def released():
+            zone = self.zone()
+            return (not zone["active"] and zone["limiting_reason"] == "none" and
+                    all(a["limiting_reason"] == "none" and a["cooling_state"] == 0 and
+                        a["granted_mw"] == a["max_mw"] for a in zone["actors"]) and
+                    all(f["limiting_reason"] == "none" and f["cooling_state"] == 0
+                        for f in zone["fallback_devices"]))
+        self.assertTrue(wait_for(released, timeout=HOLD_S + 5), self.zone())
+        took = time.monotonic() - cooled
+        print("limits: none %.1f s after cooling" % took, file=sys.stderr)
+        self.assertLess(took, HOLD_S - 2, self.zone())
+        out = ctl("status").stdout
+        self.assertIn("\n  idle, budget ", out)
+        self.assertIn("\n  limiting reason none, throttled ", out)
+        self.assertNotIn(" limited by ", out)
+        self.assertNotIn(" cooling ", out)
 
     def test_power_limit(self):
         """A cap under what the actors ask holds the cool zone: power-limit, at once."""

@@ -64,8 +64,10 @@ class Tree:
         fixture.TREES[name](fixture.Tree(self.dir))
         self.cpus = cpus
         self.busy = 0
+        self.idle_ticks = 0
         self.stop = threading.Event()
         self.hold = threading.Event()   # set: /proc/stat stands still
+        self.idle = threading.Event()   # set: the CPUs idle (0 % load)
         self.thread = threading.Thread(target=self._load, daemon=True)
         self.thread.start()
 
@@ -74,9 +76,12 @@ class Tree:
             if self.hold.is_set():
                 time.sleep(0.01)
                 continue
-            self.busy += 5
+            if self.idle.is_set():
+                self.idle_ticks += 5
+            else:
+                self.busy += 5
             lines = ["cpu  0 0 0 0 0 0 0 0 0 0"]
-            lines += ["cpu%d %d 0 50 1000 0 0 0 0 0 0" % (c, 100 + self.busy)
+            lines += ["cpu%d %d 0 50 %d 0 0 0 0 0 0" % (c, 100 + self.busy, 1000 + self.idle_ticks)
                       for c in range(self.cpus)]
             self.write("proc/stat", "\n".join(lines + ["intr 0", ""]))
             time.sleep(0.01)

@@ -36,19 +36,19 @@ static void test_hold_and_count(void **unused)
 	struct limit_tracker t = { 0 };
 
 	(void)unused;
-	limit_track(&t, LIMIT_NONE, 1000 * MS);
+	limit_track(&t, LIMIT_NONE, 1000 * MS, false);
 	assert_int_equal(t.shown, LIMIT_NONE);
-	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS, false);
 	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
 	assert_int_equal(t.limited_us, 0);	/* the interval before was none */
-	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS);
-	limit_track(&t, LIMIT_NONE, 1300 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS, false);
+	limit_track(&t, LIMIT_NONE, 1300 * MS, false);
 	assert_int_equal(t.limited_us, 200 * MS);
 	assert_int_equal(t.now, LIMIT_NONE);
 	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
-	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS - 1) * MS);
+	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS - 1) * MS, false);
 	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
-	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS) * MS);
+	limit_track(&t, LIMIT_NONE, (1200 + LIMIT_HOLD_MS) * MS, false);
 	assert_int_equal(t.shown, LIMIT_NONE);
 	assert_int_equal(t.limited_us, 200 * MS);
 }
@@ -63,14 +63,14 @@ static void test_bursty_load_does_not_flap(void **unused)
 
 	(void)unused;
 	for (int k = 0; k < 100; k++, now += 300 * MS) {
-		limit_track(&t, k % 2 ? LIMIT_NONE : LIMIT_TEMPERATURE, now);
+		limit_track(&t, k % 2 ? LIMIT_NONE : LIMIT_TEMPERATURE, now, false);
 		changes += t.shown != shown;
 		shown = t.shown;
 	}
 	assert_int_equal(changes, 1);
 	assert_int_equal(t.limited_us, 50 * 300 * MS);	/* the 50 periods that had it */
 	for (; now < 5000 * MS + 100 * 300 * MS + LIMIT_HOLD_MS * MS; now += 300 * MS)
-		limit_track(&t, LIMIT_NONE, now);
+		limit_track(&t, LIMIT_NONE, now, false);
 	assert_int_equal(t.shown, LIMIT_NONE);
 }
 
@@ -80,10 +80,10 @@ static void test_down_in_one_step(void **unused)
 	struct limit_tracker t = { 0 };
 
 	(void)unused;
-	limit_track(&t, LIMIT_LOWEST_STATE, 1000 * MS);
-	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS);
-	limit_track(&t, LIMIT_NONE, 1200 * MS);
-	limit_track(&t, LIMIT_NONE, (1000 + LIMIT_HOLD_MS) * MS);
+	limit_track(&t, LIMIT_LOWEST_STATE, 1000 * MS, false);
+	limit_track(&t, LIMIT_TEMPERATURE, 1100 * MS, false);
+	limit_track(&t, LIMIT_NONE, 1200 * MS, false);
+	limit_track(&t, LIMIT_NONE, (1000 + LIMIT_HOLD_MS) * MS, false);
 	assert_int_equal(t.shown, LIMIT_NONE);
 }
 
@@ -93,12 +93,12 @@ static void test_more_severe_first(void **unused)
 	struct limit_tracker t = { 0 };
 
 	(void)unused;
-	limit_track(&t, LIMIT_TEMPERATURE, 1000 * MS);
-	limit_track(&t, LIMIT_SENSOR_FAULT, 1100 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1000 * MS, false);
+	limit_track(&t, LIMIT_SENSOR_FAULT, 1100 * MS, false);
 	assert_int_equal(t.shown, LIMIT_SENSOR_FAULT);
-	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, 1200 * MS, false);
 	assert_int_equal(t.shown, LIMIT_SENSOR_FAULT);
-	limit_track(&t, LIMIT_TEMPERATURE, (1100 + LIMIT_HOLD_MS) * MS);
+	limit_track(&t, LIMIT_TEMPERATURE, (1100 + LIMIT_HOLD_MS) * MS, false);
 	assert_int_equal(t.shown, LIMIT_TEMPERATURE);
 	assert_int_equal(t.limited_us, (100 + LIMIT_HOLD_MS) * MS);
 }
@@ -205,6 +205,7 @@ static void test_power_limit(void **unused)
 	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);	/* idle, capped */
 	throttle(z, 78000, 1800, 1100, 700);
 	z->fallback[0].state = 1;
+	r->fan.state = 1;				/* as the engine applied it */
 	engine_track_limits(&r->e, 1000 * MS, NULL);
 	assert_int_equal(z->limit.now, LIMIT_POWER_LIMIT);
 	assert_int_equal(r->big.limit.now, LIMIT_POWER_LIMIT);
@@ -251,6 +252,7 @@ static void test_actor_reasons(void **unused)
 	assert_int_equal(z->limit.now, LIMIT_TEMPERATURE);
 	/* The fan the zone turned on. */
 	z->fallback[0].state = 1;
+	r->fan.state = 1;				/* as the engine applied it */
 	engine_track_limits(&r->e, 1300 * MS, NULL);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
 	/* At its top state, over control: cooling as hard as it can, for the
@@ -261,6 +263,93 @@ static void test_actor_reasons(void **unused)
 	engine_track_limits(&r->e, 1400 * MS, NULL);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
 	assert_int_equal(r->big.limit.now, LIMIT_LOWEST_STATE);
+	free(r);
+}
+
+/* As the engine applied a zone's grant to @a at @state. */
+static void applied(struct actor *a, uint32_t granted_mw, unsigned long state)
+{
+	a->granted_mw = granted_mw;
+	a->state = state;
+}
+
+/*
+ * Nothing held back any more shows none at once, not after the hold (issue
+ * 32, 5): an actor at state 0 granted its maximum, a zone gone idle (every
+ * actor granted its maximum), a fan turned off.  A load that dips under a
+ * grant still below the maximum keeps its reason for the hold.
+ */
+static void test_released_at_once(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	throttle(z, 78000, 1800, 1100, 700);
+	applied(&r->big, 1100, 3);
+	applied(&r->little, 700, 1);
+	z->fallback[0].state = 1;
+	applied(&r->fan, 0, 1);
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(z->limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(r->little.limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(r->fan.limit.shown, LIMIT_TEMPERATURE);
+	/* The big cluster's load dips under its grant, still under its maximum: held. */
+	z->request_mw[0] = 900;
+	engine_track_limits(&r->e, 1100 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_NONE);
+	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
+	/* The little cluster granted its maximum, at state 0: none at once; the
+	 * zone still holds the big one under its maximum: its reason is held. */
+	z->grant_mw[1] = 1000;
+	applied(&r->little, 1000, 0);
+	engine_track_limits(&r->e, 1200 * MS, NULL);
+	assert_int_equal(r->little.limit.shown, LIMIT_NONE);
+	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(z->limit.shown, LIMIT_TEMPERATURE);
+	/* Under switch-on: idle, every actor granted its maximum, the fan off. */
+	z->active = false;
+	z->temp_mc = 60000;
+	z->budget_mw = 3000;
+	z->grant_mw[0] = 2000;
+	applied(&r->big, 2000, 0);
+	z->fallback[0].state = 0;
+	applied(&r->fan, 0, 0);
+	engine_track_limits(&r->e, 1300 * MS, NULL);
+	assert_int_equal(z->limit.shown, LIMIT_NONE);
+	assert_int_equal(r->big.limit.shown, LIMIT_NONE);
+	assert_int_equal(r->fan.limit.shown, LIMIT_NONE);
+	/* Counted while it held them: from 1000 to 1100 ms, when the dip covered the requests. */
+	assert_int_equal(z->limit.limited_us, 100 * MS);
+	free(r);
+}
+
+/*
+ * A request over the actor's maximum (saturated_request asks one OPP more
+ * than the top) granted that maximum is not held by the temperature: the
+ * grant cannot go higher (issue 32, 5).
+ */
+static void test_request_over_maximum(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	throttle(z, 78000, 3000, 2000, 1000);
+	z->request_mw[0] = 2400;
+	applied(&r->big, 2000, 1);	/* dithering between its top OPPs */
+	applied(&r->little, 1000, 0);
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_NONE);
+	/* Granted less than its maximum: held. */
+	z->budget_mw = 2600;
+	z->grant_mw[0] = 1800;
+	applied(&r->big, 1800, 1);
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
+	engine_track_limits(&r->e, 1100 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_TEMPERATURE);
 	free(r);
 }
 
@@ -311,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_actor_reasons),
 		cmocka_unit_test(test_shared_actor_and_due),
+		cmocka_unit_test(test_released_at_once),
+		cmocka_unit_test(test_request_over_maximum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,9 +4,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "control/model_tuning.h"
+#include "engine/zone.h"
 
 /* 12.5 x 2200 mW / (75 - 25) °C = 550 mW per °C; k_i a tenth of it per period. */
 static void test_gains_rule(void **unused)
@@ -101,12 +103,57 @@ static void test_fixed_gains_and_nothing_learnt(void **unused)
 	assert_int_equal(run.sustainable_power_mw, 8800);
 }
 
+/*
+ * What status shows of a zone's sustainable power and model (issue 32, 3):
+ * learning under the confidence the controller takes a model at, the prior
+ * in use and where it came from; learnt once it is that sure; in use, with
+ * the learnt power, once the default controller runs on it.
+ */
+static void test_zone_model_state(void **unused)
+{
+	struct zone *z = calloc(1, sizeof(*z));
+
+	(void)unused;
+	z->pid.mode = PID_MODE_DEFAULT;
+	z->pid.sustainable_power_mw = 2200;
+	z->sp_source = SP_FROM_CONFIG;
+	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.2, .confidence = 0 };
+	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
+	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learning");
+	assert_int_equal(zone_feed_forward_mw(z), 2200);
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	z->model.est.confidence = MODEL_TUNING_ENGAGE * 0.99;
+	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
+	/* Sure enough to be taken, not taken yet (idle since, or another controller). */
+	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
+						  .confidence = MODEL_TUNING_ENGAGE };
+	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learnt");
+	assert_int_equal(zone_feed_forward_mw(z), 2200);
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	/* The controller runs on it: the learnt power is the one in use. */
+	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, &z->pid_run));
+	assert_string_equal(zone_model_state_name(zone_model_state(z)), "in-use");
+	assert_int_equal(zone_feed_forward_mw(z), 2764);
+	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
+	/* Kept down to the release threshold, as the controller keeps it. */
+	z->model.est.confidence = MODEL_TUNING_RELEASE;
+	assert_false(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, &z->pid_run));
+	assert_int_equal(zone_model_state(z), ZONE_MODEL_IN_USE);
+	z->sp_source = SP_FROM_SYSFS;
+	z->model.est.confidence = 0;
+	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, &z->pid_run));
+	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
+	assert_string_equal(zone_sp_in_use_source_name(z), "sysfs");
+	free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gains_rule),
 		cmocka_unit_test(test_engage_release),
 		cmocka_unit_test(test_fixed_gains_and_nothing_learnt),
+		cmocka_unit_test(test_zone_model_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,13 +16,16 @@ const char *limit_reason_name(enum limit_reason r)
 	return (unsigned int)r < LIMIT_REASONS ? reason_names[r] : "?";
 }
 
-void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us)
+void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us,
+		 bool released)
 {
+	if (released)
+		now = LIMIT_NONE;
 	if (t->updated_us && now_us > t->updated_us && t->now != LIMIT_NONE)
 		t->limited_us += now_us - t->updated_us;
 	t->updated_us = now_us;
 	t->now = now;
-	if (now >= t->shown || now_us - t->shown_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
+	if (released || now >= t->shown || now_us - t->shown_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
 		t->shown = now;
 		t->shown_us = now_us;
 	}

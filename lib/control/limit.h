@@ -66,6 +66,9 @@ const char *limit_reason_name(enum limit_reason r);
  * limit_track() - the period at @now_us (monotonic, us) had reason @now:
  * count the time since the previous period; show @now when it is as severe
  * as the reason shown or more, or when that one was last seen LIMIT_HOLD_MS
- * ago or more.
+ * ago or more, or at once when @released: nothing is held back at all (an
+ * idle zone, an actor at state 0 granted its maximum), which is no dip of a
+ * bursty load under a grant that still holds it (@now is then none).
  */
-void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us);
+void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us,
+		 bool released);

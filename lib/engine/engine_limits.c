@@ -12,6 +12,18 @@ static bool at_lowest(const struct actor *a)
 }
 
 /*
+ * What @z's actor @i can be held under: its request, at most its maximum (a
+ * request over it, with saturated_request, is no more than its maximum can
+ * grant), mW.
+ */
+static uint32_t holdable_mw(const struct zone *z, size_t i)
+{
+	uint32_t max_mw = z->actors[i]->max_mw;
+
+	return z->request_mw[i] < max_mw ? z->request_mw[i] : max_mw;
+}
+
+/*
  * Whether @z's grants hold any of its actors back: a step_wise state above
  * 0, or a budget under their requests (the controller's while it is active;
  * the power cap's share, which also binds an idle or step_wise zone).
@@ -24,9 +36,35 @@ static bool holds_back(const struct zone *z)
 	for (size_t i = 0; i < z->n_actors; i++) {
 		if (step_wise && z->step_state[i])
 			return true;
-		asked_mw += z->request_mw[i];
+		asked_mw += holdable_mw(z, i);
 	}
 	return (z->cap_limited || (!step_wise && z->active)) && z->budget_mw < asked_mw;
+}
+
+/*
+ * Whether @z holds nothing back at all: no power cap's share, no step_wise
+ * state, every actor granted its maximum (an idle zone; an active one whose
+ * budget covers every maximum).  A reason it showed is then not held
+ * through LIMIT_HOLD_MS: no dip of a load under a grant that still binds.
+ */
+static bool zone_released(const struct zone *z)
+{
+	if (z->cap_limited)
+		return false;
+	for (size_t i = 0; i < z->n_actors; i++)
+		if (z->step_state[i] || z->grant_mw[i] < z->actors[i]->max_mw)
+			return false;
+	return true;
+}
+
+/*
+ * Whether @a is held back by nothing: at state 0 (a fan: off) with the
+ * grant of every zone it serves (the most restrictive, a->granted_mw) at
+ * its maximum.
+ */
+static bool actor_released(const struct actor *a)
+{
+	return a->state == 0 && a->granted_mw >= a->max_mw;
 }
 
 enum limit_reason zone_limit_reason(const struct zone *z)
@@ -72,7 +110,7 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 
 		for (size_t i = 0; i < z->n_actors; i++) {
 			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->step_state[i] > 0 :
-				    z->grant_mw[i] < z->request_mw[i];
+				    z->grant_mw[i] < holdable_mw(z, i);
 
 			if (z->actors[i] != a || z->limit.now == LIMIT_NONE || !held)
 				continue;
@@ -91,7 +129,9 @@ void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due)
 {
 	for (size_t k = 0; k < e->n_zones; k++)
 		if (!due || due[k])
-			limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us);
+			limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us,
+				    zone_released(&e->zones[k]));
 	for (size_t i = 0; i < e->n_actors; i++)
-		limit_track(&e->actors[i]->limit, actor_limit_reason(e, e->actors[i]), now_us);
+		limit_track(&e->actors[i]->limit, actor_limit_reason(e, e->actors[i]), now_us,
+			    actor_released(e->actors[i]));
 }

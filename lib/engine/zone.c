@@ -313,6 +313,26 @@ const char *zone_sp_source_adjective(const struct zone *z)
 	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
 }
 
+const char *zone_sp_in_use_source_name(const struct zone *z)
+{
+	return z->tuning.engaged ? "learnt" : zone_sp_source_name(z);
+}
+
+enum zone_model_state zone_model_state(const struct zone *z)
+{
+	if (z->tuning.engaged)
+		return ZONE_MODEL_IN_USE;
+	return z->model.est.confidence >= MODEL_TUNING_ENGAGE ? ZONE_MODEL_LEARNT :
+								 ZONE_MODEL_LEARNING;
+}
+
+const char *zone_model_state_name(enum zone_model_state s)
+{
+	static const char *const names[] = { "learning", "learnt", "in-use" };
+
+	return (unsigned int)s < 3 ? names[s] : "?";
+}
+
 uint32_t zone_feed_forward_mw(const struct zone *z)
 {
 	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;

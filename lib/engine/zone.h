@@ -53,6 +53,24 @@ enum sustainable_power_source {
 };
 
 /**
+ * enum zone_model_state - what a zone's learnt thermal model is worth.
+ * @ZONE_MODEL_LEARNING: nothing known yet: its confidence is under
+ *	MODEL_TUNING_ENGAGE, at which the default controller would take it, and
+ *	its values are still near the prior (the starting guess).
+ * @ZONE_MODEL_LEARNT: known (confidence MODEL_TUNING_ENGAGE or more) but
+ *	not in use: the zone's controller is not the default one, or has not
+ *	run since (an idle zone takes it when it next becomes active).
+ * @ZONE_MODEL_IN_USE: the default controller runs on its sustainable power
+ *	and gains (zone->tuning.engaged: it keeps them down to
+ *	MODEL_TUNING_RELEASE).
+ */
+enum zone_model_state {
+	ZONE_MODEL_LEARNING,
+	ZONE_MODEL_LEARNT,
+	ZONE_MODEL_IN_USE,
+};
+
+/**
  * struct zone - one controlled thermal zone.
  * @name: label (config name, or the sensor type when auto-configured).
  * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
@@ -197,6 +215,19 @@ const char *zone_sp_source_name(const struct zone *z);
 
 /** zone_sp_source_adjective() - the same for prose: "configured", "device tree's", "estimated", "RAPL long-term". */
 const char *zone_sp_source_adjective(const struct zone *z);
+
+/**
+ * zone_sp_in_use_source_name() - where the sustainable power the zone's
+ * controller runs on (zone_feed_forward_mw()) came from: "learnt" while it
+ * runs on its model's, else zone_sp_source_name().
+ */
+const char *zone_sp_in_use_source_name(const struct zone *z);
+
+/** zone_model_state() - what @z's thermal model is worth (enum zone_model_state). */
+enum zone_model_state zone_model_state(const struct zone *z);
+
+/** zone_model_state_name() - "learning", "learnt" or "in-use". */
+const char *zone_model_state_name(enum zone_model_state s);
 
 /**
  * zone_feed_forward_mw() - the sustainable power the zone's controller

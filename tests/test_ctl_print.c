@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * powerallocctl's status table and JSON (daemon/ctl_print.c) from snapshots
+ * built by hand: the sustainable power in use and where it came from, a
+ * model still learning shown as such (issue 32, 3); the load one definition
+ * in the table and the JSON, the lease's seconds left (issue 32, 4); a fan
+ * cooling, not limited (issue 32, 5).  Exact lines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctl_print.h"
+
+/* What @print wrote to stdout for @s (malloc'd). */
+static char *printed(void (*print)(const struct snapshot *), const struct snapshot *s)
+{
+	FILE *f = tmpfile();
+	int saved = dup(STDOUT_FILENO);
+	char *text = calloc(1, 65536);
+
+	assert_non_null(f);
+	fflush(stdout);
+	dup2(fileno(f), STDOUT_FILENO);
+	print(s);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(f);
+	assert_true(fread(text, 1, 65535, f) > 0);
+	fclose(f);
+	return text;
+}
+
+/* Whether @text has @line as a whole line. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+#define assert_line(text, line)							\
+	do {									\
+		if (!has_line(text, line))					\
+			fail_msg("no line \"%s\" in:\n%s", line, text);	\
+	} while (0)
+
+static struct actor_view actor(const char *name, const char *kind, const char *cpus,
+			       uint32_t load, uint32_t state, uint32_t max_state,
+			       const char *reason)
+{
+	return (struct actor_view){ .name = (char *)name, .kind = (char *)kind,
+				    .cpus = (char *)cpus, .reason = (char *)reason,
+				    .requested = 944, .granted = 944, .max = 2260, .load = load,
+				    .freq = 1200000, .state = state, .max_state = max_state,
+				    .weight = 1 };
+}
+
+/* The simulated RockPro64's zone, configured at 2200 mW, its model learning. */
+static struct snapshot *snapshot_new(void)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	struct zone_view *z = calloc(1, sizeof(*z));
+
+	*s = (struct snapshot){ .version = "0.1.0", .state = "controlling", .limit_unmet = "",
+				.n_zones = 1, .zones = z };
+	z->name = "soc";
+	z->sensor = "thermal_zone0";
+	z->reason = "none";
+	z->sp_source = "config";
+	z->in_use_source = "config";
+	z->model_state = "learning";
+	z->temp = 72260;
+	z->switch_on = 70000;
+	z->control = 75000;
+	z->margin = 50;
+	z->sustainable = 2200;
+	z->in_use = 2200;
+	z->budget = 3856;
+	z->learned = 1550;
+	z->time_constant = 15;
+	z->confidence = 0.001;
+	z->headroom = 0.45;
+	z->headroom_ahead = 4.83;
+	z->active = 1;
+	z->n_actors = 2;
+	z->actors[0] = actor("cpufreq-cpu4", "cpufreq", "4-5", 150, 3, 7, "temperature");
+	z->actors[1] = actor("devfreq-ff9a0000.gpu", "devfreq", "", 80, 0, 5, "none");
+	z->n_fallback = 1;
+	z->fallback[0] = actor("pwm-fan", "cooling_device", "", 0, 3, 3, "temperature");
+	return s;
+}
+
+static void snapshot_free(struct snapshot *s)
+{
+	free(s->zones);
+	free(s);
+}
+
+/* Learning: the configured power in use, no learnt value or forecast as a fact. */
+static void test_learning(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	char *t = printed(ctl_print_table, s), *j;
+
+	(void)unused;
+	assert_line(t, "  active, budget 3856 mW of 2200 mW sustainable (configured); power in mW");
+	assert_line(t, "  thermal model: learning (confidence 0.00)");
+	assert_line(t, "  headroom 0.45 now (0 switch-on, 1 control); in 10 s: learning");
+	assert_null(strstr(t, "1550"));
+	assert_null(strstr(t, "4.83"));
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"sustainable_power_mw\":2200,\"sustainable_power_source\":"
+				  "\"config\",\"sustainable_power_in_use_mw\":2200,"
+				  "\"sustainable_power_in_use_source\":\"config\",\"model_state\":"
+				  "\"learning\",\"learned_sustainable_power_mw\":null,"
+				  "\"thermal_time_constant_s\":null,\"model_confidence\":0.001,"
+				  "\"headroom\":0.4500,\"headroom_10s\":null"));
+	free(j);
+	free(t);
+	snapshot_free(s);
+}
+
+/* The controller on its model: the learnt power in use, said so; the model's values. */
+static void test_in_use(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct zone_view *z = &s->zones[0];
+	char *t, *j;
+
+	(void)unused;
+	z->model_state = "in-use";
+	z->in_use_source = "learnt";
+	z->in_use = 2764;
+	z->learned = 2764;
+	z->confidence = 0.84;
+	z->time_constant = 18.2;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  active, budget 3856 mW of 2764 mW sustainable (learnt); power in mW");
+	assert_line(t, "  thermal model: 2764 mW sustainable, time constant 18 s, confidence 0.84");
+	assert_line(t, "  headroom 0.45 now, 4.83 in 10 s (0 switch-on, 1 control)");
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"sustainable_power_mw\":2200,\"sustainable_power_source\":"
+				  "\"config\",\"sustainable_power_in_use_mw\":2764,"
+				  "\"sustainable_power_in_use_source\":\"learnt\",\"model_state\":"
+				  "\"in-use\",\"learned_sustainable_power_mw\":2764,"
+				  "\"thermal_time_constant_s\":18.2,\"model_confidence\":0.840,"
+				  "\"headroom\":0.4500,\"headroom_10s\":4.8300"));
+	free(j);
+	free(t);
+	/* Learnt, not taken yet (an idle zone): the device tree's still in use. */
+	z->model_state = "learnt";
+	z->sp_source = z->in_use_source = "sysfs";
+	z->in_use = 2200;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  active, budget 3856 mW of 2200 mW sustainable (device tree); power in mW");
+	assert_line(t, "  thermal model: 2764 mW sustainable, time constant 18 s, confidence 0.84");
+	free(t);
+	snapshot_free(s);
+}
+
+/* The load averaged over the actor's CPUs, in the table and the JSON alike. */
+static void test_load_one_definition(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	char *t = printed(ctl_print_table, s), *j = printed(ctl_print_json, s);
+
+	(void)unused;
+	/* 150 % over two CPUs: 75 % of one; the GPU's own 80 %. */
+	assert_line(t, "  cpufreq-cpu4         cpufreq     4-5      75%  1200    944    944   2260"
+		       "  3/7 ");
+	assert_line(t, "  devfreq-ff9a0000.gpu devfreq     -        80%  1200    944    944   2260"
+		       "  0/5 ");
+	assert_non_null(strstr(j, "\"name\":\"cpufreq-cpu4\",\"kind\":\"cpufreq\",\"cpus\":\"4-5\","
+				  "\"limiting_reason\":\"temperature\",\"mean_load_pct\":75,"));
+	assert_non_null(strstr(j, "\"limiting_reason\":\"none\",\"mean_load_pct\":80,"));
+	assert_null(strstr(j, "\"load_pct\""));
+	free(j);
+	free(t);
+	snapshot_free(s);
+}
+
+/* The lease's seconds left beside its CLOCK_MONOTONIC end; null without a cap. */
+static void test_lease_left(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct timespec now;
+	char *j = printed(ctl_print_json, s), *p;
+	double left;
+
+	(void)unused;
+	assert_non_null(strstr(j, "\"power_limit_mw\":0,\"power_limit_expires_usec\":0,"
+				  "\"power_limit_lease_left_s\":null,\"power_limit_unmet\":\"\""));
+	free(j);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	s->limit_mw = 1500;
+	s->limit_expires_us = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000 +
+			      60 * 1000000ULL;
+	j = printed(ctl_print_json, s);
+	p = strstr(j, "\"power_limit_lease_left_s\":");
+	assert_non_null(p);
+	left = strtod(p + strlen("\"power_limit_lease_left_s\":"), NULL);
+	assert_true(left > 50 && left <= 60);
+	free(j);
+	snapshot_free(s);
+}
+
+/* A fan on is cooling, at its top state or under it; never "limited". */
+static void test_fan_cools(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct zone_view *z = &s->zones[0];
+	char *t = printed(ctl_print_table, s);
+
+	(void)unused;
+	assert_line(t, "  pwm-fan              cooling at its top state (3/3)");
+	assert_line(t, "  cpufreq-cpu4         limited by temperature");
+	assert_null(strstr(t, "pwm-fan              limited"));
+	assert_null(strstr(t, "devfreq-ff9a0000.gpu limited"));
+	free(t);
+	z->fallback[0].state = 1;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  pwm-fan              cooling at state 1/3");
+	free(t);
+	z->fallback[0].state = 3;
+	z->fallback[0].reason = "sensor-fault";
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  pwm-fan              cooling at its top state (3/3): sensor-fault");
+	free(t);
+	z->fallback[0].state = 0;
+	z->fallback[0].reason = "none";
+	t = printed(ctl_print_table, s);
+	assert_null(strstr(t, "pwm-fan              cooling"));
+	free(t);
+	snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_learning),
+		cmocka_unit_test(test_in_use),
+		cmocka_unit_test(test_load_one_definition),
+		cmocka_unit_test(test_lease_left),
+		cmocka_unit_test(test_fan_cools),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
