@@ -113,6 +113,14 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
 void engine_share_cap(struct engine *e);
 
 /**
+ * engine_lowest_text() - for the journal: which power actors are held at
+ * their lowest states (actor_at_lowest()) and which are not, into @buf:
+ * "every actor is held at its lowest state", or the two lists by name.
+ * Return: @buf.
+ */
+const char *engine_lowest_text(const struct engine *e, char *buf, size_t size);
+
+/**
  * engine_restore() - every actor back to what it found, every zone back to
  * its original policy.  Return: 0 or the first negative errno (logged).
  */
