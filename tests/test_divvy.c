@@ -404,6 +404,38 @@ static void test_property_floors(void **unused)
 	}
 }
 
+/* Between OPPs a grant is not spent: lowered to its OPP, the rest buys whole steps. */
+static void test_fill_opps(void **unused)
+{
+	struct power_table a = { .n = 3 }, b = { .n = 3 }, none = { .n = 0 };
+	const struct power_table *tables[] = { &a, &b, &none };
+	const uint32_t load_pct[] = { 100, 100, 0 };
+	uint32_t grants[3] = { 250, 250, 40 };
+
+	(void)unused;
+	for (size_t k = 0; k < 3; k++) {
+		a.entry[k] = (struct power_entry){ .freq_khz = 1000 * (k + 1), .power_mw = 100 * (k + 1) };
+		b.entry[k] = (struct power_entry){ .freq_khz = 1000 * (k + 1),
+						   .power_mw = (uint32_t[]){ 50, 150, 400 }[k] };
+	}
+	/* 200 + 150 at their OPPs, 40 kept (no OPPs): 150 left buys a's 300 mW (+100), not b's. */
+	floors_fill_opps(tables, load_pct, 3, 540, grants);
+	assert_int_equal(grants[0], 300);
+	assert_int_equal(grants[1], 150);
+	assert_int_equal(grants[2], 40);
+	/* Under the lowest OPPs: they stay there, nothing bought. */
+	grants[0] = 100;
+	grants[1] = 50;
+	floors_fill_opps(tables, load_pct, 3, 100, grants);
+	assert_int_equal(grants[0], 100);
+	assert_int_equal(grants[1], 50);
+	/* Half loaded: an OPP's least grant is its power x load, rounded up. */
+	grants[0] = grants[1] = 0;
+	floors_fill_opps(tables, (const uint32_t[]){ 33, 33, 0 }, 3, 200, grants);
+	assert_int_equal(grants[0], 99);	/* 300 x 0.33: a's top */
+	assert_int_equal(grants[1], 50);	/* 49.5 rounded up; its top, 132 mW, would not fit */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_floors_held_and_the_rest_shared),
 		cmocka_unit_test(test_floors_kernel_rest_still_bound),
 		cmocka_unit_test(test_property_floors),
+		cmocka_unit_test(test_fill_opps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

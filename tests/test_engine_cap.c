@@ -240,46 +240,70 @@ static void test_rockpro64_cap_under_the_floor(void **unused)
 	assert_int_equal(capped_draw(&t, 1, states), 709);
 }
 
+/* Under @cap_mw with @draw_mw drawn at @states: no actor's next OPP would still fit. */
+static void assert_filled(const struct rockpro64 *t, uint32_t cap_mw, const unsigned int *states,
+			  uint32_t draw_mw)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (states[i] > 0)
+			assert_true(draw_at(t->actors[i], states[i] - 1) -
+				    draw_at(t->actors[i], states[i]) > cap_mw - draw_mw);
+}
+
 static void test_rockpro64_cap_over_the_floor(void **unused)
 {
 	struct rockpro64 t;
 	unsigned int states[3];
-	uint32_t granted = 0, draw;
+	uint32_t granted, draw;
 
 	(void)unused;
 	rockpro64(&t, 100);
 	/* Between the floor (709 mW) and the demand (716 + 2260 + 2555 mW). */
-	for (uint32_t cap_mw = 710; cap_mw <= 1500; cap_mw += 10) {
+	for (uint32_t cap_mw = 710; cap_mw <= 3000; cap_mw += 10) {
 		draw = capped_draw(&t, cap_mw, states);
-		granted = t.zone.grant_mw[0] + t.zone.grant_mw[1] + t.zone.grant_mw[2];
-		/* At or under the cap, every actor granted at least its lowest state's draw... */
+		/* At or under the cap, as close as whole OPP steps come... */
 		assert_in_range(draw, 709, cap_mw);
-		assert_true(t.zone.grant_mw[0] >= 108 && t.zone.grant_mw[1] >= 242 &&
-			    t.zone.grant_mw[2] >= 359);
-		/* ...and all of the cap granted (the OPPs between, dithered, spend it). */
-		assert_in_range(granted, cap_mw - 3, cap_mw);
+		assert_filled(&t, cap_mw, states, draw);
+		/* ...each actor granted what it draws there, at least its lowest state's. */
+		for (size_t i = 0; i < 3; i++)
+			assert_int_equal(t.zone.grant_mw[i], draw_at(t.actors[i], states[i]));
 	}
-	/* 800 mW: the 91 mW over the floor go to the little cluster, the most efficient. */
-	draw = capped_draw(&t, 800, states);
-	assert_int_equal(t.zone.grant_mw[0], 199);
-	assert_int_equal(states[0], 4);		/* 600 MHz: 160 mW; dithered with 816 MHz */
+	/*
+	 * 800 mW: the 91 mW over the floor take the little cluster, the most
+	 * efficient, to 600 MHz (+52 mW); no other OPP fits in them.  Before,
+	 * 1075 mW (little 816 MHz, big 600 MHz, GPU granted 0 mW at 359).
+	 */
+	assert_int_equal(capped_draw(&t, 800, states), 761);
+	assert_int_equal(states[0], 4);
 	assert_int_equal(states[1], 7);
 	assert_int_equal(states[2], 5);
-	assert_int_equal(draw, 761);
+	/* 1500 mW: what the clusters' OPPs leave takes the GPU to 297 MHz (before: 1747 mW). */
+	assert_int_equal(capped_draw(&t, 1500, states), 1497);
+	assert_int_equal(states[2], 4);
+	/* A zone that dithers spends the parts between OPPs itself: all of the cap granted. */
+	t.zone.pid.fixes.dither_grants = true;
+	for (uint32_t cap_mw = 710; cap_mw <= 3000; cap_mw += 10) {
+		capped_draw(&t, cap_mw, states);
+		granted = t.zone.grant_mw[0] + t.zone.grant_mw[1] + t.zone.grant_mw[2];
+		assert_in_range(granted, cap_mw - 3, cap_mw);
+		assert_true(t.zone.grant_mw[0] >= 108 && t.zone.grant_mw[1] >= 242 &&
+			    t.zone.grant_mw[2] >= 359);
+	}
 }
 
 static void test_rockpro64_idle_gpu(void **unused)
 {
 	struct rockpro64 t;
 	unsigned int states[3];
+	uint32_t draw;
 
 	(void)unused;
 	/* The GPU idle draws nothing at any state: the cap goes to the clusters. */
 	rockpro64(&t, 0);
-	assert_in_range(capped_draw(&t, 500, states), 350, 500);
-	assert_int_equal(states[2], 5);		/* a 0 mW grant: its lowest state (5 of 5) */
-	assert_int_equal(t.zone.grant_mw[2], 0);
-	assert_in_range(t.zone.grant_mw[0] + t.zone.grant_mw[1], 497, 500);
+	draw = capped_draw(&t, 500, states);
+	assert_int_equal(draw_at(&t.gpu, states[2]), 0);
+	assert_in_range(draw, 350, 500);
+	assert_filled(&t, 500, states, draw);
 }
 
 /* A 0 mW grant is each kind of numbering's deepest state: the lowest power. */

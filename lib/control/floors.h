@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "divvy.h"
+#include "power_table.h"
 
 /**
  * floors_divide_fn - divides @budget_mw among the parties @idx[0..@n) of
@@ -49,3 +50,21 @@ void floors_divide(size_t n, const uint32_t *floor_mw, uint32_t budget_mw,
  */
 void floors_divvy(struct divvy_actor *actors, size_t n, const uint32_t *floor_mw,
 		  uint32_t budget_mw, bool kernel);
+
+/**
+ * floors_fill_opps() - spend what the OPPs leave of a budget.  An actor
+ * throttled by OPPs spends the power of the highest OPP its grant reaches
+ * (power_table_power_to_freq() at its load), so the grants' parts between
+ * OPPs go unspent; here each grant is lowered to the least that keeps its
+ * OPP, and what that frees, with what the budget had left, buys whole OPP
+ * steps, the dearest that fits first, until none fits: the grants then add
+ * up to at most the budget (or to the lowest OPPs' power, where that is
+ * more) and what is left over is less than any actor's next step.
+ * @tables: per actor, its power table (one CPU's, or the device's); an
+ *	empty one (a powercap limit, not quantised) keeps its grant.
+ * @load_pct: per actor, its load as power_table_power_to_freq() takes it.
+ * @n: how many (at most DIVVY_MAX_ACTORS are filled).
+ * @grants_mw: in: the grants; out: the grants filled, mW.
+ */
+void floors_fill_opps(const struct power_table *const *tables, const uint32_t *load_pct, size_t n,
+		      uint32_t budget_mw, uint32_t *grants_mw);

@@ -156,11 +156,33 @@ static void divide_by_efficiency(const void *ctx, const size_t *idx, size_t n,
 }
 
 /*
+ * Under the power cap, unless the zone dithers grants (whose carry spends
+ * the part of a grant between two OPPs over a few periods), the parts the
+ * OPPs leave buy whole OPP steps of whichever actor they fit
+ * (floors_fill_opps()), so that the actors draw as close to the cap as
+ * their OPPs allow.
+ */
+static void fill_opps(struct zone *z)
+{
+	const struct power_table *tables[ZONE_MAX_ACTORS];
+	uint32_t load_pct[ZONE_MAX_ACTORS];
+
+	if (z->pid.mode == PID_MODE_DEFAULT && z->pid.fixes.dither_grants)
+		return;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		tables[i] = &z->actors[i]->table;
+		load_pct[i] = z->actors[i]->load_pct;
+	}
+	floors_fill_opps(tables, load_pct, z->n_actors, z->budget_mw, z->grant_mw);
+}
+
+/*
  * The budget divided among the actors.  Under the power cap the budget
  * bounds what they draw, and an actor granted less than it draws at its
  * lowest state draws that all the same: no actor is granted less, and what
- * that takes is taken from the others (floors_divide()).  Without a cap the
- * floors are 0: one division, the kernel's law.
+ * that takes is taken from the others (floors_divide()); then the OPPs are
+ * filled (fill_opps()).  Without a cap the floors are 0: one division, the
+ * kernel's law.
  */
 static void divide(struct zone *z, struct divvy_actor *d)
 {
@@ -172,9 +194,12 @@ static void divide(struct zone *z, struct divvy_actor *d)
 		floors_divvy(d, z->n_actors, floor_mw, z->budget_mw, z->pid.mode == PID_MODE_KERNEL);
 		for (size_t i = 0; i < z->n_actors; i++)
 			z->grant_mw[i] = d[i].granted_mw;
-		return;
+	} else {
+		floors_divide(z->n_actors, floor_mw, z->budget_mw, divide_by_efficiency, z,
+			      z->grant_mw);
 	}
-	floors_divide(z->n_actors, floor_mw, z->budget_mw, divide_by_efficiency, z, z->grant_mw);
+	if (z->capped)
+		fill_opps(z);
 }
 
 /* Lowers the budget to the zone's share of the power cap; whether it did. */
