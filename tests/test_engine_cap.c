@@ -57,6 +57,14 @@ static void test_no_cap(void **unused)
 	assert_false(t.zones[0].capped);
 	assert_false(t.zones[1].capped);
 	assert_int_equal(t.e.lowest_mw, 600);
+	/* At least every actor's maximum together (7000 mW): nothing to hold. */
+	t.e.cap_mw = 7000;
+	engine_share_cap(&t.e);
+	assert_false(t.zones[0].capped);
+	assert_false(t.zones[1].capped);
+	t.e.cap_mw = 6999;
+	engine_share_cap(&t.e);
+	assert_true(t.zones[0].capped && t.zones[1].capped);
 }
 
 static void test_by_request(void **unused)

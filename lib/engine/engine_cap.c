@@ -54,14 +54,17 @@ void engine_share_cap(struct engine *e)
 	struct divvy_actor d[DIVVY_MAX_ACTORS];
 	uint32_t zone_floor_mw[DIVVY_MAX_ACTORS] = { 0 };
 	size_t n = e->n_zones < DIVVY_MAX_ACTORS ? e->n_zones : DIVVY_MAX_ACTORS;
-	uint64_t req, max, least, floor_mw = 0;
+	uint64_t req, max, least, floor_mw = 0, top_mw = 0;
 
-	for (size_t i = 0; i < e->n_actors; i++)
+	for (size_t i = 0; i < e->n_actors; i++) {
 		floor_mw += e->actors[i]->min_mw;
+		top_mw += e->actors[i]->max_mw;
+	}
 	e->lowest_mw = clamp_mw(floor_mw);
 	for (size_t z = 0; z < e->n_zones; z++)
 		e->zones[z].capped = false;
-	if (!e->cap_mw)
+	/* A cap at or over every actor flat out holds nothing: the zones divide as uncapped. */
+	if (!e->cap_mw || e->cap_mw >= top_mw)
 		return;
 	for (size_t z = 0; z < n; z++) {
 		zone_demand(e, &e->zones[z], &req, &max, &least);
