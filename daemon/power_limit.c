@@ -88,18 +88,19 @@ void power_limit_clear(struct power_limit *l)
 	notify(l);
 }
 
-void power_limit_note_lowest(struct power_limit *l, uint32_t lowest_mw)
+void power_limit_note_lowest(struct power_limit *l, const struct engine *e)
 {
-	char unmet[sizeof(l->unmet)] = "";
+	char unmet[sizeof(l->unmet)] = "", held[600];
 
-	if (l->limit_mw && lowest_mw > l->limit_mw)
+	if (l->limit_mw && e->lowest_mw > l->limit_mw)
 		snprintf(unmet, sizeof(unmet), "the actors' lowest states draw %u mW, above the "
-			 "limit of %u mW", lowest_mw, l->limit_mw);
+			 "limit of %u mW", e->lowest_mw, l->limit_mw);
 	if (strcmp(unmet, l->unmet) == 0)
 		return;
+	/* What the states are after the cycle that applied the limit, not what they should be. */
 	if (unmet[0] && !l->unmet[0])
-		journal_log(PA_LOG_WARNING, NULL, "power limit %u mW cannot be met: %s; every actor "
-			    "is held at its lowest state", l->limit_mw, unmet);
+		journal_log(PA_LOG_WARNING, NULL, "power limit %u mW cannot be met: %s; %s",
+			    l->limit_mw, unmet, engine_lowest_text(e, held, sizeof(held)));
 	snprintf(l->unmet, sizeof(l->unmet), "%s", unmet);
 	notify(l);
 }

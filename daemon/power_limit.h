@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "engine/engine.h"
+
 /* A lease lasts this long at least and at most, s. */
 #define POWER_LIMIT_LEASE_MIN_S 1
 #define POWER_LIMIT_LEASE_MAX_S 86400
@@ -50,11 +52,12 @@ int power_limit_set(struct power_limit *l, uint32_t limit_mw, uint32_t lease_s, 
 void power_limit_clear(struct power_limit *l);
 
 /**
- * power_limit_note_lowest() - after a cycle: what the actors draw at their
- * lowest states, mW (engine->lowest_mw); sets @unmet when that is above the
- * cap, and says so once in the journal.
+ * power_limit_note_lowest() - after a cycle of @e: what the actors draw at
+ * their lowest states at full load, mW (e->lowest_mw); sets @unmet when that
+ * is above the cap, and says so once in the journal with the actors that
+ * cycle left at their lowest states and those it did not (engine_lowest_text()).
  */
-void power_limit_note_lowest(struct power_limit *l, uint32_t lowest_mw);
+void power_limit_note_lowest(struct power_limit *l, const struct engine *e);
 
 /** power_limit_free() - drop the timer (the cap goes with the process). */
 void power_limit_free(struct power_limit *l);

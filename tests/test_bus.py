@@ -643,20 +643,27 @@ class Neighbours(unittest.TestCase):
 POWERALLOCD_SIM = os.environ.get("POWERALLOCD_SIM", "build/tools/simulator/powerallocd-sim")
 
 
+def start_simulator(args, seconds):
+    """The simulator run with @args, its output read up to its @seconds-th simulated
+    second: (the process, its tree, or None when it said none)."""
+    sim = subprocess.Popen([POWERALLOCD_SIM] + args, stdout=subprocess.PIPE, text=True)
+    tree = None
+    for line in sim.stdout:
+        if line.startswith("tree: "):
+            tree = line.split()[1]
+        if line.strip().startswith("%d s" % seconds):
+            break
+    return sim, tree
+
+
 class Simulator(unittest.TestCase):
     """The daemon run by the simulator, queried over the bus while it runs."""
 
     def test_status_matches_the_simulated_soc(self):
         bus = PrivateBus()
-        sim = subprocess.Popen([POWERALLOCD_SIM, "--duration", "20", "--speed", "1"],
-                               stdout=subprocess.PIPE, text=True)
+        # Hot and throttling by 12 s.
+        sim, tree = start_simulator(["--duration", "20", "--speed", "1"], 12)
         try:
-            tree = None
-            for line in sim.stdout:
-                if line.startswith("tree: "):
-                    tree = line.split()[1]
-                if line.strip().startswith("12 s"):
-                    break   # hot and throttling by now
             self.assertIsNotNone(tree)
             temp = os.path.join(tree, "sys/devices/virtual/thermal/thermal_zone0/temp")
             cdev = os.path.join(tree, "sys/devices/virtual/thermal/cooling_device%d/cur_state")
@@ -719,16 +726,9 @@ class Headroom(unittest.TestCase):
 
     def test_forecast_against_the_simulated_die(self):
         bus = PrivateBus()
-        sim = subprocess.Popen([POWERALLOCD_SIM, "--duration", "50", "--speed", "1"],
-                               stdout=subprocess.PIPE, text=True)
+        sim, tree = start_simulator(["--duration", "50", "--speed", "1"], self.AT_S[0])
         forecasts, errors = [], []
         try:
-            tree = None
-            for line in sim.stdout:
-                if line.startswith("tree: "):
-                    tree = line.split()[1]
-                if line.strip().startswith("%d s" % self.AT_S[0]):
-                    break
             self.assertIsNotNone(tree)
             trace = os.path.join(tree, "trace.csv")
             start = time.monotonic() - self.AT_S[0]

@@ -5,12 +5,16 @@ PropertiesChanged when the reason shown changes and not every period, held
 through a bursty load for 10 s (lib/control/limit.h's LIMIT_HOLD_MS), one journal
 line per change, the throttled time counted only while throttled, a
 sensor fault shown as such, and a zone the power cap holds shown as
-power-limit, on a private bus (tests/test_bus.py).
+power-limit, on a private bus (tests/test_bus.py); and a cap the lowest
+states cannot meet on the simulated RockPro64, which settles at them.
 
-usage: test_bus_limits.py (POWERALLOCD and POWERALLOCCTL name the binaries)
+usage: test_bus_limits.py (POWERALLOCD, POWERALLOCCTL and POWERALLOCD_SIM name the binaries)
 """
+import csv
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +22,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_bus import Bus, ctl  # noqa: E402
+from test_bus import Bus, PrivateBus, ctl, start_simulator  # noqa: E402
 from test_daemon import CDEV, ZONE0, wait_for  # noqa: E402
 
 HOLD_S = 10     # LIMIT_HOLD_MS
@@ -201,6 +205,94 @@ class LimitingReason(Bus):
         self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "lowest-state"),
                         self.zone())
         self.assertEqual(ctl("limit", "--clear").returncode, 0)
+
+
+def rockpro64_tables():
+    """Per actor of the simulated RockPro64 (both clusters, the GPU), its power at
+    full load by cooling state, mW (state 0 the top OPP), from the board's data."""
+    with open(os.path.join(HERE, "boards", "rk3399-rockpro64.json")) as f:
+        board = json.load(f)
+    tables = [[o["cluster_mw_all_cpus"] for o in c["power_table"]] for c in board["clusters"]]
+    tables.append([o["mw"] for o in board["gpu"]["power_table"]])
+    return [t[::-1] for t in tables]
+
+
+class UnreachableCap(unittest.TestCase):
+    """powerallocctl limit on the simulated RockPro64 at full load (issue 32, 6): under
+    what the lowest states draw (709 mW), every actor at its lowest state, granted what
+    it draws there, and the journal saying so; over it, at most the cap."""
+
+    def test_settles_at_the_floor(self):
+        tables = rockpro64_tables()
+        floor = sum(t[-1] for t in tables)
+        self.assertEqual(floor, 4 * 27 + 2 * 121 + 359)
+        bus = PrivateBus()
+        sim, tree = start_simulator(["--duration", "600", "--speed", "5"], 2)
+        try:
+            self.assertIsNotNone(tree)
+            self.assertTrue(wait_for(lambda: ctl("status").returncode == 0, timeout=20))
+            self.assertEqual(ctl("limit", "0.5", "--lease", "120").returncode, 0)
+
+            def actors():
+                return json.loads(ctl("status", "--json").stdout)["zones"][0]["actors"]
+
+            def at_floor():
+                a = actors()
+                return (all(x["cooling_state"] == x["max_cooling_state"] for x in a) and
+                        sum(x["requested_mw"] for x in a) == floor)
+            # Before, cpu0 stayed at state 3 of 5 (232 mW) and the GPU was granted 0 mW:
+            # 833 mW drawn.
+            self.assertTrue(wait_for(at_floor, timeout=20), actors())
+            for a, table in zip(actors(), tables):
+                self.assertEqual(a["requested_mw"], table[-1], a)
+                self.assertEqual(a["granted_mw"], a["requested_mw"], a)
+            with open(os.path.join(tree, "powerallocd.log")) as f:
+                log = f.read()
+            self.assertIn("power limit 500 mW cannot be met: the actors' lowest states draw "
+                          "%d mW, above the limit of 500 mW; every actor is held at its "
+                          "lowest state" % floor, log)
+            # The plant's silicon (its µW tables, plus 300 mW static) at the lowest OPPs.
+            print("cap: 500 mW: %d mW drawn at the lowest states" % floor, file=sys.stderr)
+            line = ""
+            for line in sim.stdout:
+                if re.search(r"\(s5\).*\(s7\).*\(s5\)", line):
+                    break
+            self.assertRegex(line, r"power  *101[23] mW")
+
+            # Over the floor, under the demand: the states' draw at full load in each
+            # period, at most the cap and as close as whole OPP steps come: at 800 mW,
+            # 761 (the 91 mW over the floor take the little cluster to 600 MHz, +52;
+            # no other OPP fits in them); at 1500 mW, 1497 (what the clusters' OPPs
+            # leave takes the GPU to 297 MHz).
+            trace = os.path.join(tree, "trace.csv")
+            names = ["cpufreq-cpu0", "cpufreq-cpu4", "devfreq-ff9a0000.gpu"]
+            for cap, best in ((800, 761), (1500, 1497)):
+                with open(trace) as f:
+                    start = len(f.readlines()) - 1
+                self.assertEqual(ctl("limit", "%.1f" % (cap / 1000), "--lease", "120")
+                                 .returncode, 0)
+
+                def periods():
+                    """Per period since (the first 20 left to settle), the states' draw."""
+                    with open(trace) as f:
+                        rows = list(csv.DictReader(f))[start:]
+                    draws = {}
+                    for r in rows:
+                        if r["actor"] in names:
+                            draws.setdefault(r["time_ms"], []).append(
+                                tables[names.index(r["actor"])][int(r["state"])])
+                    return [sum(d) for d in draws.values() if len(d) == 3][20:]
+                self.assertTrue(wait_for(lambda: len(periods()) >= 100, timeout=60))
+                draws = periods()
+                print("cap: %d mW: %d-%d mW drawn over %d periods" %
+                      (cap, min(draws), max(draws), len(draws)), file=sys.stderr)
+                self.assertLessEqual(max(draws), cap, draws)
+                self.assertEqual(min(draws), best, draws)
+        finally:
+            sim.send_signal(signal.SIGINT)
+            rest = sim.communicate(timeout=30)[0]
+            bus.close()
+        self.assertIn("limits and policy restored: yes", rest)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "control/divvy.h"
+#include "control/floors.h"
 
 #define W1 DIVVY_WEIGHT_ONE
 
@@ -323,6 +325,117 @@ static void test_kernel_idle_gets_max(void **unused)
 	assert_int_equal(a[1].granted_mw, 0);
 }
 
+/*
+ * A budget that bounds what is drawn (floors.h): no actor granted under what
+ * its lowest state draws, the others sharing what is left.
+ */
+static void test_floors_held_and_the_rest_shared(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 900, .weight_q10 = W1, .max_mw = 3000 },
+		{ .req_mw = 100, .weight_q10 = W1, .max_mw = 3000 },
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 3000 },
+	};
+	const uint32_t floor_mw[] = { 100, 200, 300 };
+
+	(void)unused;
+	/* By request: 900, 100, 0; the second and third held at 200 and 300. */
+	floors_divvy(a, 3, floor_mw, 1000, false);
+	assert_int_equal(a[0].granted_mw, 500);
+	assert_int_equal(a[1].granted_mw, 200);
+	assert_int_equal(a[2].granted_mw, 300);
+	/* Under the floors' 600 mW: each at its floor, however it asks. */
+	floors_divvy(a, 3, floor_mw, 400, false);
+	assert_int_equal(a[0].granted_mw, 100);
+	assert_int_equal(a[1].granted_mw, 200);
+	assert_int_equal(a[2].granted_mw, 300);
+	/* Nobody under a floor: divvy()'s grants. */
+	floors_divvy(a, 3, floor_mw, 5000, false);
+	assert_int_equal(a[0].granted_mw, 3000);
+	assert_int_equal(a[1].granted_mw, 1182);
+	assert_int_equal(a[2].granted_mw, 818);
+}
+
+/* The kernel's law grants every maximum to idle actors; not once some are held. */
+static void test_floors_kernel_rest_still_bound(void **unused)
+{
+	struct divvy_actor a[] = {
+		{ .req_mw = 500, .weight_q10 = W1, .max_mw = 3000 },
+		{ .req_mw = 0, .weight_q10 = W1, .max_mw = 3000 },
+	};
+	const uint32_t floor_mw[] = { 1200, 0 };
+
+	(void)unused;
+	/* 1000 mW to the first, under its floor: held there, the idle one gets nothing. */
+	floors_divvy(a, 2, floor_mw, 1000, true);
+	assert_int_equal(a[0].granted_mw, 1200);
+	assert_int_equal(a[1].granted_mw, 0);
+	a[0].req_mw = 0;	/* nobody asks: divvy_kernel()'s maxima, no floor under them */
+	floors_divvy(a, 2, floor_mw, 1000, true);
+	assert_int_equal(a[0].granted_mw, 3000);
+	assert_int_equal(a[1].granted_mw, 3000);
+}
+
+static void test_property_floors(void **unused)
+{
+	(void)unused;
+	for (int iter = 0; iter < 100000; iter++) {
+		struct divvy_actor a[8], b[8];
+		uint32_t budget, floor_mw[8] = { 0 };
+		size_t n = random_actors(a, &budget);
+		uint64_t floors = 0, granted;
+
+		memcpy(b, a, sizeof(a));
+		/* No floors: exactly divvy()'s grants. */
+		divvy(b, n, budget);
+		floors_divvy(a, n, floor_mw, budget, false);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(a[i].granted_mw, b[i].granted_mw);
+		for (size_t i = 0; i < n; i++) {
+			floor_mw[i] = rnd(4) ? rnd(a[i].max_mw + 1) : 0;
+			floors += floor_mw[i];
+		}
+		floors_divvy(a, n, floor_mw, budget, false);
+		granted = total(a, n, 0);
+		for (size_t i = 0; i < n; i++)
+			assert_true(a[i].granted_mw >= floor_mw[i] && a[i].granted_mw <= a[i].max_mw);
+		/* The budget, or the floors where they take more, to rounding. */
+		assert_true(granted <= (budget > floors ? budget : floors) + n);
+	}
+}
+
+/* Between OPPs a grant is not spent: lowered to its OPP, the rest buys whole steps. */
+static void test_fill_opps(void **unused)
+{
+	struct power_table a = { .n = 3 }, b = { .n = 3 }, none = { .n = 0 };
+	const struct power_table *tables[] = { &a, &b, &none };
+	const uint32_t load_pct[] = { 100, 100, 0 };
+	uint32_t grants[3] = { 250, 250, 40 };
+
+	(void)unused;
+	for (size_t k = 0; k < 3; k++) {
+		a.entry[k] = (struct power_entry){ .freq_khz = 1000 * (k + 1), .power_mw = 100 * (k + 1) };
+		b.entry[k] = (struct power_entry){ .freq_khz = 1000 * (k + 1),
+						   .power_mw = (uint32_t[]){ 50, 150, 400 }[k] };
+	}
+	/* 200 + 150 at their OPPs, 40 kept (no OPPs): 150 left buys a's 300 mW (+100), not b's. */
+	floors_fill_opps(tables, load_pct, 3, 540, grants);
+	assert_int_equal(grants[0], 300);
+	assert_int_equal(grants[1], 150);
+	assert_int_equal(grants[2], 40);
+	/* Under the lowest OPPs: they stay there, nothing bought. */
+	grants[0] = 100;
+	grants[1] = 50;
+	floors_fill_opps(tables, load_pct, 3, 100, grants);
+	assert_int_equal(grants[0], 100);
+	assert_int_equal(grants[1], 50);
+	/* Half loaded: an OPP's least grant is its power x load, rounded up. */
+	grants[0] = grants[1] = 0;
+	floors_fill_opps(tables, (const uint32_t[]){ 33, 33, 0 }, 3, 200, grants);
+	assert_int_equal(grants[0], 99);	/* 300 x 0.33: a's top */
+	assert_int_equal(grants[1], 50);	/* 49.5 rounded up; its top, 132 mW, would not fit */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +451,10 @@ int main(void)
 		cmocka_unit_test(test_property_bounds),
 		cmocka_unit_test(test_property_monotonic_in_request),
 		cmocka_unit_test(test_matches_kernel_to_rounding),
+		cmocka_unit_test(test_floors_held_and_the_rest_shared),
+		cmocka_unit_test(test_floors_kernel_rest_still_bound),
+		cmocka_unit_test(test_property_floors),
+		cmocka_unit_test(test_fill_opps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

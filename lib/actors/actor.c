@@ -87,6 +87,20 @@ int freq_actor_open_state(struct freq_actor *f, int cdev_id)
 	return 0;
 }
 
+uint32_t actor_lowest_mw(const struct actor *a)
+{
+	const struct power_table *t = &a->table;
+
+	return t->n ? power_table_requested_power(t, t->entry[0].freq_khz, a->load_pct) : a->min_mw;
+}
+
+bool actor_at_lowest(const struct actor *a)
+{
+	if (!a->max_mw)
+		return false;
+	return a->table.n ? a->max_state && a->state >= a->max_state : a->granted_mw <= a->min_mw;
+}
+
 unsigned long freq_actor_state_for_power(const struct actor *a, uint32_t granted_mw)
 {
 	const struct freq_actor *f = (const struct freq_actor *)a;

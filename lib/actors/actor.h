@@ -158,6 +158,22 @@ static inline int actor_save(const struct actor *a, saved_value_fn fn, void *use
 }
 
 /**
+ * actor_lowest_mw() - what @a draws at its lowest state with its load now,
+ * mW: its lowest OPP's power for its load, as the kernel counts a request
+ * (min_mw at full load, 0 idle); without a power table (powercap), the
+ * lowest limit it takes, min_mw.  A grant under it saves nothing: the
+ * actor draws this at its lowest state all the same.
+ */
+uint32_t actor_lowest_mw(const struct actor *a);
+
+/**
+ * actor_at_lowest() - whether @a, a power actor, is held at its lowest:
+ * at its deepest state, or without a power table (powercap) granted at
+ * most its lowest limit.  False for a device without power (a fan).
+ */
+bool actor_at_lowest(const struct actor *a);
+
+/**
  * actor_same_device() - whether @a and @b drive the same device: same kind,
  * cooling device and name (an engine built again makes new actors for the
  * devices the old one drove).

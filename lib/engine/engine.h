@@ -110,10 +110,20 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
  * engine_share_cap() - divide e->cap_mw among the zones (lib/engine/engine_cap.c):
  * by divvy(), each zone asking what its actors asked of its last division
  * (an actor shared by zones counted once among them) and holding at most
- * its actors' maximum; sets each zone's capped and cap_mw (not capped when
- * e->cap_mw is 0) and e->lowest_mw.  engine_cycle() calls it first.
+ * its actors' maximum, and none given less than its actors draw at their
+ * lowest states (floors_divide()); sets each zone's capped and cap_mw (not
+ * capped when e->cap_mw is 0, or at least what every actor draws flat out
+ * together) and e->lowest_mw.  engine_cycle() calls it first.
  */
 void engine_share_cap(struct engine *e);
+
+/**
+ * engine_lowest_text() - for the journal: which power actors are held at
+ * their lowest states (actor_at_lowest()) and which are not, into @buf:
+ * "every actor is held at its lowest state", or the two lists by name.
+ * Return: @buf.
+ */
+const char *engine_lowest_text(const struct engine *e, char *buf, size_t size);
 
 /**
  * engine_restore() - every actor back to what it found, every zone back to

@@ -9,6 +9,7 @@
 
 #include "control/divvy.h"
 #include "control/efficiency.h"
+#include "control/floors.h"
 #include "platform/log.h"
 #include "zone_sensor.h"
 
@@ -137,27 +138,68 @@ static double demand_of(const struct actor *a)
 	return fmin(1.0, (a->load_pct / 100.0 * scale + saturated * (1.0 - scale)) / a->n_cpus);
 }
 
-static void divide(struct zone *z, struct divvy_actor *d)
+/* floors_divide_fn: the efficiency division of @budget_mw among the zone's actors @idx. */
+static void divide_by_efficiency(const void *ctx, const size_t *idx, size_t n,
+				 uint32_t budget_mw, uint32_t *grants_mw)
 {
+	const struct zone *z = ctx;
 	struct eff_actor e[ZONE_MAX_ACTORS];
 
-	if (divides_by_request(z)) {
-		if (z->pid.mode == PID_MODE_KERNEL)
-			divvy_kernel(d, z->n_actors, z->budget_mw);
-		else
-			divvy(d, z->n_actors, z->budget_mw);
-		for (size_t i = 0; i < z->n_actors; i++)
-			z->grant_mw[i] = d[i].granted_mw;
-		return;
-	}
-	for (size_t i = 0; i < z->n_actors; i++) {
-		const struct actor *a = z->actors[i];
+	for (size_t j = 0; j < n; j++) {
+		const struct actor *a = z->actors[idx[j]];
 
-		e[i] = (struct eff_actor){ .table = &a->table, .n_cpus = a->n_cpus ? a->n_cpus : 1,
+		e[j] = (struct eff_actor){ .table = &a->table, .n_cpus = a->n_cpus ? a->n_cpus : 1,
 					   .demand = demand_of(a), .capacity = a->capacity,
 					   .weight_q10 = a->weight_q10, .max_mw = a->max_mw };
 	}
-	efficiency_divide(e, z->n_actors, z->budget_mw, z->grant_mw);
+	efficiency_divide(e, n, budget_mw, grants_mw);
+}
+
+/*
+ * Under the power cap, unless the zone dithers grants (whose carry spends
+ * the part of a grant between two OPPs over a few periods), the parts the
+ * OPPs leave buy whole OPP steps of whichever actor they fit
+ * (floors_fill_opps()), so that the actors draw as close to the cap as
+ * their OPPs allow.
+ */
+static void fill_opps(struct zone *z)
+{
+	const struct power_table *tables[ZONE_MAX_ACTORS];
+	uint32_t load_pct[ZONE_MAX_ACTORS];
+
+	if (z->pid.mode == PID_MODE_DEFAULT && z->pid.fixes.dither_grants)
+		return;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		tables[i] = &z->actors[i]->table;
+		load_pct[i] = z->actors[i]->load_pct;
+	}
+	floors_fill_opps(tables, load_pct, z->n_actors, z->budget_mw, z->grant_mw);
+}
+
+/*
+ * The budget divided among the actors.  Under the power cap the budget
+ * bounds what they draw, and an actor granted less than it draws at its
+ * lowest state draws that all the same: no actor is granted less, and what
+ * that takes is taken from the others (floors_divide()); then the OPPs are
+ * filled (fill_opps()).  Without a cap the floors are 0: one division, the
+ * kernel's law.
+ */
+static void divide(struct zone *z, struct divvy_actor *d)
+{
+	uint32_t floor_mw[ZONE_MAX_ACTORS] = { 0 };
+
+	for (size_t i = 0; i < z->n_actors && z->capped; i++)
+		floor_mw[i] = actor_lowest_mw(z->actors[i]);
+	if (divides_by_request(z)) {
+		floors_divvy(d, z->n_actors, floor_mw, z->budget_mw, z->pid.mode == PID_MODE_KERNEL);
+		for (size_t i = 0; i < z->n_actors; i++)
+			z->grant_mw[i] = d[i].granted_mw;
+	} else {
+		floors_divide(z->n_actors, floor_mw, z->budget_mw, divide_by_efficiency, z,
+			      z->grant_mw);
+	}
+	if (z->capped)
+		fill_opps(z);
 }
 
 /* Lowers the budget to the zone's share of the power cap; whether it did. */
