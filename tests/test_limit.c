@@ -154,6 +154,34 @@ static void throttle(struct zone *z, int32_t temp_mc, uint32_t budget_mw, uint32
 	z->grant_mw[1] = little_mw;
 }
 
+/*
+ * A RAPL package (powercap) keeps no cooling state: it is at its lowest when
+ * granted its lowest limit, and a zone above control with it there says so.
+ */
+static void test_powercap_at_lowest(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	r->big = (struct actor){ .name = "intel-rapl:0", .kind = ACTOR_POWERCAP, .min_mw = 4500,
+				 .max_mw = 28000, .max_state = 10 };
+	z->n_actors = 1;
+	z->request_mw[0] = 20000;
+	throttle(z, 95000, 4500, 4500, 0);
+	r->big.granted_mw = 4500;
+	assert_true(actor_at_lowest(&r->big));
+	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
+	r->big.granted_mw = 9000;
+	z->grant_mw[0] = 9000;
+	assert_false(actor_at_lowest(&r->big));
+	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
+	/* A fan at its top state is cooling, not at a lowest state. */
+	r->fan.state = 3;
+	assert_false(actor_at_lowest(&r->fan));
+	free(r);
+}
+
 static void test_zone_reasons(void **unused)
 {
 	struct rig *r = rig_new();
@@ -402,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_shared_actor_and_due),
 		cmocka_unit_test(test_released_at_once),
 		cmocka_unit_test(test_request_over_maximum),
+		cmocka_unit_test(test_powercap_at_lowest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,9 +96,9 @@ uint32_t actor_lowest_mw(const struct actor *a)
 
 bool actor_at_lowest(const struct actor *a)
 {
-	if (!a->max_mw)
-		return false;
-	return a->table.n ? a->max_state && a->state >= a->max_state : a->granted_mw <= a->min_mw;
+	if (a->kind == ACTOR_POWERCAP)
+		return a->max_mw && a->granted_mw <= a->min_mw;
+	return a->kind != ACTOR_COOLING_DEVICE && a->max_state && a->state >= a->max_state;
 }
 
 unsigned long freq_actor_state_for_power(const struct actor *a, uint32_t granted_mw)

@@ -168,7 +168,7 @@ uint32_t actor_lowest_mw(const struct actor *a);
 
 /**
  * actor_at_lowest() - whether @a, a power actor, is held at its lowest:
- * at its deepest state, or without a power table (powercap) granted at
+ * at its deepest state, or (powercap, whose state is not kept) granted at
  * most its lowest limit.  False for a device without power (a fan).
  */
 bool actor_at_lowest(const struct actor *a);

@@ -6,11 +6,6 @@
 #include "engine.h"
 
 /* Whether @a is at its lowest state (the deepest cooling state it has). */
-static bool at_lowest(const struct actor *a)
-{
-	return a->max_state && a->state >= a->max_state;
-}
-
 /*
  * What @z's actor @i can be held under: its request, at most its maximum (a
  * request over it, with saturated_request, is no more than its maximum can
@@ -76,7 +71,7 @@ enum limit_reason zone_limit_reason(const struct zone *z)
 	if (z->sensor_failed)
 		return LIMIT_SENSOR_FAULT;
 	for (size_t i = 0; i < z->n_actors; i++)
-		all_lowest &= at_lowest(z->actors[i]);
+		all_lowest &= actor_at_lowest(z->actors[i]);
 	if (all_lowest && z->temp_mc > z->control_mc)
 		return LIMIT_LOWEST_STATE;
 	return z->cap_limited ? LIMIT_POWER_LIMIT : LIMIT_TEMPERATURE;
@@ -96,7 +91,7 @@ static enum limit_reason held_by(const struct zone *z, const struct actor *a, bo
 	/* A fallback device of a zone that holds no actor, or held by the cap. */
 	if (r == LIMIT_NONE || r == LIMIT_LOWEST_STATE || (fallback && r == LIMIT_POWER_LIMIT))
 		r = LIMIT_TEMPERATURE;
-	if (!fallback && r != LIMIT_SENSOR_FAULT && at_lowest(a) && z->temp_mc > z->control_mc)
+	if (!fallback && r != LIMIT_SENSOR_FAULT && actor_at_lowest(a) && z->temp_mc > z->control_mc)
 		return LIMIT_LOWEST_STATE;
 	return r;
 }
