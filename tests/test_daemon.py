@@ -462,15 +462,20 @@ class Control(unittest.TestCase):
         out = run(self.tree, "--restore", "--state-file", self.daemon.state,
                   "--log-target", "stderr")
         self.assertEqual(out.returncode, 0, out.stderr)
-        # both clusters, the fan and the zone's policy
-        self.assertIn("restored 4 of 4 files", out.stderr)
+        # Both clusters, the fan and the zone's policy, said on stdout whatever the log
+        # target (the journal where systemd runs it); nothing logged.
+        self.assertEqual(out.stdout, "restored 4 files from %s: 1 zone policy, 3 cooling "
+                         "states\n" % self.daemon.state)
+        self.assertEqual(out.stderr, "")
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertFalse(os.path.exists(self.daemon.state))
         out = run(self.tree, "--restore", "--state-file", self.daemon.state,
-                  "--log-target", "stderr")
+                  "--log-target", "journal")
         self.assertEqual(out.returncode, 0)
-        self.assertIn("nothing to restore", out.stderr)
+        self.assertEqual(out.stdout, "nothing to restore: no state file %s (powerallocd "
+                         "stopped and restored everything itself, or has not run)\n"
+                         % self.daemon.state)
 
     def test_reload_rejected_then_accepted(self):
         self.start()
@@ -688,7 +693,7 @@ class StateDirectory(HotTree):
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")    # left taken
         out = run(self.tree, "--restore", "--state-file", state)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("restored 4 of 4 files from %s" % state, out.stderr)
+        self.assertIn("restored 4 files from %s: " % state, out.stdout)
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertEqual(os.listdir(run_dir), [])
