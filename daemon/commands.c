@@ -207,11 +207,14 @@ int daemon_restore(const struct options *opts)
 	size_t total, failed;
 	int r;
 
+	char kinds[160];
+
 	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level : PA_LOG_INFO);
 	r = saved_read(&s, opts->state_path);
+	/* What was done goes to stdout, as --check-config's report: the log may be the journal. */
 	if (r == -ENOENT) {
-		journal_log(PA_LOG_INFO, NULL, "%s: no state file; nothing to restore",
-			    opts->state_path);
+		printf("nothing to restore: no state file %s (powerallocd stopped and restored "
+		       "everything itself, or has not run)\n", opts->state_path);
 		return EXIT_OK;
 	}
 	if (r < 0) {
@@ -219,10 +222,14 @@ int daemon_restore(const struct options *opts)
 		return EXIT_RESTORE_INCOMPLETE;
 	}
 	total = s.n;
+	saved_describe(&s, kinds, sizeof(kinds));
 	failed = saved_restore(&s);
-	journal_log(failed ? PA_LOG_ERR : PA_LOG_NOTICE, NULL,
-		    "restored %zu of %zu %s from %s", total - failed, total,
-		    plural(total, "file", "files"), opts->state_path);
+	if (failed)
+		journal_log(PA_LOG_ERR, NULL, "restored %zu of %zu %s from %s", total - failed,
+			    total, plural(total, "file", "files"), opts->state_path);
+	else
+		printf("restored %zu %s from %s%s%s\n", total, plural(total, "file", "files"),
+		       opts->state_path, total ? ": " : "", kinds);
 	saved_clear(&s);
 	if (failed)
 		return EXIT_RESTORE_INCOMPLETE;

@@ -17,6 +17,44 @@ static unsigned int count_cpus(const char *list)
 	return *list && cpumask_parse_list(list, &mask, NULL) == 0 ? cpumask_weight(&mask) : 0;
 }
 
+/* How many columns @s takes on a terminal: its UTF-8 characters (°C is two, not three). */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * @s into @out (@size bytes), cut to @cols columns at most: a longer name
+ * keeps its first @cols - 1 characters and ends in "…", so that a row keeps
+ * its columns and the table its 80.  Return: @out.
+ */
+static const char *fit(char *out, size_t size, const char *s, size_t cols)
+{
+	size_t n = 0, i = 0;
+
+	if (cols == 0 || columns(s) <= cols) {
+		snprintf(out, size, "%s", cols ? s : "");
+		return out;
+	}
+	/* Whole characters only: stop before the one that would leave no room for "…". */
+	for (; s[i] && i + 4 < size; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++n == cols)
+			break;
+	}
+	snprintf(out, size, "%.*s…", (int)i, s);
+	return out;
+}
+
+/* The field width printf needs to pad @s (bytes) to @cols columns. */
+static int pad(const char *s, size_t cols)
+{
+	return (int)(cols + strlen(s) - columns(s));
+}
+
 /*
  * The load of @a in percent of one CPU, averaged over its CPUs (0 to 100, as
  * top(1) shows a core; rounded), from the bus's Load, which sums them; a
@@ -29,18 +67,22 @@ static unsigned int mean_load_pct(const struct actor_view *a)
 	return cpus ? (a->load + cpus / 2) / cpus : a->load;
 }
 
-/* One actor's row, 80 columns; for a device without a power model (a fan on
- * the step_wise fallback) only its state. */
+/* One actor's row, 80 columns (long names cut); for a device without a power
+ * model (a fan on the step_wise fallback) only its state. */
 static void print_actor_row(const struct actor_view *a)
 {
+	char name[80], list[32];
+
+	fit(name, sizeof(name), a->name, 20);
+	fit(list, sizeof(list), *a->cpus ? a->cpus : "-", 7);
 	if (strcmp(a->kind, "cooling_device") == 0) {
-		printf("  %-20s %-11s %-7s %4s %5s %6s %6s %6s %2u/%-2u\n", a->name, "cdev", "-", "-",
-		       "-", "-", "-", "-", a->state, a->max_state);
+		printf("  %-*s %-11s %-7s %4s %5s %6s %6s %6s %2u/%-2u\n", pad(name, 20), name, "cdev",
+		       "-", "-", "-", "-", "-", "-", a->state, a->max_state);
 		return;
 	}
-	printf("  %-20s %-11s %-7s %3u%% %5u %6u %6u %6u %2u/%-2u\n", a->name, a->kind,
-	       *a->cpus ? a->cpus : "-", mean_load_pct(a), a->freq / 1000, a->requested,
-	       a->granted, a->max, a->state, a->max_state);
+	printf("  %-*s %-11s %-*s %3u%% %5u %6u %6u %6u %2u/%-2u\n", pad(name, 20), name, a->kind,
+	       pad(list, 7), list, mean_load_pct(a), a->freq / 1000, a->requested, a->granted,
+	       a->max, a->state, a->max_state);
 }
 
 /* The power actors held back, and why. */
@@ -84,6 +126,36 @@ static double seconds_until(uint64_t usec)
 	return usec > now_us ? (usec - now_us) / 1e6 : 0;
 }
 
+/*
+ * A zone's heading in two lines of 80 columns at most: its name, sensor and
+ * temperature, the names shortened (the sensor first) where they would not
+ * fit; then its switch-on and control temperatures and the controller's aim.
+ */
+static void print_zone_heading(const struct zone_view *z)
+{
+	char temp[24], name[128], sensor[128];
+	size_t room, nn = columns(z->name), ns = columns(z->sensor);
+
+	snprintf(temp, sizeof(temp), "%.2f", z->temp / 1000.0);
+	/* "ZONE ", " (", ") " and " °C" take 12 columns. */
+	room = 80 - 12 - strlen(temp);
+	if (nn + ns > room) {
+		/* The zone's name is what status ZONE takes: the sensor is cut first, to a third. */
+		size_t ns_min = ns < room / 3 ? ns : room / 3;
+
+		ns = nn + ns_min <= room ? room - nn : ns_min;
+		nn = room - ns;
+	}
+	printf("\nZONE %s (%s) %s °C\n", fit(name, sizeof(name), z->name, nn),
+	       fit(sensor, sizeof(sensor), z->sensor, ns), temp);
+	if (z->always_on)
+		printf("  always on");
+	else
+		printf("  switch-on %.1f °C", z->switch_on / 1000.0);
+	printf(", control %.1f °C (aims %.2f)\n", z->control / 1000.0,
+	       (z->control - (int64_t)z->margin) / 1000.0);
+}
+
 /* Where a sustainable power came from (the bus's source names), for the table. */
 static const char *source_words(const char *source)
 {
@@ -111,13 +183,7 @@ static bool learning(const struct zone_view *z)
  */
 static void print_zone_head(const struct zone_view *z)
 {
-	char on[48] = "always on";
-
-	if (!z->always_on)
-		snprintf(on, sizeof(on), "switch-on %.1f", z->switch_on / 1000.0);
-	printf("\nZONE %s (%s) %.2f °C: %s, control %.1f °C (aims %.2f)\n",
-	       z->name, z->sensor, z->temp / 1000.0, on,
-	       z->control / 1000.0, (z->control - (int64_t)z->margin) / 1000.0);
+	print_zone_heading(z);
 	printf("  %s, budget %u mW of %u mW sustainable (%s); power in mW\n",
 	       z->active ? "active" : "idle", z->budget, z->in_use,
 	       source_words(z->in_use_source));
@@ -137,13 +203,42 @@ static void print_zone_head(const struct zone_view *z)
 	       z->headroom_ahead, HEADROOM_AHEAD_S, z->always_on ? "at 0 °C" : "switch-on");
 }
 
-void ctl_print_table(const struct snapshot *s)
+/* The daemon's version and state, and the power limit when one is set. */
+static void print_top(const struct snapshot *s)
 {
 	printf("powerallocd %s: %s\n", s->version, s->state);
 	if (s->limit_mw)
-		printf("power limit %.3f W, lease ends in %.0f s%s%s\n", s->limit_mw / 1000.0,
-		       seconds_until(s->limit_expires_us), *s->limit_unmet ? ": unmet, " : "",
-		       s->limit_unmet);
+		printf("power limit %u mW, lease ends in %.0f s%s\n", s->limit_mw,
+		       seconds_until(s->limit_expires_us), *s->limit_unmet ? ", unmet:" : "");
+	if (s->limit_mw && *s->limit_unmet)
+		printf("  %s\n", s->limit_unmet);
+}
+
+void ctl_print_summary(const struct snapshot *s)
+{
+	print_top(s);
+	if (!s->n_zones) {
+		printf("no controllable zone\n");
+		return;
+	}
+	printf("%-16s %-14s %7s %7s %8s %9s %s\n", "ZONE", "SENSOR", "TEMP °C", "CONTROL",
+	       "HEADROOM", "BUDGET mW", "LIMITED BY");
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const struct zone_view *z = &s->zones[i];
+		char name[64], sensor[64], headroom[16] = "-";
+
+		fit(name, sizeof(name), z->name, 16);
+		fit(sensor, sizeof(sensor), z->sensor, 14);
+		if (!isnan(z->headroom))
+			snprintf(headroom, sizeof(headroom), "%.2f", z->headroom);
+		printf("%-*s %-*s %7.2f %7.1f %8s %9u %s\n", pad(name, 16), name, pad(sensor, 14),
+		       sensor, z->temp / 1000.0, z->control / 1000.0, headroom, z->budget, z->reason);
+	}
+}
+
+void ctl_print_table(const struct snapshot *s)
+{
+	print_top(s);
 	if (!s->n_zones)
 		printf("no controllable zone\n");
 	for (size_t i = 0; i < s->n_zones; i++) {

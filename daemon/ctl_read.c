@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
+
 FILE *ctl_errors;
 sd_bus *ctl_bus;
 
@@ -190,10 +192,48 @@ static void free_zones(struct zone_view *zones, size_t n)
 	free(zones);
 }
 
-int ctl_read_snapshot(sd_bus *bus, struct snapshot *s)
+/* Whether @name is one of the NULL-terminated @only; NULL takes every name. */
+static bool wanted(const char *name, char *const *only)
+{
+	for (; only && *only; only++)
+		if (strcmp(name, *only) == 0)
+			return true;
+	return !only;
+}
+
+/*
+ * Each of @only (NULL-terminated) names one of the @n zones @names, else
+ * say which does not and what it may have meant.  Return: EXIT_OK or EXIT_USAGE.
+ */
+static int check_zone_names(char *const *only, char *const *names, size_t n)
+{
+	const char *list[MAX_OBJECTS + 1];
+	const char *near;
+
+	for (size_t i = 0; i < n; i++)
+		list[i] = names[i] ? names[i] : "";
+	list[n] = NULL;
+	for (; only && *only; only++) {
+		size_t i = 0;
+
+		while (i < n && strcmp(*only, list[i]) != 0)
+			i++;
+		if (i < n)
+			continue;
+		near = pa_nearest_name(*only, list);
+		fprintf(ctl_errors, "powerallocctl: no zone named '%s'", *only);
+		if (near)
+			fprintf(ctl_errors, ": did you mean '%s'?", near);
+		fprintf(ctl_errors, "\n(powerallocctl status --summary lists the zones)\n");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int ctl_read_snapshot(sd_bus *bus, struct snapshot *s, char *const *only)
 {
 	const char *m = "org.powerallocd1.Manager";
-	char *paths[MAX_OBJECTS];
+	char *paths[MAX_OBJECTS], *names[MAX_OBJECTS];
 	int x = 0, n;
 
 	memset(s, 0, sizeof(*s));
@@ -205,11 +245,53 @@ int ctl_read_snapshot(sd_bus *bus, struct snapshot *s)
 	get(bus, BUS_PATH, m, "PowerLimitUnmet", 's', &s->limit_unmet, &x);
 	n = get_paths(bus, BUS_PATH, m, "Zones", paths, &x);
 	s->zones = calloc(n > 0 ? (size_t)n : 1, sizeof(*s->zones));
-	for (int i = 0; s->zones && i < n; i++) {
-		read_zone(bus, paths[i], &s->zones[s->n_zones++], &x);
+	for (int i = 0; i < n; i++) {
+		names[i] = NULL;
+		/* Only the zones asked for are read: a zone has some twenty properties. */
+		if (only)
+			get(bus, paths[i], "org.powerallocd1.Zone", "Name", 's', &names[i], &x);
+		if (s->zones && (!only || (names[i] && wanted(names[i], only))))
+			read_zone(bus, paths[i], &s->zones[s->n_zones++], &x);
 		free(paths[i]);
 	}
+	if (!x && only)
+		x = check_zone_names(only, names, n > 0 ? (size_t)n : 0);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
 	return s->zones ? x : EXIT_ERROR;
+}
+
+int ctl_read_max_power(sd_bus *bus, uint64_t *max_mw)
+{
+	char *zones[MAX_OBJECTS], *actors[MAX_OBJECTS], *seen[MAX_OBJECTS];
+	size_t n_seen = 0;
+	int x = 0, n;
+
+	*max_mw = 0;
+	n = get_paths(bus, BUS_PATH, "org.powerallocd1.Manager", "Zones", zones, &x);
+	for (int i = 0; i < n; i++) {
+		int k = get_paths(bus, zones[i], "org.powerallocd1.Zone", "Actors", actors, &x);
+
+		for (int j = 0; j < k; j++) {
+			size_t a = 0;
+			uint32_t mw = 0;
+
+			/* An actor several zones hold is one object: counted once. */
+			while (a < n_seen && strcmp(seen[a], actors[j]) != 0)
+				a++;
+			if (a == n_seen && n_seen < MAX_OBJECTS) {
+				get(bus, actors[j], "org.powerallocd1.Actor", "MaxPower", 'u', &mw, &x);
+				*max_mw += mw;
+				seen[n_seen++] = actors[j];
+			} else {
+				free(actors[j]);
+			}
+		}
+		free(zones[i]);
+	}
+	for (size_t a = 0; a < n_seen; a++)
+		free(seen[a]);
+	return n < 0 && !x ? EXIT_ERROR : x;
 }
 
 void ctl_free_snapshot(struct snapshot *s)

@@ -75,8 +75,19 @@ extern sd_bus *ctl_bus;
  */
 int ctl_failure_exit(const sd_bus_error *e, int r);
 
-/** ctl_read_snapshot() - read @s. Return: EXIT_OK or an exit code (said). */
-int ctl_read_snapshot(sd_bus *bus, struct snapshot *s);
+/**
+ * ctl_read_snapshot() - read @s: every zone, or with @only (a NULL-terminated
+ * list of zone names) only those, in the daemon's order.  Return: EXIT_OK or
+ * an exit code (said): EXIT_USAGE when a name of @only is no zone's.
+ */
+int ctl_read_snapshot(sd_bus *bus, struct snapshot *s, char *const *only);
+
+/**
+ * ctl_read_max_power() - what every power actor together can draw at most,
+ * mW, into *@max_mw (each actor counted once, however many zones hold it).
+ * Return: EXIT_OK or an exit code (said).
+ */
+int ctl_read_max_power(sd_bus *bus, uint64_t *max_mw);
 
 /** ctl_free_snapshot() - what ctl_read_snapshot() allocated. */
 void ctl_free_snapshot(struct snapshot *s);

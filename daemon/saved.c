@@ -56,6 +56,29 @@ static bool written_by_powerallocd(const char *path)
 	return false;
 }
 
+const char *saved_describe(const struct saved *s, char *buf, size_t size)
+{
+	/* written_attrs[]'s kinds, in its order: one, several. */
+	static const char *const names[][2] = {
+		{ "zone policy", "zone policies" },
+		{ "cooling state", "cooling states" },
+		{ "CPU frequency limit", "CPU frequency limits" },
+		{ "powercap limit", "powercap limits" },
+	};
+	size_t count[sizeof(names) / sizeof(names[0])] = { 0 }, len = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			count[k] += matches(s->entries[i].path, written_attrs[k]);
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && len < size; k++) {
+		if (count[k])
+			len += (size_t)snprintf(buf + len, size - len, "%s%zu %s", len ? ", " : "",
+						count[k], names[k][count[k] != 1]);
+	}
+	return buf;
+}
+
 static const struct saved_entry *find(const struct saved *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)

@@ -94,5 +94,11 @@ size_t saved_restore(struct saved *s);
  */
 int saved_adopt(struct saved *s, const char *path);
 
+/**
+ * saved_describe() - what @s holds, by kind, into @buf (@size bytes):
+ * "1 zone policy, 2 cooling states, 1 CPU frequency limit".  Return: @buf.
+ */
+const char *saved_describe(const struct saved *s, char *buf, size_t size);
+
 /** saved_clear() - empty @s and free its memory. */
 void saved_clear(struct saved *s);

@@ -8,13 +8,18 @@ introspection, objects following a reload, PropertiesChanged.
 usage: test_bus.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
 import atexit
+import fcntl
 import json
 import os
+import pty
 import re
+import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 import unittest
@@ -215,8 +220,8 @@ class Access(Bus):
         self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0))
         out = self.busy_table()
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C", out.stdout)
-        self.assertIn("control 75.0 °C (aims 74.95)", out.stdout)
+        self.assertIn("ZONE cpu (thermal_zone0) 80.00 °C\n"
+                      "  switch-on 70.0 °C, control 75.0 °C (aims 74.95)\n", out.stdout)
         self.assertRegex(out.stdout, r"thermal model: (learning \(confidence 0\.0\d\)|\d+ mW "
                          r"sustainable, time constant \d+ s, confidence [01]\.\d\d)\n")
         # 80 °C between switch-on and control (the tree's trips): above 1.
@@ -365,12 +370,143 @@ class AlwaysOn(Bus):
         self.assertEqual(zone["control_mc"], 75000)
         out = ctl("status")
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("ZONE gpu (thermal_zone1) 45.00 °C: always on, control 75.0 °C", out.stdout)
+        self.assertIn("ZONE gpu (thermal_zone1) 45.00 °C\n  always on, control 75.0 °C",
+                      out.stdout)
         self.assertIn("(0 at 0 °C, 1 control)", out.stdout)
         out = subprocess.run(["busctl", "--system", "get-property", "org.powerallocd1",
                               "/org/powerallocd1/zone/0", "org.powerallocd1.Zone", "AlwaysOn"],
                              capture_output=True, text=True)
         self.assertEqual(out.stdout.strip(), "b true", out.stderr)
+
+
+class LongNames(Bus):
+    """A zone's name too long for the heading's 80 columns: cut, the sensor kept."""
+
+    NAME = "package-temperature-of-the-first-socket-under-the-big-heatsink"
+    config = HOT_CONFIG.replace('name = "cpu"', 'name = "%s"' % NAME)
+
+    def test_heading_cut_to_80_columns(self):
+        self.assertEqual(len(self.NAME), 62)
+        out = ctl("status")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # 80 columns: "ZONE ", the name cut to 50 with its "…", " (thermal_zone0) 80.00 °C".
+        heading = "ZONE %s… (thermal_zone0) 80.00 °C" % self.NAME[:49]
+        self.assertIn("\n%s\n" % heading, out.stdout)
+        self.assertEqual(len(heading), 80)
+        out = ctl("status", "--summary")
+        self.assertEqual(out.stdout.splitlines()[-1].split()[:2],
+                         [self.NAME[:15] + "…", "thermal_zone0"])
+        # The filter takes the whole name.
+        out = ctl("status", "--json", self.NAME)
+        self.assertEqual([z["name"] for z in json.loads(out.stdout)["zones"]], [self.NAME])
+
+
+def on_a_terminal(args, rows, frames=2, timeout=60):
+    """powerallocctl @args on a pseudo-terminal of @rows lines and 80
+    columns until it drew @frames frames (or @timeout s), then Ctrl-C.
+    Return: (exit status, the last frame whole, its lines)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(POWERALLOCCTL, [POWERALLOCCTL] + args)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, 80, 0, 0))
+    data, end = b"", time.monotonic() + timeout
+    # A frame is whole once the next one starts (home and clear).
+    while data.count(b"\033[H\033[2J") <= frames and time.monotonic() < end:
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                data += os.read(fd, 65536)
+            except OSError:
+                break
+    os.kill(pid, signal.SIGINT)
+    # Read on until it exits: a monitor blocked writing a full terminal would not.
+    end = time.monotonic() + 10
+    while True:
+        done, wstatus = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > end:
+            os.kill(pid, signal.SIGKILL)
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                pass
+    status = os.waitstatus_to_exitcode(wstatus)
+    os.close(fd)
+    frame = data.decode().split("\033[H\033[2J")[frames].replace("\r", "")
+    return status, frame, frame.split("\n")
+
+
+class ManyZones(unittest.TestCase):
+    """101 zones (tree many-zones) with the automatic configuration: the
+    status takes some 1100 lines; each fits 80 columns, a zone can be asked
+    for by its name, the summary gives one line per zone, and monitor keeps
+    its top in view."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bus = PrivateBus()
+        cls.tree = Tree("many-zones")
+        cls.daemon = Daemon(cls.tree, "idle_poll_ms = 1000;\n", bus="system")
+        assert wait_for(lambda: "serving org.powerallocd1" in cls.daemon.logtext(),
+                        timeout=30), cls.daemon.logtext()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.close()
+        cls.tree.close()
+        cls.bus.close()
+
+    def test_every_line_fits_80_columns(self):
+        for args in (["status"], ["status", "--summary"]):
+            out = ctl(*args)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            for line in out.stdout.splitlines():
+                self.assertLessEqual(len(line), 80, line)
+        # The heading took 85 columns with sensor10 (thermal_zone10) on one line.
+        self.assertEqual(ctl("status").stdout.count("\nZONE "), 101)
+        self.assertIn("\nZONE sensor10 (thermal_zone10) 45.00 °C\n"
+                      "  switch-on 80.0 °C, control 90.0 °C (aims 89.95)\n", ctl("status").stdout)
+
+    def test_summary_is_one_line_per_zone(self):
+        out = ctl("status", "--summary")
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[1], "ZONE             SENSOR         TEMP °C CONTROL HEADROOM "
+                         "BUDGET mW LIMITED BY")
+        self.assertEqual(len(lines), 2 + 101)
+        self.assertEqual([line.split()[0] for line in lines[2:]],
+                         ["soc-thermal"] + ["sensor%d" % z for z in range(1, 101)])
+        self.assertRegex(lines[12], r"^sensor10 +thermal_zone10 +45\.00 +90\.0 +-?\d+\.\d\d "
+                         r"+\d+ \w")
+
+    def test_zones_by_name(self):
+        out = ctl("status", "sensor99", "sensor10")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # In the daemon's order.
+        self.assertEqual(re.findall(r"(?m)^ZONE (\S+)", out.stdout), ["sensor10", "sensor99"])
+        out = ctl("status", "--json", "sensor7")
+        self.assertEqual([z["name"] for z in json.loads(out.stdout)["zones"]], ["sensor7"])
+        out = ctl("status", "--summary", "soc-thermal", "sensor1O")
+        self.assertEqual((out.returncode, out.stdout), (2, ""))
+        self.assertEqual(out.stderr, "powerallocctl: no zone named 'sensor1O': did you mean "
+                         "'sensor1'?\n(powerallocctl status --summary lists the zones)\n")
+
+    def test_monitor_keeps_its_top_in_view(self):
+        """24 lines: the time, the status's first 22 lines, and what did not fit."""
+        total = len(ctl("status").stdout.splitlines())
+        status, frame, lines = on_a_terminal(["monitor"], rows=24)
+        self.assertEqual(status, 0, frame)
+        self.assertRegex(lines[0], r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, every 1 s; "
+                         r"Ctrl-C to stop$")
+        self.assertRegex(lines[1], r"^powerallocd \S+: ")
+        self.assertEqual(len(lines), 24, lines)
+        self.assertEqual(lines[-1], "... %d more lines: monitor --summary, or name the zones "
+                         "(monitor ZONE...)" % (total - 22))
+        status, frame, lines = on_a_terminal(["monitor", "--summary", "sensor2", "sensor1"],
+                                             rows=24)
+        self.assertEqual(status, 0, frame)
+        self.assertEqual([line.split()[0] for line in lines[3:] if line], ["sensor1", "sensor2"])
+        self.assertEqual(lines[2].split()[:2], ["ZONE", "SENSOR"])
 
 
 class DaemonChecksUid(Bus):
@@ -484,8 +620,9 @@ class PowerLimit(Bus):
 
     def test_budget_follows_the_cap_and_clear_lifts_it(self):
         cap = self.full // 3
-        out = ctl("limit", "%.3f" % (cap / 1000), "--lease", "60")
+        out = ctl("limit", "%dmW" % cap, "--lease", "60")
         self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "power limit %d mW for 60 s\n" % cap)
         # Applied at once, not at the idle zone's next poll.
         self.assertTrue(wait_for(lambda: self.budget() == cap, timeout=1), self.status())
         s = self.status()
@@ -500,14 +637,15 @@ class PowerLimit(Bus):
         left = (s["power_limit_expires_usec"] - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
                 // 1000) / 1e6
         self.assertTrue(55 < left <= 60, left)
-        # And as a script wants it: seconds left (issue 32, 4).
+        # And as a script wants it: seconds left.
         self.assertTrue(55 < s["power_limit_lease_left_s"] <= 60, s)
-        self.assertIn("power limit %.3f W, lease ends in" % (cap / 1000), ctl("status").stdout)
+        self.assertIn("power limit %d mW, lease ends in" % cap, ctl("status").stdout)
         # Another cap moves the budget with it.
-        self.assertEqual(ctl("limit", "%.3f" % (cap / 2000), "--lease", "60").returncode, 0)
+        self.assertEqual(ctl("limit", "%d" % (cap // 2), "--lease", "60").returncode, 0)
         self.assertTrue(wait_for(lambda: self.budget() == cap // 2, timeout=1), self.status())
         out = ctl("limit", "--clear")
         self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "power limit %d mW cleared\n" % (cap // 2))
         self.assertTrue(wait_for(lambda: self.budget() == self.full, timeout=1))
         self.assertEqual(self.status()["power_limit_mw"], 0)
         self.assertIsNone(self.status()["power_limit_lease_left_s"])
@@ -519,12 +657,12 @@ class PowerLimit(Bus):
 
     def test_lease_ends_unless_renewed(self):
         cap = self.full // 3
-        self.assertEqual(ctl("limit", "%.3f" % (cap / 1000), "--lease", "2").returncode, 0)
+        self.assertEqual(ctl("limit", "%dmW" % cap, "--lease", "2").returncode, 0)
         self.assertTrue(wait_for(lambda: self.budget() == cap, timeout=1))
         first = manager_property("PowerLimitExpiresUsec")
         time.sleep(1.2)
         # A renewal: the lease starts again.
-        self.assertEqual(ctl("limit", "%.3f" % (cap / 1000), "--lease", "2").returncode, 0)
+        self.assertEqual(ctl("limit", "%dmW" % cap, "--lease", "2").returncode, 0)
         renewed = manager_property("PowerLimitExpiresUsec")
         self.assertGreater(renewed - first, 1000000)
         time.sleep(1.2)     # past the first lease's end, within the renewed one
@@ -541,7 +679,7 @@ class PowerLimit(Bus):
 
     def test_unmet_below_the_lowest_states(self):
         def cap():
-            self.assertEqual(ctl("limit", "0.001", "--lease", "60").returncode, 0)
+            self.assertEqual(ctl("limit", "1mW", "--lease", "60").returncode, 0)
             self.assertTrue(wait_for(lambda: manager_property("PowerLimitUnmet") != ""))
 
         seen = properties_changed(cap)
@@ -557,7 +695,7 @@ class PowerLimit(Bus):
             a["cooling_state"] == a["max_cooling_state"]
             for a in self.status()["zones"][0]["actors"])), self.status())
         self.assertIn("cannot be met", self.daemon.logtext())
-        self.assertIn("unmet, the actors' lowest", ctl("status").stdout)
+        self.assertIn(", unmet:\n  the actors' lowest", ctl("status").stdout)
         # Met again once the cap is above them.
         self.assertEqual(ctl("limit", "--clear").returncode, 0)
         self.assertEqual(manager_property("PowerLimitUnmet"), "")
@@ -582,6 +720,46 @@ class PowerLimit(Bus):
         out = ctl("limit", "2", "--lease", "0")
         self.assertEqual(out.returncode, 1)
         self.assertIn("it must be 1 to 86400 s", out.stderr)
+
+    # limit's POWER: a unit, W or mW, or a bare whole number of mW, as every
+    # power the status shows and SetPowerLimit takes.
+    POWERS = [("1500", 1500), ("1500mW", 1500), ("1500.0mW", 1500), ("1.5W", 1500),
+              ("2W", 2000), ("2.500W", 2500), (".5W", 500), ("0.001W", 1), ("1mW", 1)]
+
+    def max_mw(self):
+        """What the actors draw together at most: the status's sum of their maxima."""
+        return sum(a["max_mw"] for a in self.status()["zones"][0]["actors"])
+
+    def test_power_units(self):
+        for power, mw in self.POWERS:
+            out = ctl("limit", power, "--lease", "60")
+            self.assertEqual((out.returncode, out.stdout, out.stderr),
+                             (0, "power limit %d mW for 60 s\n" % mw, ""), power)
+            self.assertEqual(manager_property("PowerLimit"), mw, power)
+
+    def test_cap_above_what_the_actors_draw_is_refused(self):
+        """limit 4500 capped the RK3399 (2976 mW at most) at 4500 W before."""
+        top = self.max_mw()
+        self.assertEqual(top, 2976)
+        for power, mw in (("4500", 4500), ("4500W", 4500000), ("%dmW" % (top + 1), top + 1)):
+            out = ctl("limit", power, "--lease", "60")
+            self.assertEqual(out.returncode, 2, power)
+            self.assertEqual(out.stderr, "powerallocctl: limit: %s is %d mW, more than this "
+                             "machine's power actors can draw together: give 1mW to 2976mW "
+                             "(2.976W)\n" % (power, mw))
+            self.assertEqual(manager_property("PowerLimit"), 0)
+        out = ctl("limit", "%dmW" % top, "--lease", "60")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(manager_property("PowerLimit"), top)
+
+    def test_clear_says_whether_there_was_a_cap(self):
+        out = ctl("limit", "--clear")
+        self.assertEqual((out.returncode, out.stdout), (0, "no power limit was set: nothing to "
+                                                           "clear\n"))
+        self.assertEqual(ctl("limit", "1.5W", "--lease", "60").returncode, 0)
+        out = ctl("limit", "--clear")
+        self.assertEqual((out.returncode, out.stdout), (0, "power limit 1500 mW cleared\n"))
+        self.assertEqual(manager_property("PowerLimit"), 0)
 
     def test_unprivileged_is_refused(self):
         out = ctl("limit", "2", "--lease", "60", user=NOBODY)
@@ -770,8 +948,8 @@ class Usage(unittest.TestCase):
         self.assertEqual(out.returncode, 0)
         with open(os.path.join(HERE, "..", "man", "powerallocctl.1.scd")) as f:
             man = f.read()
-        for word in ("status", "monitor", "reload", "--json", "--bus", "limit", "--lease",
-                     "--clear"):
+        for word in ("status", "monitor", "reload", "--json", "--summary", "--bus", "limit",
+                     "--lease", "--clear"):
             self.assertIn(word, out.stdout)
             self.assertIn("*%s*" % word, man)
         self.assertEqual(ctl("frobnicate").returncode, 2)
@@ -779,6 +957,77 @@ class Usage(unittest.TestCase):
         self.assertEqual(out.returncode, 0)
         self.assertRegex(out.stdout, r"^powerallocctl \d+\.\d+")
         self.assertEqual(ctl("reload", "--json").returncode, 2)
+
+
+class CommandLine(unittest.TestCase):
+    """What powerallocctl says of a command line it cannot take, before it
+    asks the daemon anything (no bus is needed): one line that names what
+    is wrong and how to put it right, exit status 2."""
+
+    HINT = "Try 'powerallocctl --help'.\n"
+
+    def assert_usage_error(self, args, message):
+        out = ctl(*args)
+        self.assertEqual((out.returncode, out.stdout, out.stderr), (2, "", message), args)
+
+    def test_unknown_command_named_with_what_was_meant(self):
+        self.assert_usage_error(["stauts"], "powerallocctl: unknown command 'stauts': did you "
+                                "mean 'status'?\n" + self.HINT)
+        self.assert_usage_error(["monitr"], "powerallocctl: unknown command 'monitr': did you "
+                                "mean 'monitor'?\n" + self.HINT)
+        self.assert_usage_error(["frobnicate"], "powerallocctl: unknown command 'frobnicate' "
+                                "(commands: status, monitor, reload, limit)\n" + self.HINT)
+
+    def test_misplaced_options(self):
+        for args, message in (
+                (["reload", "--json"], "--json is for status"),
+                (["monitor", "--json"], "--json is for status"),
+                (["status", "--json", "--summary"],
+                 "--summary is for status and monitor, without --json"),
+                (["reload", "--summary"], "--summary is for status and monitor, without --json"),
+                (["status", "--lease", "5"], "--lease and --clear are for limit"),
+                (["reload", "now"], "reload takes no argument \"now\""),
+                (["--bus", "user"], "--bus is system or session, not \"user\""),
+                (["limit", "--clear", "--lease", "5"], "limit --clear takes no POWER or --lease"),
+                (["limit", "2W"], "limit needs --lease SECONDS (the cap lifts when the lease "
+                 "ends unless renewed)")):
+            self.assert_usage_error(args, "powerallocctl: %s\n%s" % (message, self.HINT))
+
+    def test_version(self):
+        for option in ("-V", "--version"):
+            out = ctl(option)
+            self.assertEqual(out.returncode, 0, option)
+            self.assertRegex(out.stdout, r"^powerallocctl \d+\.\d+", option)
+
+    # A POWER limit cannot take, and why: a bare number is mW and whole.
+    REFUSED_POWERS = [
+        ("4.5", '"4.5" has no unit, and a bare number is a whole number of mW: write 4.5W '
+         'for watts'),
+        ("0.5", '"0.5" has no unit, and a bare number is a whole number of mW: write 0.5W '
+         'for watts'),
+        ("x", '"x" is not a power: write it in W (4.5W) or mW (4500mW; a bare number is mW)'),
+        ("W", '"W" is not a power: write it in W (4.5W) or mW (4500mW; a bare number is mW)'),
+        ("4,5W", '"4,5W": the unit must be W or mW (4.5W, 4500mW)'),
+        ("4.5kW", '"4.5kW": the unit must be W or mW (4.5W, 4500mW)'),
+        ("4500mw", '"4500mw": the unit must be W or mW (4.5W, 4500mW)'),
+        ("4500 mW", '"4500 mW": the unit must be W or mW (4.5W, 4500mW)'),
+        ("1e3mW", '"1e3mW": the unit must be W or mW (4.5W, 4500mW)'),
+        ("4.5005W", '"4.5005W" is finer than 1 mW: give whole mW (4500mW) or W to three '
+         'decimals (4.5W)'),
+        ("4500.5mW", '"4500.5mW" is finer than 1 mW: give whole mW (4500mW) or W to three '
+         'decimals (4.5W)'),
+        ("0", '"0": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a cap'),
+        ("0W", '"0W": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a cap'),
+        ("-1W", '"-1W": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a '
+         'cap'),
+    ]
+
+    def test_power_refused_with_the_reason(self):
+        for power, why in self.REFUSED_POWERS:
+            # "--": -1W is no option
+            out = ctl("limit", "--lease", "60", "--", power)
+            self.assertEqual((out.returncode, out.stdout, out.stderr),
+                             (2, "", "powerallocctl: limit: %s\n" % why), power)
 
 
 class NotRunning(unittest.TestCase):

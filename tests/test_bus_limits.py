@@ -190,7 +190,7 @@ class LimitingReason(Bus):
         full = self.zone()["budget_mw"]
         monitor = Monitor()
         try:
-            out = ctl("limit", "%.3f" % (full / 3000), "--lease", "60")
+            out = ctl("limit", "%dmW" % (full // 3), "--lease", "60")
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "power-limit",
                                      timeout=2), self.zone())
@@ -200,7 +200,7 @@ class LimitingReason(Bus):
         self.assert_held_by("power-limit")
         self.assertIn("zone cpu: limiting reason power-limit (was none)", self.daemon.logtext())
         # Over control with every actor at its lowest state: the more severe reason.
-        self.assertEqual(ctl("limit", "0.001", "--lease", "60").returncode, 0)
+        self.assertEqual(ctl("limit", "1mW", "--lease", "60").returncode, 0)
         self.tree.write(ZONE0 + "temp", "80000\n")
         self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "lowest-state"),
                         self.zone())
@@ -231,7 +231,7 @@ class UnreachableCap(unittest.TestCase):
         try:
             self.assertIsNotNone(tree)
             self.assertTrue(wait_for(lambda: ctl("status").returncode == 0, timeout=20))
-            self.assertEqual(ctl("limit", "0.5", "--lease", "120").returncode, 0)
+            self.assertEqual(ctl("limit", "500mW", "--lease", "120").returncode, 0)
 
             def actors():
                 return json.loads(ctl("status", "--json").stdout)["zones"][0]["actors"]
@@ -274,7 +274,7 @@ class UnreachableCap(unittest.TestCase):
             for cap, best in ((800, 761), (1500, 1497)):
                 with open(trace) as f:
                     start = len(f.readlines()) - 1
-                self.assertEqual(ctl("limit", "%.1f" % (cap / 1000), "--lease", "120")
+                self.assertEqual(ctl("limit", "%dmW" % cap, "--lease", "120")
                                  .returncode, 0)
 
                 def periods():

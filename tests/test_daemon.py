@@ -467,15 +467,20 @@ class Control(unittest.TestCase):
         out = run(self.tree, "--restore", "--state-file", self.daemon.state,
                   "--log-target", "stderr")
         self.assertEqual(out.returncode, 0, out.stderr)
-        # both clusters, the fan and the zone's policy
-        self.assertIn("restored 4 of 4 files", out.stderr)
+        # Both clusters, the fan and the zone's policy, said on stdout whatever the log
+        # target (the journal where systemd runs it); nothing logged.
+        self.assertEqual(out.stdout, "restored 4 files from %s: 1 zone policy, 3 cooling "
+                         "states\n" % self.daemon.state)
+        self.assertEqual(out.stderr, "")
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertFalse(os.path.exists(self.daemon.state))
         out = run(self.tree, "--restore", "--state-file", self.daemon.state,
-                  "--log-target", "stderr")
+                  "--log-target", "journal")
         self.assertEqual(out.returncode, 0)
-        self.assertIn("nothing to restore", out.stderr)
+        self.assertEqual(out.stdout, "nothing to restore: no state file %s (powerallocd "
+                         "stopped and restored everything itself, or has not run)\n"
+                         % self.daemon.state)
 
     def test_reload_rejected_then_accepted(self):
         self.start()
@@ -725,7 +730,7 @@ class StateDirectory(HotTree):
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")    # left taken
         out = run(self.tree, "--restore", "--state-file", state)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("restored 4 of 4 files from %s" % state, out.stderr)
+        self.assertIn("restored 4 files from %s: " % state, out.stdout)
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertEqual(os.listdir(run_dir), [])
@@ -1310,7 +1315,7 @@ class RestoreFailure(unittest.TestCase):
             os.rename(tree.path("cpu4-cur-state"), tree.path(CDEV % 1))
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 1 of 1 file", out.stderr)
+            self.assertIn("restored 1 file from %s: 1 cooling state" % daemon.state, out.stdout)
             self.assertEqual(tree.read(CDEV % 1), "0")
 
 
@@ -1367,7 +1372,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(self.tree.read("sys/power/state"), "freeze mem disk")
         self.assertEqual(self.tree.read(CDEV % 1), "2")
-        self.assertIn("restored 1 of 1 file", out.stderr)
+        self.assertIn("restored 1 file from %s: 1 cooling state" % state, out.stdout)
         self.assertIn("%s:1: /sys/power/state is not a file powerallocd writes; refused" % state,
                       out.stderr)
         self.assertIn(":2: /sys/class/thermal/cooling_device1/max_state is not a file", out.stderr)
@@ -1380,7 +1385,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(out.stderr.count("%s:" % state), 1, out.stderr)
         self.assertIn("%s:1: not \"sysfs path<TAB>value\"" % state, out.stderr)
-        self.assertIn("restored 0 of 0 files", out.stderr)
+        self.assertIn("restored 0 files from %s\n" % state, out.stdout)
 
 
 class StateFileX86(unittest.TestCase):
@@ -1412,7 +1417,7 @@ zones = ( { name = "package"; sensor = "x86_pkg_temp"; switch_on_temp = 80000;
                 tree.write(cap % p, "800000")
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 10 of 10 files", out.stderr)
+            self.assertRegex(out.stdout, r"^restored 10 files from %s: " % re.escape(daemon.state))
             self.assertEqual(tree.read(rapl), "28000000")
             self.assertEqual([tree.read(cap % p) for p in range(8)], ["4700000"] * 8)
 

@@ -199,6 +199,14 @@ struct pa_config *pa_config_new_default(void);
 /** pa_config_free() - free @config (NULL is fine). */
 void pa_config_free(struct pa_config *config);
 
+/**
+ * pa_nearest_name() - the name of the NULL-terminated @names nearest to
+ * @name when it is a typo away (at most a third of its letters inserted,
+ * deleted, changed or swapped), else NULL: the "did you mean" of unknown
+ * configuration keys, and of powerallocctl's commands and zones.
+ */
+const char *pa_nearest_name(const char *name, const char *const *names);
+
 /** actor_kind_name() - the config's name for @kind ("cpufreq", ...). */
 const char *actor_kind_name(enum actor_kind kind);
 

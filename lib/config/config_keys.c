@@ -105,6 +105,11 @@ static const char *nearest(const char *name, const char *const *allowed)
 	return best;
 }
 
+const char *pa_nearest_name(const char *name, const char *const *names)
+{
+	return nearest(name, names);
+}
+
 int cfg_check_keys_retired(struct parse_ctx *ctx, const config_setting_t *group,
 			   const char *prefix, const char *const *allowed,
 			   const char *const *retired)

@@ -202,8 +202,9 @@ class Systemd(unittest.TestCase):
     def test_5_a_user_may_not_reload_or_limit(self):
         rc, out = guest.run("runuser -u tester -- powerallocctl reload")
         self.assertNotEqual(rc, 0, out)
-        rc, out = guest.run("runuser -u tester -- powerallocctl limit 1 --lease 60")
+        rc, out = guest.run("runuser -u tester -- powerallocctl limit 500mW --lease 60 2>&1")
         self.assertNotEqual(rc, 0, out)
+        self.assertIn("permission denied", out)
         for call in ("Reload", "SetPowerLimit uu 1000 60"):
             rc, out = guest.run("runuser -u tester -- busctl call org.powerallocd1 "
                                 "/org/powerallocd1 org.powerallocd1.Manager " + call)
