@@ -432,6 +432,12 @@ class Control(unittest.TestCase):
         self.assertGreater(len(rows), 6)
         # control 75 C less the default controller's 50 m°C margin
         self.assertIn(",cpu,80000,1,-5050,", rows[-1])
+        # The last columns: that aim, held back by the temperature (at 80 °C its
+        # actors end at their lowest states), no cap.
+        last = dict(zip(rows[0].split(","), rows[-1].split(",")))
+        self.assertEqual((last["aim_mc"], last["cap_mw"], last["power_limit_mw"]),
+                         ("74950", "0", "0"), last)
+        self.assertIn(last["zone_limit"], ("temperature", "lowest-state"), last)
 
     def test_proc_stat_standing_still_is_not_idle(self):
         # Two reads of /proc/stat within one tick see the same counters: no
