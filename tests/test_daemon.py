@@ -1260,7 +1260,8 @@ class RestoreFailure(unittest.TestCase):
             os.rename(tree.path("cpu4-cur-state"), tree.path(CDEV % 1))
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 1 of 1 file", out.stderr)
+            self.assertEqual(out.stdout, "restored 1 file from %s: 1 cooling state\n"
+                             % daemon.state)
             self.assertEqual(tree.read(CDEV % 1), "0")
 
 
@@ -1317,7 +1318,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(self.tree.read("sys/power/state"), "freeze mem disk")
         self.assertEqual(self.tree.read(CDEV % 1), "2")
-        self.assertIn("restored 1 of 1 file", out.stderr)
+        self.assertEqual(out.stdout, "restored 1 file from %s: 1 cooling state\n" % state)
         self.assertIn("%s:1: /sys/power/state is not a file powerallocd writes; refused" % state,
                       out.stderr)
         self.assertIn(":2: /sys/class/thermal/cooling_device1/max_state is not a file", out.stderr)
@@ -1330,7 +1331,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(out.stderr.count("%s:" % state), 1, out.stderr)
         self.assertIn("%s:1: not \"sysfs path<TAB>value\"" % state, out.stderr)
-        self.assertIn("restored 0 of 0 files", out.stderr)
+        self.assertEqual(out.stdout, "restored 0 files from %s\n" % state)
 
 
 class StateFileX86(unittest.TestCase):
@@ -1362,7 +1363,8 @@ zones = ( { name = "package"; sensor = "x86_pkg_temp"; switch_on_temp = 80000;
                 tree.write(cap % p, "800000")
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 10 of 10 files", out.stderr)
+            self.assertEqual(out.stdout, "restored 10 files from %s: 1 zone policy, 8 CPU "
+                             "frequency limits, 1 powercap limit\n" % daemon.state)
             self.assertEqual(tree.read(rapl), "28000000")
             self.assertEqual([tree.read(cap % p) for p in range(8)], ["4700000"] * 8)
 
