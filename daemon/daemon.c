@@ -147,7 +147,7 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 		bus_zone_changed(d->bus, i, "LimitingReason");
 	d->was_active[i] = z->active;
 	journal_cycle(z);
-	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z);
+	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z, d->engine.cap_mw);
 }
 
 static void arm_tick(struct daemon *d)

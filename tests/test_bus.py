@@ -29,6 +29,11 @@ sys.path.insert(0, HERE)
 from test_daemon import CDEV, HOT_CONFIG, WRAPPER, ZONE0, Daemon, Tree, wait_for  # noqa: E402
 
 POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/daemon/powerallocctl")
+# The trace's columns before the aim, the limiting reasons and the caps were added at its end.
+OLD_TRACE_HEADER = ("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,"
+                    "budget_mw,actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,"
+                    "switch_on_mc,control_mc,learned_sp_mw,model_tau_s,model_gain_mk_per_w,"
+                    "model_offset_mc,model_confidence,feed_forward_mw,model_tuned")
 OWN_NAME = os.environ.get("OWN_NAME", "build/tests/own-name")
 POLICY = os.path.join(HERE, "..", "conf", "org.powerallocd1.conf")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -760,6 +765,39 @@ class PowerLimit(Bus):
         out = ctl("limit", "--clear")
         self.assertEqual((out.returncode, out.stdout), (0, "power limit 1500 mW cleared\n"))
         self.assertEqual(manager_property("PowerLimit"), 0)
+
+    def test_trace_says_the_cap(self):
+        """The trace's last columns: the aim, the zone's and the actor's
+        reasons, the zone's share of the cap and the cap; the older columns
+        stay where they were (tools/plot-trace and scripts read them)."""
+        def rows():
+            with open(self.daemon.trace) as f:
+                lines = [line.split(",") for line in f.read().splitlines()]
+            return lines[0], [dict(zip(lines[0], r)) for r in lines[1:]]
+
+        header, before = rows()
+        self.assertEqual(",".join(header[:26]), OLD_TRACE_HEADER)
+        self.assertEqual(header[26:], ["aim_mc", "zone_limit", "actor_limit", "cap_mw",
+                                       "power_limit_mw"])
+        # Started at 80 °C (held back then), cooled to 40 °C: idle, nothing held back.
+        idle = [r for r in before if r["active"] == "0"]
+        self.assertTrue(idle)
+        for row in idle:
+            self.assertEqual((row["aim_mc"], row["zone_limit"], row["actor_limit"],
+                              row["cap_mw"], row["power_limit_mw"]),
+                             ("74950", "none", "none", "0", "0"), row)
+        cap = self.full // 3
+        self.assertEqual(ctl("limit", "%dmW" % cap, "--lease", "60").returncode, 0)
+        # A cool zone, throttled by the cap alone: the trace says so.
+        self.assertTrue(wait_for(lambda: any(r["actor_limit"] == "power-limit"
+                                             for r in rows()[1][len(before):])), rows()[1][-3:])
+        capped = [r for r in rows()[1][len(before):] if r["power_limit_mw"] != "0"]
+        self.assertTrue(capped)
+        for row in capped:
+            self.assertEqual((row["power_limit_mw"], row["cap_mw"]), (str(cap), str(cap)), row)
+            self.assertEqual(row["active"], "0", row)
+        self.assertIn("power-limit", {r["zone_limit"] for r in capped})
+        self.assertNotIn("temperature", {r["zone_limit"] for r in capped})
 
     def test_unprivileged_is_refused(self):
         out = ctl("limit", "2", "--lease", "60", user=NOBODY)

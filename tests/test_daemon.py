@@ -437,6 +437,12 @@ class Control(unittest.TestCase):
         self.assertGreater(len(rows), 6)
         # control 75 C less the default controller's 50 m°C margin
         self.assertIn(",cpu,80000,1,-5050,", rows[-1])
+        # The last columns: that aim, held back by the temperature (at 80 °C its
+        # actors end at their lowest states), no cap.
+        last = dict(zip(rows[0].split(","), rows[-1].split(",")))
+        self.assertEqual((last["aim_mc"], last["cap_mw"], last["power_limit_mw"]),
+                         ("74950", "0", "0"), last)
+        self.assertIn(last["zone_limit"], ("temperature", "lowest-state"), last)
 
     def test_proc_stat_standing_still_is_not_idle(self):
         # Two reads of /proc/stat within one tick see the same counters: no
@@ -1315,7 +1321,8 @@ class RestoreFailure(unittest.TestCase):
             os.rename(tree.path("cpu4-cur-state"), tree.path(CDEV % 1))
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertIn("restored 1 file from %s: 1 cooling state" % daemon.state, out.stdout)
+            self.assertEqual(out.stdout, "restored 1 file from %s: 1 cooling state\n"
+                             % daemon.state)
             self.assertEqual(tree.read(CDEV % 1), "0")
 
 
@@ -1372,7 +1379,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(self.tree.read("sys/power/state"), "freeze mem disk")
         self.assertEqual(self.tree.read(CDEV % 1), "2")
-        self.assertIn("restored 1 file from %s: 1 cooling state" % state, out.stdout)
+        self.assertEqual(out.stdout, "restored 1 file from %s: 1 cooling state\n" % state)
         self.assertIn("%s:1: /sys/power/state is not a file powerallocd writes; refused" % state,
                       out.stderr)
         self.assertIn(":2: /sys/class/thermal/cooling_device1/max_state is not a file", out.stderr)
@@ -1385,7 +1392,7 @@ class StateFile(unittest.TestCase):
         self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(out.stderr.count("%s:" % state), 1, out.stderr)
         self.assertIn("%s:1: not \"sysfs path<TAB>value\"" % state, out.stderr)
-        self.assertIn("restored 0 files from %s\n" % state, out.stdout)
+        self.assertEqual(out.stdout, "restored 0 files from %s\n" % state)
 
 
 class StateFileX86(unittest.TestCase):
@@ -1417,7 +1424,8 @@ zones = ( { name = "package"; sensor = "x86_pkg_temp"; switch_on_temp = 80000;
                 tree.write(cap % p, "800000")
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
-            self.assertRegex(out.stdout, r"^restored 10 files from %s: " % re.escape(daemon.state))
+            self.assertEqual(out.stdout, "restored 10 files from %s: 1 zone policy, 8 CPU "
+                             "frequency limits, 1 powercap limit\n" % daemon.state)
             self.assertEqual(tree.read(rapl), "28000000")
             self.assertEqual([tree.read(cap % p) for p in range(8)], ["4700000"] * 8)
 

@@ -10,6 +10,7 @@ usage: test_install.py BUILDDIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,7 @@ class Install(unittest.TestCase):
         expected = {
             os.path.join(self.sbindir, "powerallocd"),
             os.path.join(self.bindir, "powerallocctl"),
+            os.path.join(self.bindir, "powerallocd-plot-trace"),
             os.path.join(self.sysconfdir, "powerallocd.conf"),
             os.path.join(self.datadir, "dbus-1/system.d/org.powerallocd1.conf"),
             os.path.join(self.mandir, "man8/powerallocd.8"),
@@ -101,7 +103,7 @@ class Install(unittest.TestCase):
         self.assertIn("ExecStart=%s/powerallocd" % self.sbindir, unit)
         self.assertIn("ExecStopPost=%s/powerallocd --restore" % self.sbindir, unit)
         self.assertIn("ExecReload=%s/powerallocctl reload" % self.bindir, unit)
-        # Nothing else: no test programs or tools installed.
+        # Nothing else: no test programs, and of the tools only plot-trace.
         self.assertEqual(len(files), len(expected) + 1, sorted(files - expected))
         self.assertLessEqual(set(self.paths.values()), files)
         if self.prefix == "/usr" and self.sysconfdir == "/etc":
@@ -113,6 +115,33 @@ class Install(unittest.TestCase):
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("(default %s)" % self.paths["config"], out.stdout)
+
+    def test_installed_plot_trace_draws_outside_the_source_tree(self):
+        """powerallocd(8) names powerallocd-plot-trace: installed, it runs
+        from anywhere (not from tools/, whose deps.sh it cannot source)."""
+        with open(os.path.join(SOURCE, "man", "powerallocd.8.scd")) as f:
+            self.assertIn("*powerallocd-plot-trace* _TRACE.csv_", f.read())
+        self.install()
+        tool = self.dest + os.path.join(self.bindir, "powerallocd-plot-trace")
+        self.assertTrue(os.access(tool, os.X_OK))
+        out = subprocess.run([tool], capture_output=True, text=True, cwd=self.dest)
+        self.assertEqual((out.returncode, out.stderr),
+                         (2, "usage: powerallocd-plot-trace TRACE.csv OUT.png [ZONE]\n"))
+        if not shutil.which("gnuplot"):
+            self.skipTest("no gnuplot")
+        with open(os.path.join(self.dest, "trace.csv"), "w") as f:
+            f.write("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,"
+                    "budget_mw,actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,"
+                    "switch_on_mc,control_mc\n")
+            for t in range(10):
+                f.write("%d,soc,70000,1,0,0,0,0,0,2000,cpufreq-cpu0,100,1000000,1,700,716,0,"
+                        "65000,75000\n" % (t * 100))
+        # Relative paths, from a directory of its own: the tool does not move.
+        out = subprocess.run([tool, "trace.csv", "out.png"], capture_output=True, text=True,
+                             cwd=self.dest, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(os.path.join(self.dest, "out.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     def test_existing_config_is_kept(self):
         self.install()

@@ -33,6 +33,7 @@ CONFFILE = "/etc/powerallocd.conf"
 FILES = {
     "/usr/sbin/powerallocd",
     "/usr/bin/powerallocctl",
+    "/usr/bin/powerallocd-plot-trace",
     CONFFILE,
     "/usr/share/dbus-1/system.d/org.powerallocd1.conf",
     "/usr/share/man/man8/powerallocd.8.gz",
@@ -142,6 +143,12 @@ class Package(unittest.TestCase):
         self.assertEqual(files, FILES | set(units))
         conffiles = run(["dpkg-deb", "-I", self.deb, "conffiles"], check=True).stdout.split()
         self.assertEqual(conffiles, [CONFFILE])
+        # powerallocd(8)'s trace drawer, executable, and gnuplot that it runs suggested.
+        modes = {line.split()[-1][1:]: line.split()[0] for line in listing.splitlines()
+                 if line[0] == "-"}
+        self.assertEqual(modes["/usr/bin/powerallocd-plot-trace"], "-rwxr-xr-x")
+        suggests = run(["dpkg-deb", "-f", self.deb, "Suggests"], check=True).stdout
+        self.assertIn("gnuplot-nox", suggests)
 
     def test_maintainer_scripts_drive_the_unit(self):
         """Enabled on install, restarted on upgrade, stopped on removal (when

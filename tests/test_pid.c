@@ -498,6 +498,11 @@ static void test_default_control_margin(void **unused)
 	pid_reset(&st);
 	assert_int_equal(pid_step(&kernel, &st, CONTROL, CONTROL, 0, 4000, &out), 2000);
 	assert_int_equal(out.err_mc, 0);
+	/* What the trace's aim_mc shows: 85000 - 50 m°C; the kernel's law aims at control. */
+	assert_int_equal(pid_aim_mc(&fixed, CONTROL), 84950);
+	assert_int_equal(pid_aim_mc(&kernel, CONTROL), 85000);
+	fixed.fixes.control_margin_mc = 100;
+	assert_int_equal(pid_aim_mc(&fixed, INT32_MIN + 10), INT32_MIN);
 }
 
 /* Absurd temperatures never overflow: the budget stays in [0, max]. */

@@ -16,8 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "tools")
 HEADER = ("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
           "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc")
-# gnuplot's first two line colours: the budget's (1) and the first actor's (2).
-ACTOR_RGB = (0, 158, 115)
+# The first actor's colour (plot-trace's palette: Okabe and Ito's blue).
+ACTOR_RGB = (0, 114, 178)
 
 
 def read_png(path):
@@ -91,7 +91,9 @@ def plot(trace, png):
                           capture_output=True, text=True, timeout=120)
 
 
-class PlotTrace(unittest.TestCase):
+class InWorkDir(unittest.TestCase):
+    """A trace and its PNG in a folder of their own."""
+
     def setUp(self):
         self.work = tempfile.TemporaryDirectory()
         self.trace = os.path.join(self.work.name, "trace.csv")
@@ -99,6 +101,9 @@ class PlotTrace(unittest.TestCase):
 
     def tearDown(self):
         self.work.cleanup()
+
+
+class PlotTrace(InWorkDir):
 
     def test_png(self):
         write_trace(self.trace, [(100 * t, 70000 + 60 * t, 2900 - 10 * t,
@@ -152,6 +157,106 @@ class PlotTrace(unittest.TestCase):
             text = f.read()
         self.assertEqual(re.findall(r"ensure_packages.*", text),
                          ["ensure_packages gnuplot-nox"])
+
+
+# The columns powerallocd adds after HEADER's (daemon/trace.h).
+LATER_COLUMNS = ("learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence,"
+                 "feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw")
+# What plot-trace draws them in.
+SHADE_RGB = (251, 227, 214)     # a power cap set
+AIM_RGB = (178, 24, 43)
+SHARE_RGB = (127, 59, 8)        # the zone's share of the cap
+CLUSTER_RGB, GPU_RGB, FAN_RGB = (0, 114, 178), (213, 94, 0), (0, 158, 115)
+
+
+def write_capped_trace(path):
+    """30 s of a trace as powerallocd writes it now: a cluster, a GPU and
+    a fan (no power model: max_mw 0) on zone soc, a cap of 1500 mW from 10 s
+    to 20 s that throttles the cluster and the GPU while the zone is cool."""
+    with open(path, "w") as f:
+        f.write(HEADER + "," + LATER_COLUMNS + "\n")
+        for k in range(301):
+            t = 100 * k
+            cap = 1500 if 10000 <= t < 20000 else 0
+            reason = "power-limit" if cap else "none"
+            for actor, grant, max_mw, state in (
+                    ("cpufreq-cpu0", 400 if cap else 700, 716, 2 if cap else 0),
+                    ("devfreq-ff9a0000.gpu", 600 if cap else 900, 2000, 3 if cap else 1),
+                    ("pwm-fan", 0, 0, 2)):
+                f.write("%d,soc,%d,0,0,0,0,0,0,%d,%s,100,1000000,1,%d,%d,%d,70000,75000,"
+                        "2000,30.0,10,40000,0.5,2000,0,74950,%s,%s,%d,%d\n"
+                        % (t, 60000 + 20 * k, cap or 3000, actor, grant, max_mw, state, reason,
+                           reason, cap, cap))
+
+
+def near(rgb, colour, tolerance=40):
+    """Whether pixel @rgb is @colour, give or take the anti-aliasing's blend."""
+    return sum(abs(a - b) for a, b in zip(rgb, colour)) < tolerance
+
+
+class CappedTrace(InWorkDir):
+    """What a trace with the aim, the limiting reasons and the cap shows: a
+    cap is not taken for thermal throttling."""
+
+    def draw(self):
+        out = plot(self.trace, self.png)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        width, height, rows = read_png(self.png)
+        panels = frames(width, height, rows)
+        self.assertEqual(len(panels), 3, panels)
+        return rows, panels
+
+    def test_cap_shaded_aim_drawn_fan_as_its_state(self):
+        write_capped_trace(self.trace)
+        rows, panels = self.draw()
+
+        def pixels(panel, t_s, colour):
+            top, bottom, left, right = panels[panel]
+            x = round(left + (right - left) * t_s / 30)
+            return [y for y in range(top + 2, bottom - 1) if near(rows[y][x], colour)]
+
+        def anywhere(panel, colour, t_from=0.5, t_to=29.5):
+            return any(pixels(panel, t / 10, colour) for t in range(int(t_from * 10),
+                                                                    int(t_to * 10)))
+
+        for panel in range(3):
+            top, bottom = panels[panel][:2]
+            # Shaded from 10 s to 20 s, behind the lines: most of the height.
+            self.assertGreater(len(pixels(panel, 15, SHADE_RGB)), (bottom - top) // 2, panel)
+            for t_s in (5, 25):
+                self.assertEqual(pixels(panel, t_s, SHADE_RGB), [], (panel, t_s))
+        # The aim (74.95 °C, dashed) in the temperature panel.
+        self.assertTrue(anywhere(0, AIM_RGB))
+        # The zone's share of the cap while there is one (dashed), nowhere else.
+        self.assertTrue(anywhere(1, SHARE_RGB, 10.5, 19.5))
+        self.assertFalse(anywhere(1, SHARE_RGB, 0.5, 9.5))
+        self.assertFalse(anywhere(1, SHARE_RGB, 20.5, 29.5))
+        # The cluster and the GPU, far apart in colour, in both panels; the fan
+        # (no power model) as its state only, not as a 0 mW grant.
+        self.assertGreater(sum(abs(a - b) for a, b in zip(CLUSTER_RGB, GPU_RGB)), 300)
+        for colour in (CLUSTER_RGB, GPU_RGB):
+            self.assertTrue(anywhere(1, colour) and anywhere(2, colour), colour)
+        self.assertTrue(anywhere(2, FAN_RGB))
+        self.assertFalse(anywhere(1, FAN_RGB))
+
+    def test_cooling_states_tick_at_integers(self):
+        """States 0 and 3 only: the grid lines between them are at 1 and 2
+        (at 0.5, 1, 1.5, 2 and 2.5 before)."""
+        write_trace(self.trace, [(100 * t, 70000, 2000, (("cpufreq-cpu0", 700, 0),
+                                                          ("cpufreq-cpu4", 2000, 3)))
+                                 for t in range(100)])
+        rows, panels = self.draw()
+        top, bottom, left, right = panels[2]
+        across = range(left + 2, right - 1)
+        lines = [y for y in range(top + 2, bottom - 1)
+                 if sum(max(rows[y][x]) - min(rows[y][x]) > 60 for x in across) > len(across) // 2]
+        self.assertEqual(len(lines), 2, lines)      # state 3 above, state 0 below
+        grid = [y for y in range(lines[0] + 3, lines[1] - 2)
+                if sum(rows[y][x] == (204, 204, 204) for x in across) >= 10]
+        third = (lines[1] - lines[0]) / 3
+        self.assertEqual(len(grid), 2, grid)
+        for y, expected in zip(grid, (lines[0] + third, lines[0] + 2 * third)):
+            self.assertLess(abs(y - expected), 3, (grid, lines))
 
 
 class Demo(unittest.TestCase):

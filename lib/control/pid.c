@@ -272,16 +272,22 @@ void pid_retune(const struct pid_params *from, const struct pid_params *to,
 	state->under_integral = state->under_integral * from->gains.k_i / to->gains.k_i;
 }
 
+int32_t pid_aim_mc(const struct pid_params *params, int32_t control_mc)
+{
+	if (params->mode != PID_MODE_DEFAULT)
+		return control_mc;
+	return (int32_t)clamp64((int64_t)control_mc - params->fixes.control_margin_mc, INT32_MIN,
+				INT32_MAX);
+}
+
 uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 		  int32_t control_mc, int32_t temp_mc, uint32_t min_power_mw,
 		  uint32_t max_power_mw, struct pid_output *out)
 {
 	const struct pid_gains *g = &params->gains;
 	uint32_t sp = effective_sustainable_power(params, min_power_mw, max_power_mw);
-	int64_t target_mc = control_mc, err, p, i, d, budget;
+	int64_t target_mc = pid_aim_mc(params, control_mc), err, p, i, d, budget;
 
-	if (params->mode == PID_MODE_DEFAULT)
-		target_mc -= params->fixes.control_margin_mc;
 	err = int_to_frac(clamp64(target_mc - temp_mc, -ERR_LIMIT_MC, ERR_LIMIT_MC - 1));
 
 	p = proportional(g, err);

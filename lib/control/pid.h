@@ -192,6 +192,12 @@ void pid_tune_gains(struct pid_gains *gains);
 void pid_default_fixes(struct pid_fixes *fixes);
 
 /**
+ * pid_aim_mc() - the temperature @params aim at, m°C: @control_mc, less
+ * the control margin for the default controller (PID_MODE_DEFAULT).
+ */
+int32_t pid_aim_mc(const struct pid_params *params, int32_t control_mc);
+
+/**
  * pid_control_margin_limit_mc() - the largest control margin a zone may
  * have: half of @control_mc - @switch_on_mc (m°C), so that the point aimed
  * at stays in the upper half of the passive range.

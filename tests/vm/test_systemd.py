@@ -229,7 +229,7 @@ class Systemd(unittest.TestCase):
         guest.check("systemctl kill -s KILL powerallocd")
         # ExecStopPost (powerallocd --restore) puts the limits back, then
         # Restart=on-failure starts a new daemon that takes the zone again.
-        self.wait_journal("restored [0-9]+ of [0-9]+ .* from /run/powerallocd/state",
+        self.wait_journal("restored [0-9]+ files? from /run/powerallocd/state",
                           "ExecStopPost's restore in the journal")
         guest.wait("test \"$(systemctl show -P NRestarts powerallocd)\" -ge 1",
                    "the restart", timeout=120, interval=1)

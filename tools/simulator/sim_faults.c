@@ -84,6 +84,8 @@ static void kill_and_restore(struct sim *sim)
 	pid = fork();
 	if (pid == 0) {
 		setenv("UMOCKDEV_DIR", sim->dir, 1);
+		/* Its report ("restored 4 files from ...") beside the daemon's log, not in the run's. */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "--restore",
 		       "--state-file", state, "--log-target", "stderr", (char *)NULL);
 		_exit(127);

@@ -79,7 +79,7 @@ struct sim {
 	struct sensor_model sensor_model;	/* what the sensor reports */
 	double sustainable_w;		/* the plant's true one at the daemon's control */
 	int daemon_control_mc;
-	char trace_tail[256];		/* a row not yet complete at the last read */
+	char trace_tail[1024];		/* a row not yet complete at the last read (sim_trace.c) */
 	long trace_last_ms;		/* the daemon's clock, ms */
 	struct timespec first_row_seen;	/* when the first row was read (CLOCK_MONOTONIC) */
 	double plant_start_daemon_ms;	/* the daemon's clock at the plant's 0, -1: unknown */
