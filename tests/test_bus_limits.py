@@ -276,6 +276,7 @@ class UnreachableCap(unittest.TestCase):
                     start = len(f.readlines()) - 1
                 self.assertEqual(ctl("limit", "%dmW" % cap, "--lease", "120")
                                  .returncode, 0)
+                set_at = time.monotonic()
 
                 def periods():
                     """Per period since (the first 20 left to settle), the states' draw."""
@@ -293,6 +294,18 @@ class UnreachableCap(unittest.TestCase):
                       (cap, min(draws), max(draws), len(draws)), file=sys.stderr)
                 self.assertLessEqual(max(draws), cap, draws)
                 self.assertEqual(min(draws), best, draws)
+                # Busy actors held under their maxima by the cap: it says so, though each
+                # asks only what it draws at the OPP it is held at (it said none), once
+                # the reason the lower cap left has had its 10 s hold.
+                time.sleep(max(0.0, set_at + 11 - time.monotonic()))
+
+                def reasons():
+                    zone = json.loads(ctl("status", "--json").stdout)["zones"][0]
+                    return [zone["limiting_reason"]] + [a["limiting_reason"]
+                                                        for a in zone["actors"]]
+                self.assertTrue(wait_for(lambda: reasons()[0] == "power-limit" and
+                                         "power-limit" in reasons()[1:], timeout=10),
+                                reasons())
         finally:
             sim.send_signal(signal.SIGINT)
             rest = sim.communicate(timeout=30)[0]

@@ -381,6 +381,33 @@ static void test_request_over_maximum(void **unused)
 	free(r);
 }
 
+/*
+ * Under a power cap, a busy cluster granted what it draws at the OPP the cap
+ * holds it at asks for no more than that: it is held all the same, since
+ * it is saturated and under its maximum.
+ */
+static void test_saturated_under_cap(void **unused)
+{
+	struct rig *r = rig_new();
+	struct zone *z = &r->zones[0];
+
+	(void)unused;
+	z->active = false;
+	z->cap_limited = true;
+	z->budget_mw = 1800;
+	z->request_mw[0] = z->grant_mw[0] = 1100;
+	z->request_mw[1] = z->grant_mw[1] = 700;
+	applied(&r->big, 1100, 3);
+	applied(&r->little, 700, 1);
+	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);	/* idle loads: nothing held */
+	r->big.saturated = 2;
+	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);
+	engine_track_limits(&r->e, 1000 * MS, NULL);
+	assert_int_equal(r->big.limit.now, LIMIT_POWER_LIMIT);
+	assert_int_equal(r->little.limit.now, LIMIT_NONE);
+	free(r);
+}
+
 /* An actor two zones share: the most severe reason of those that hold it back. */
 static void test_shared_actor_and_due(void **unused)
 {
@@ -431,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_released_at_once),
 		cmocka_unit_test(test_request_over_maximum),
 		cmocka_unit_test(test_powercap_at_lowest),
+		cmocka_unit_test(test_saturated_under_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
