@@ -186,10 +186,10 @@ static int reload(sd_bus *bus)
 
 /*
  * limit's POWER into *@mw: a number with its unit, W (4.5W, to the mW) or
- * mW (4500mW), or a bare whole number, which is mW as every power
- * powerallocctl shows, powerallocd.conf takes and SetPowerLimit takes.  A
- * bare number with a fraction ("4.5": watts, as limit once took?) is
- * ambiguous and refused.  Return: whether it is one (else the reason is said).
+ * mW (4500mW).  A bare number is refused: limit took watts in earlier versions, and
+ * every other power powerallocctl shows is in mW; either reading of "5"
+ * would throttle someone's machine by a factor of 1000.  Return: whether it
+ * is one (else the reason is said).
  */
 static bool parse_power_mw(const char *text, uint64_t *mw)
 {
@@ -208,7 +208,7 @@ static bool parse_power_mw(const char *text, uint64_t *mw)
 			digits++;
 	if (!digits) {
 		fprintf(stderr, "powerallocctl: limit: \"%s\" is not a power: write it in W (4.5W) "
-			"or mW (4500mW; a bare number is mW)\n", text);
+			"or mW (4500mW)\n", text);
 		return false;
 	}
 	if (strcmp(p, "W") == 0) {
@@ -216,11 +216,12 @@ static bool parse_power_mw(const char *text, uint64_t *mw)
 		for (int k = 0; k < 3; k++)
 			milli = milli * 10 + (isdigit((unsigned char)*frac) ? (uint64_t)(*frac++ - '0') : 0);
 		*mw = whole * 1000 + milli;
-	} else if (*p == '\0' && dotted) {
-		fprintf(stderr, "powerallocctl: limit: \"%s\" has no unit, and a bare number is a "
-			"whole number of mW: write %sW for watts\n", text, text);
+	} else if (*p == '\0') {
+		fprintf(stderr, "powerallocctl: limit: \"%s\" has no unit: write %sW for watts%s%s%s "
+			"(limit took a bare number as watts before)\n", text, text,
+			dotted ? "" : " or ", dotted ? "" : text, dotted ? "" : "mW for milliwatts");
 		return false;
-	} else if (strcmp(p, "mW") == 0 || *p == '\0') {
+	} else if (strcmp(p, "mW") == 0) {
 		*mw = whole;
 	} else {
 		fprintf(stderr, "powerallocctl: limit: \"%s\": the unit must be W or mW "
@@ -334,9 +335,9 @@ static void usage(FILE *out)
 		"               the status every second, with the time, until Ctrl-C\n"
 		"  reload       make powerallocd re-read its configuration (root only)\n"
 		"  limit POWER --lease SECONDS\n"
-		"               cap every power actor together at POWER (4.5W, 4500mW; a bare\n"
-		"               number is mW) until the lease ends (1 to 86400 s; run again\n"
-		"               to renew) (root only)\n"
+		"               cap every power actor together at POWER, with its unit (4.5W,\n"
+		"               4500mW) until the lease ends (1 to 86400 s; run again to\n"
+		"               renew) (root only)\n"
 		"  limit --clear\n"
 		"               lift the cap (root only)\n"
 		"  -V, --version  print the version\n"

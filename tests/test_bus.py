@@ -523,7 +523,7 @@ class DaemonChecksUid(Bus):
         self.assertIn("Reload is for root only", out.stderr)
 
     def test_power_limit_refused_by_the_daemon_itself(self):
-        out = ctl("limit", "2", "--lease", "60", user=NOBODY)
+        out = ctl("limit", "2W", "--lease", "60", user=NOBODY)
         self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
         self.assertIn("SetPowerLimit is for root only", out.stderr)
         out = ctl("limit", "--clear", user=NOBODY)
@@ -646,7 +646,7 @@ class PowerLimit(Bus):
         self.assertTrue(55 < s["power_limit_lease_left_s"] <= 60, s)
         self.assertIn("power limit %d mW, lease ends in" % cap, ctl("status").stdout)
         # Another cap moves the budget with it.
-        self.assertEqual(ctl("limit", "%d" % (cap // 2), "--lease", "60").returncode, 0)
+        self.assertEqual(ctl("limit", "%dmW" % (cap // 2), "--lease", "60").returncode, 0)
         self.assertTrue(wait_for(lambda: self.budget() == cap // 2, timeout=1), self.status())
         out = ctl("limit", "--clear")
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -715,20 +715,19 @@ class PowerLimit(Bus):
                      "org.powerallocd1.Manager", "SetPowerLimit", "uu", "0", "60")
         self.assertIn("ClearPowerLimit() lifts a limit", out.stderr)
         self.assertEqual(manager_property("PowerLimit"), 0)
-        out = ctl("limit", "2")
+        out = ctl("limit", "2W")
         self.assertEqual(out.returncode, 2)
         self.assertIn("limit needs --lease SECONDS", out.stderr)
-        for args in (["limit", "-1", "--lease", "5"], ["limit", "x", "--lease", "5"],
-                     ["limit", "2", "--lease", "-5"], ["limit", "--clear", "--lease", "5"],
+        for args in (["limit", "-1W", "--lease", "5"], ["limit", "x", "--lease", "5"],
+                     ["limit", "2W", "--lease", "-5"], ["limit", "--clear", "--lease", "5"],
                      ["status", "--lease", "5"]):
             self.assertEqual(ctl(*args).returncode, 2, args)
-        out = ctl("limit", "2", "--lease", "0")
+        out = ctl("limit", "2W", "--lease", "0")
         self.assertEqual(out.returncode, 1)
         self.assertIn("it must be 1 to 86400 s", out.stderr)
 
-    # limit's POWER: a unit, W or mW, or a bare whole number of mW, as every
-    # power the status shows and SetPowerLimit takes.
-    POWERS = [("1500", 1500), ("1500mW", 1500), ("1500.0mW", 1500), ("1.5W", 1500),
+    # limit's POWER: with its unit, W or mW.
+    POWERS = [("1500mW", 1500), ("1500.0mW", 1500), ("1.5W", 1500),
               ("2W", 2000), ("2.500W", 2500), (".5W", 500), ("0.001W", 1), ("1mW", 1)]
 
     def max_mw(self):
@@ -746,7 +745,7 @@ class PowerLimit(Bus):
         """limit 4500 capped the RK3399 (2976 mW at most) at 4500 W before."""
         top = self.max_mw()
         self.assertEqual(top, 2976)
-        for power, mw in (("4500", 4500), ("4500W", 4500000), ("%dmW" % (top + 1), top + 1)):
+        for power, mw in (("4500mW", 4500), ("4500W", 4500000), ("%dmW" % (top + 1), top + 1)):
             out = ctl("limit", power, "--lease", "60")
             self.assertEqual(out.returncode, 2, power)
             self.assertEqual(out.stderr, "powerallocctl: limit: %s is %d mW, more than this "
@@ -800,7 +799,7 @@ class PowerLimit(Bus):
         self.assertNotIn("temperature", {r["zone_limit"] for r in capped})
 
     def test_unprivileged_is_refused(self):
-        out = ctl("limit", "2", "--lease", "60", user=NOBODY)
+        out = ctl("limit", "2W", "--lease", "60", user=NOBODY)
         self.assertEqual(out.returncode, 4, out.stdout + out.stderr)
         self.assertIn("permission denied", out.stderr)
         self.assertEqual(ctl("limit", "--clear", user=NOBODY).returncode, 4)
@@ -1037,14 +1036,15 @@ class CommandLine(unittest.TestCase):
             self.assertEqual(out.returncode, 0, option)
             self.assertRegex(out.stdout, r"^powerallocctl \d+\.\d+", option)
 
-    # A POWER limit cannot take, and why: a bare number is mW and whole.
+    # A POWER limit cannot take, and why: a bare number (watts before, and mW
+    # everywhere else) has no unit.
     REFUSED_POWERS = [
-        ("4.5", '"4.5" has no unit, and a bare number is a whole number of mW: write 4.5W '
-         'for watts'),
-        ("0.5", '"0.5" has no unit, and a bare number is a whole number of mW: write 0.5W '
-         'for watts'),
-        ("x", '"x" is not a power: write it in W (4.5W) or mW (4500mW; a bare number is mW)'),
-        ("W", '"W" is not a power: write it in W (4.5W) or mW (4500mW; a bare number is mW)'),
+        ("4.5", '"4.5" has no unit: write 4.5W for watts (limit took a bare number as '
+         'watts before)'),
+        ("4500", '"4500" has no unit: write 4500W for watts or 4500mW for milliwatts (limit '
+         'took a bare number as watts before)'),
+        ("x", '"x" is not a power: write it in W (4.5W) or mW (4500mW)'),
+        ("W", '"W" is not a power: write it in W (4.5W) or mW (4500mW)'),
         ("4,5W", '"4,5W": the unit must be W or mW (4.5W, 4500mW)'),
         ("4.5kW", '"4.5kW": the unit must be W or mW (4.5W, 4500mW)'),
         ("4500mw", '"4500mw": the unit must be W or mW (4.5W, 4500mW)'),
@@ -1054,7 +1054,6 @@ class CommandLine(unittest.TestCase):
          'decimals (4.5W)'),
         ("4500.5mW", '"4500.5mW" is finer than 1 mW: give whole mW (4500mW) or W to three '
          'decimals (4.5W)'),
-        ("0", '"0": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a cap'),
         ("0W", '"0W": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a cap'),
         ("-1W", '"-1W": a power cap is 1 mW or more; \'powerallocctl limit --clear\' lifts a '
          'cap'),
