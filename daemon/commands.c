@@ -169,6 +169,7 @@ int daemon_check_controllable(const struct options *opts)
 {
 	struct pa_config *c = daemon_load_config(opts);
 	struct engine e;
+	size_t refused;
 	int n;
 
 	if (!c)
@@ -181,16 +182,23 @@ int daemon_check_controllable(const struct options *opts)
 		pa_config_free(c);
 		return EXIT_CONDITION_ERROR;
 	}
+	refused = e.n_refused;
 	engine_free(&e);
 	if (n > 0) {
 		journal_log(PA_LOG_NOTICE, NULL, "%s: %d %s controllable", opts->config_path, n,
 			    plural((size_t)n, "zone", "zones"));
-	} else if (c->n_zones) {
+	} else if (c->n_zones && refused >= c->n_zones) {
 		/* The file asks for control that this machine cannot give: fail, visibly. */
 		journal_log(PA_LOG_ERR, NULL, "%s: no configured zone can be controlled (%zu "
 			    "configured; see above, powerallocd --check-config says more)",
 			    opts->config_path, c->n_zones);
 		n = -1;
+	} else if (c->n_zones) {
+		/* A driver that comes later (a module udev loads) brings them: wait, as configured. */
+		journal_log(PA_LOG_WARNING, NULL, "%s: none of the %zu configured zones can be "
+			    "controlled yet (see above); powerallocd starts and takes them when "
+			    "their devices appear", opts->config_path, c->n_zones);
+		n = 1;
 	} else {
 		journal_log(PA_LOG_NOTICE, NULL, "%s: no zones configured and none that automatic "
 			    "configuration controls (see above): nothing to do, powerallocd does "

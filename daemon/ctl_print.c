@@ -162,6 +162,7 @@ static const char *source_words(const char *source)
 	static const char *const words[][2] = {
 		{ "config", "configured" }, { "sysfs", "device tree" },
 		{ "estimated", "estimated" }, { "learnt", "learnt" },
+		{ "rapl", "RAPL limit" },
 	};
 
 	for (size_t k = 0; source && k < sizeof(words) / sizeof(words[0]); k++)

@@ -54,9 +54,10 @@ int daemon_check_config(const struct options *opts);
 /**
  * daemon_check_controllable() - discover read-only as daemon_check_config()
  * does, saying only why zones are not controlled and the outcome.
- * Return: EXIT_OK when a zone is controllable, EXIT_NOTHING_TO_CONTROL when
- * none is and none is configured, EXIT_CONDITION_ERROR when the file is
- * unusable, its configured zones all fail, or sysfs cannot be read.
+ * Return: EXIT_OK when a zone is controllable, or zones are configured that
+ * may yet appear; EXIT_NOTHING_TO_CONTROL when none is and none is
+ * configured; EXIT_CONDITION_ERROR when the file is unusable, refuses every
+ * configured zone (e->n_refused), or sysfs cannot be read.
  */
 int daemon_check_controllable(const struct options *opts);
 

@@ -419,8 +419,9 @@ class X86Automatic(Automatic):
 
 class CheckControllable(CheckConfig):
     """--check-controllable, the unit's ExecCondition=: 0 with a zone to
-    control, 1 with none (the unit is skipped), 255 when the file is
-    unusable or none of its zones can be controlled (the unit fails)."""
+    control or zones configured that may yet appear, 1 with none (the unit is
+    skipped), 255 when the file is unusable or refuses every zone (the unit
+    fails)."""
 
     def controllable(self, config, tree_name):
         shutil.rmtree(self.tree)
@@ -437,9 +438,18 @@ class CheckControllable(CheckConfig):
         self.assertEqual(status, 1, out)
         self.assertIn("nothing to do, powerallocd does not start and leaves thermal control as "
                       "it is (thermald keeps running where it runs)", out)
+        # A configured zone whose sensor is not there yet (a driver udev loads later):
+        # the daemon starts and waits for it, as it always did.
         status, out = self.controllable('zones = ( { name = "a"; sensor = "nope"; actors = '
                                         '( { type = "powercap"; zone = "x"; } ); } );\n',
                                         "qemu-x86")
+        self.assertEqual(status, 0, out)
+        self.assertIn("none of the 1 configured zones can be controlled yet (see above); "
+                      "powerallocd starts and takes them when their devices appear", out)
+        # One the machine refuses (no user_space policy): only the file can fix it.
+        status, out = self.controllable('zones = ( { name = "a"; sensor = "cpu-thermal"; '
+                                        'actors = ( { type = "cpufreq"; cpus = "0-3"; } ); } );\n',
+                                        "rk3399-no-user-space")
         self.assertEqual(status, 255, out)
         self.assertIn("no configured zone can be controlled (1 configured", out)
         status, out = self.controllable("zones = ( {\n", "qemu-x86")

@@ -168,6 +168,12 @@ static void test_in_use(void **unused)
 	assert_line(t, "  active, budget 3856 mW of 2200 mW sustainable (device tree); power in mW");
 	assert_line(t, "  thermal model: 2764 mW sustainable, time constant 18 s, confidence 0.84");
 	free(t);
+	/* An x86 package configured automatically: its RAPL long-term limit, in 80 columns. */
+	z->sp_source = z->in_use_source = "rapl";
+	z->budget = z->in_use = 28000;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  active, budget 28000 mW of 28000 mW sustainable (RAPL limit); power in mW");
+	free(t);
 	snapshot_free(s);
 }
 
