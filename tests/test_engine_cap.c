@@ -315,6 +315,33 @@ static void test_rockpro64_idle_gpu(void **unused)
 }
 
 /* A 0 mW grant is each kind of numbering's deepest state: the lowest power. */
+/*
+ * A cap whose share the zone's thermal budget stays under binds nothing: the
+ * grants are the uncapped division's, with no floors and no OPP filling.
+ */
+static void test_loose_cap_changes_nothing(void **unused)
+{
+	struct rockpro64 t;
+	uint32_t free_mw[3];
+
+	(void)unused;
+	rockpro64(&t, 100);
+	t.zone.temp_mc = t.zone.prev_temp_mc = 74000;	/* active, under control */
+	t.zone.pid.sustainable_power_mw = 1500;
+	zone_cycle(&t.zone);
+	assert_true(t.zone.active);
+	memcpy(free_mw, t.zone.grant_mw, sizeof(free_mw));
+	memset(&t.zone.pid_state, 0, sizeof(t.zone.pid_state));
+	t.e.cap_mw = 5000;
+	engine_share_cap(&t.e);
+	assert_true(t.zone.capped);
+	zone_cycle(&t.zone);
+	assert_false(t.zone.cap_limited);
+	assert_int_equal(t.zone.grant_mw[0], free_mw[0]);
+	assert_int_equal(t.zone.grant_mw[1], free_mw[1]);
+	assert_int_equal(t.zone.grant_mw[2], free_mw[2]);
+}
+
 static void test_zero_grant_is_the_lowest_state(void **unused)
 {
 	struct rockpro64 t;
@@ -386,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_rockpro64_cap_under_the_floor),
 		cmocka_unit_test(test_rockpro64_cap_over_the_floor),
 		cmocka_unit_test(test_rockpro64_idle_gpu),
+		cmocka_unit_test(test_loose_cap_changes_nothing),
 		cmocka_unit_test(test_zero_grant_is_the_lowest_state),
 		cmocka_unit_test(test_zone_shares_over_their_floors),
 		cmocka_unit_test(test_lowest_text),

@@ -177,18 +177,19 @@ static void fill_opps(struct zone *z)
 }
 
 /*
- * The budget divided among the actors.  Under the power cap the budget
- * bounds what they draw, and an actor granted less than it draws at its
- * lowest state draws that all the same: no actor is granted less, and what
- * that takes is taken from the others (floors_divide()); then the OPPs are
- * filled (fill_opps()).  Without a cap the floors are 0: one division, the
+ * The budget divided among the actors.  When the power cap's share is the
+ * budget (apply_cap() first), it bounds what they draw, and an actor granted
+ * less than it draws at its lowest state draws that all the same: no actor
+ * is granted less, and what that takes is taken from the others
+ * (floors_divide()); then the OPPs are filled (fill_opps()).  Otherwise,
+ * with a cap that does not bind too, the floors are 0: one division, the
  * kernel's law.
  */
 static void divide(struct zone *z, struct divvy_actor *d)
 {
 	uint32_t floor_mw[ZONE_MAX_ACTORS] = { 0 };
 
-	for (size_t i = 0; i < z->n_actors && z->capped; i++)
+	for (size_t i = 0; i < z->n_actors && z->cap_limited; i++)
 		floor_mw[i] = actor_lowest_mw(z->actors[i]);
 	if (divides_by_request(z)) {
 		floors_divvy(d, z->n_actors, floor_mw, z->budget_mw, z->pid.mode == PID_MODE_KERNEL);
@@ -198,7 +199,7 @@ static void divide(struct zone *z, struct divvy_actor *d)
 		floors_divide(z->n_actors, floor_mw, z->budget_mw, divide_by_efficiency, z,
 			      z->grant_mw);
 	}
-	if (z->capped)
+	if (z->cap_limited)
 		fill_opps(z);
 }
 
