@@ -87,6 +87,29 @@ class Docs(unittest.TestCase):
         broken = [b for p in checked for b in broken_links(SOURCE, p)]
         self.assertEqual(broken, [], "broken links:\n" + "\n".join(broken))
 
+    def test_man_pages_see_each_other(self):
+        """Each man page's SEE ALSO names the other two."""
+        pages = {"powerallocd.8": "*powerallocd*(8)", "powerallocd.conf.5": "*powerallocd.conf*(5)",
+                 "powerallocctl.1": "*powerallocctl*(1)"}
+        for page in pages:
+            with open(os.path.join(SOURCE, "man", page + ".scd"), encoding="utf-8") as f:
+                see_also = f.read().split("# SEE ALSO", 1)[1]
+            for other, ref in pages.items():
+                if other != page:
+                    self.assertIn(ref, see_also, page)
+
+    def test_example_configuration_has_every_daemon_key(self):
+        """conf/powerallocd.conf, the installed example, shows every key of
+        powerallocd.conf(5)'s DAEMON KEYS (set, or commented out)."""
+        with open(os.path.join(SOURCE, "man", "powerallocd.conf.5.scd"), encoding="utf-8") as f:
+            section = f.read().split("# DAEMON KEYS", 1)[1].split("\n# ", 1)[0]
+        keys = re.findall(r"(?m)^\*(\w+)\* = ", section)
+        self.assertIn("metrics_dir", keys)
+        with open(os.path.join(SOURCE, "conf", "powerallocd.conf"), encoding="utf-8") as f:
+            example = f.read()
+        for key in keys:
+            self.assertRegex(example, r"(?m)^#? *%s = " % key, key)
+
     def test_the_checker_sees_a_broken_link(self):
         self.assertEqual(anchor("What it costs"), "what-it-costs")
         self.assertEqual(anchor("Faults and attacks (issue 23)"), "faults-and-attacks-issue-23")
