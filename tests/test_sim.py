@@ -74,9 +74,10 @@ class ClosedLoop(unittest.TestCase):
         # The daemon ran its periods (100 ms simulated): the simulator read
         # them back from the trace, none missing for long.
         self.assertGreaterEqual(s["gap"], 100, s["output"])
-        self.assertLess(s["gap"], 2000, s["output"])
-        # Nothing held the simulator up for a whole simulated second.
-        self.assertLess(s["lag"], 1000, s["output"])
+        self.assertLess(s["gap"], 3000, s["output"])
+        # Nothing held the simulator up for two simulated seconds (0.2 s of
+        # real time at 10x; 1.0 s was seen with two builds beside it).
+        self.assertLess(s["lag"], 2000, s["output"])
 
     def test_lag_is_reported(self):
         # A simulator held up (here stopped for 0.3 s, 3 s simulated at 10x)
