@@ -145,6 +145,121 @@ static void test_garbage_temperature(void **unused)
 	engine_free(&e);
 }
 
+/*
+ * A reading outside -40..150 °C is a sensor fault like a failed read: said
+ * once an episode with the value and the range, limits held, then the
+ * sustainable power; a new episode is said again.
+ */
+static void test_implausible_temperature(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/temp";
+	struct engine e;
+	uint64_t t = 0;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	tree_put(file, "80000\n");
+	engine_cycle(&e, t, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 0);
+	tree_put(file, "151000\n");
+	for (int k = 1; k < ZONE_FAULT_PERIODS; k++) {
+		engine_cycle(&e, t += 100000, NULL);
+		assert_true(e.zones[0].sensor_failed);
+		assert_int_equal(e.zones[0].temp_mc, 80000);
+		assert_int_equal(e.zones[0].budget_mw, 0);	/* held */
+	}
+	tree_put(file, "-41000\n");
+	for (int k = ZONE_FAULT_PERIODS; k < 6; k++)
+		engine_cycle(&e, t += 100000, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 350);
+	assert_int_equal(naming(file), 1);
+	assert_int_equal(naming("not a plausible temperature: 151000 m°C is outside "
+				"-40000..150000 m°C; holding the current limits"), 1);
+	tree_put(file, "45000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_false(e.zones[0].sensor_failed);
+	assert_true(logged("reads again (45000 m°C)"));
+	tree_put(file, "-41000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(naming("-41000 m°C is outside -40000..150000 m°C"), 1);
+	/* The bounds themselves are temperatures. */
+	tree_put(file, "-40000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, -40000);
+	tree_put(file, "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/* Puts @value in thermal_zone0's temp and runs one period at @t_us. */
+static void read_at(struct engine *e, const char *value, uint64_t t_us)
+{
+	tree_put("/sys/class/thermal/thermal_zone0/temp", value);
+	engine_cycle(e, t_us, NULL);
+}
+
+/*
+ * A reading more than ZONE_SPIKE_MC from the previous one (tools/sim
+ * --fault spike: one 150 °C reading at 75 °C) is a sensor fault for that
+ * period, said once; the next reading is taken whatever it is, so a real
+ * jump costs one period; a jump within the bound is taken at once; a run
+ * of spikes is said once.
+ */
+static void test_spike(void **unused)
+{
+	struct engine e;
+	uint64_t t = 0;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	read_at(&e, "75000\n", t);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	read_at(&e, "150000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	assert_int_equal(naming("a spike: 150000 m°C, +75000 m°C from the previous reading, more "
+				"than the 40000 m°C a zone can change in one period"), 1);
+	read_at(&e, "75000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_true(logged("reads again (75000 m°C)"));
+
+	/* A real step of 41 °C: dismissed once, then taken; 39 °C at once. */
+	read_at(&e, "34000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	read_at(&e, "34000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 34000);
+	read_at(&e, "73000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 73000);
+
+	/*
+	 * A sensor that spikes every other period: said once for the run, and
+	 * these spikes, within ZONE_SPIKE_QUIET_READS of those above, are its
+	 * tail; after that many sane readings a spike is said again.
+	 */
+	tree_log_clear();
+	for (int k = 0; k < 20; k++) {
+		read_at(&e, k % 2 ? "73000\n" : "140000\n", t += 100000);
+		assert_int_equal(e.zones[0].sensor_failed, k % 2 == 0);
+		assert_int_equal(e.zones[0].temp_mc, 73000);
+	}
+	assert_int_equal(tree_log_n(), 0);
+	for (int k = 0; k < ZONE_SPIKE_QUIET_READS; k++)
+		read_at(&e, "73000\n", t += 100000);
+	read_at(&e, "140000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	read_at(&e, "73000\n", t += 100000);
+	assert_int_equal(tree_log_n(), 2);	/* the spike, and "reads again" */
+	assert_int_equal(naming("a spike: 140000 m°C, +67000 m°C"), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
 /* A trip without its temperature is left out; the zone keeps the others. */
 static void test_missing_trip_file(void **unused)
 {
@@ -464,6 +579,8 @@ int main(void)
 		cmocka_unit_test_setup(test_negative_state, reset_log),
 		cmocka_unit_test_setup(test_state_above_max, reset_log),
 		cmocka_unit_test_setup(test_garbage_temperature, reset_log),
+		cmocka_unit_test_setup(test_implausible_temperature, reset_log),
+		cmocka_unit_test_setup(test_spike, reset_log),
 		cmocka_unit_test_setup(test_missing_trip_file, reset_log),
 		cmocka_unit_test_setup(test_fan_state_unreadable, reset_log),
 		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),

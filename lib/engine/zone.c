@@ -39,32 +39,49 @@ static const char *sensor_words(const struct zone *z, char *buf, size_t size)
 	return buf;
 }
 
-int zone_read_temp(struct zone *z)
+/* Says a fault once an episode, a run of spikes once; the period is a sensor fault all the same. */
+static void say_fault(struct zone *z, int r, const char *why)
 {
 	struct zone_fields f;
 	char sensor[SYSFS_PATH_MAX];
-	int64_t temp;
+	bool quiet = r == -EDOM && z->spike_quiet > 0;
+
+	if (r == -EDOM)
+		z->spike_quiet = ZONE_SPIKE_QUIET_READS;
+	if (!(z->sensor_failed && z->fault_said) && !quiet) {
+		pa_log_fields(PA_LOG_ERR, zone_fields(z, &f), "zone %s: %s: %s; holding the current "
+			      "limits", z->name, sensor_words(z, sensor, sizeof(sensor)), why);
+		z->fault_said = true;
+	}
+	z->sensor_failed = true;
+}
+
+int zone_read_temp(struct zone *z)
+{
+	struct zone_fields f;
+	char sensor[SYSFS_PATH_MAX], why[192];
+	int64_t temp = 0;
 	int r = zone_sensor_read(z, &temp);
 	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
 
-	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
-		r = -ERANGE;
+	r = zone_sensor_judge(z, r, temp, why, sizeof(why));
 	if (r < 0) {
-		if (!z->sensor_failed)
-			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
-				      "zone %s: %s: %s; holding the current limits", z->name,
-				      sensor_words(z, sensor, sizeof(sensor)),
-				      no_input ? "no input reads" : zone_sensor_strerror(r));
-		z->sensor_failed = true;
+		if (no_input)
+			snprintf(why, sizeof(why), "no input reads");
+		say_fault(z, r, why);
 		z->failed_reads++;
+		z->reading_sane = false;
 		return r;
 	}
 	z->failed_reads = 0;
+	z->reading_sane = true;
+	z->spike_quiet -= z->spike_quiet > 0;
 	z->temp_mc = (int32_t)temp;
-	if (z->sensor_failed)
+	if (z->sensor_failed && z->fault_said)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
 			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
 	z->sensor_failed = false;
+	z->fault_said = false;
 	return 0;
 }
 

@@ -27,9 +27,21 @@
 /* Periods a zone holds its limits without a sane temperature before it
  * throttles to its sustainable power. */
 #define ZONE_FAULT_PERIODS 3
-/* Readings outside this range are sensor faults, not temperatures (m°C). */
-#define ZONE_TEMP_MIN_MC (-60000)
-#define ZONE_TEMP_MAX_MC 200000
+/* Readings outside this range are sensor faults, not temperatures (m°C):
+ * no die or skin this daemon controls works below -40 °C or above 150 °C. */
+#define ZONE_TEMP_MIN_MC (-40000)
+#define ZONE_TEMP_MAX_MC 150000
+/*
+ * A reading this far (m°C) from the zone's previous sane one is a spike, a
+ * sensor fault for that period.  The fastest plant we know heats 15.5 °C/s
+ * flat out (tools/simulator's HiKey960: 7.8 W into a 0.5 J/K die; the other
+ * boards 7 to 12 °C/s), so 40 °C takes it 2.6 s: 26 periods at 100 ms, over
+ * two idle polls at the default 1 s.  Only one reading in a row is
+ * dismissed: the next one is taken, so a real jump costs one period.
+ */
+#define ZONE_SPIKE_MC 40000
+/* Spikes closer than this many sane readings apart are one episode, said once. */
+#define ZONE_SPIKE_QUIET_READS 100
 /* The learnt sustainable power is worth a word in the journal when it is
  * this sure of itself and departs from the configured one by this much. */
 #define ZONE_MODEL_CONFIDENT 0.9
@@ -108,6 +120,12 @@ enum zone_model_state {
  * @sensor_failed: the last read failed, of every input (logged once until
  *	it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
+ * @reading_sane: the last read gave a sane temperature (@temp_mc), the
+ *	reference the next reading's spike is judged against.
+ * @spike_quiet: sane readings left before a spike is said again (0: said
+ *	at once).
+ * @fault_said: this fault episode was said (a spike in a run of them is
+ *	not), and so its end is.
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature, m°C (the trend
  *	step_wise and the fallback follow).
@@ -160,6 +178,9 @@ struct zone {
 	struct pid_output pid_out;
 	bool sensor_failed;
 	unsigned int failed_reads;
+	bool reading_sane;
+	unsigned int spike_quiet;
+	bool fault_said;
 	unsigned long step_state[ZONE_MAX_ACTORS];
 	int32_t prev_temp_mc;
 	size_t n_fallback;
@@ -180,9 +201,11 @@ struct zone {
  * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
  * each input, a slow one's latest reading from its thread, combined).  A
  * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
- * failed read, and so is a slow sensor's reading that is too old; a
- * combined sensor fails when none of its inputs reads.
- * Return: 0, or negative errno (logged once until the sensor reads again).
+ * failed read, and so is a slow sensor's reading that is too old, and a
+ * spike (zone_sensor_judge()); a combined sensor fails when none of its
+ * inputs reads.
+ * Return: 0, or negative errno (-EDOM for a spike; logged once until the
+ * sensor reads again, a run of spikes once).
  */
 int zone_read_temp(struct zone *z);
 

@@ -37,6 +37,32 @@ const char *zone_sensor_strerror(int error)
 	       error == -ETIME ? "stuck in a read" : strerror(-error);
 }
 
+void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size)
+{
+	if (error == -ERANGE)
+		snprintf(buf, size, "%s: %lld m°C is outside %d..%d m°C", zone_sensor_strerror(error),
+			 (long long)temp_mc, ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC);
+	else
+		snprintf(buf, size, "%s", zone_sensor_strerror(error));
+}
+
+int zone_sensor_judge(const struct zone *z, int r, int64_t temp_mc, char *why, size_t size)
+{
+	int64_t jump_mc = temp_mc - z->temp_mc;
+
+	if (r == 0 && (temp_mc < ZONE_TEMP_MIN_MC || temp_mc > ZONE_TEMP_MAX_MC))
+		r = -ERANGE;
+	if (r == 0 && z->reading_sane && (jump_mc > ZONE_SPIKE_MC || jump_mc < -ZONE_SPIKE_MC)) {
+		snprintf(why, size, "a spike: %lld m°C, %+lld m°C from the previous reading, more "
+			 "than the %d m°C a zone can change in one period",
+			 (long long)temp_mc, (long long)jump_mc, ZONE_SPIKE_MC);
+		return -EDOM;
+	}
+	if (r < 0)
+		zone_sensor_fault_words(r, temp_mc, why, size);
+	return r;
+}
+
 /* One input's reading; out of the plausible range is a failed read. */
 static int read_input(struct zone *z, struct sensor_input *in, int64_t *temp_mc)
 {
@@ -70,7 +96,7 @@ static void instead(const struct zone *z, const bool *read, char *buf, size_t si
 /* Logs each input of a combined sensor that failed (@error) or reads again, once. */
 static void note_inputs(struct zone *z, const bool *read, const int *error, const int64_t *temp_mc)
 {
-	char field[80], what[128];
+	char field[80], what[128], fault[128];
 	const char *fields[] = { field, NULL };
 
 	snprintf(field, sizeof(field), "ZONE=%s", z->name);
@@ -79,8 +105,9 @@ static void note_inputs(struct zone *z, const bool *read, const int *error, cons
 
 		if (!read[i] && !in->failed) {
 			instead(z, read, what, sizeof(what));
+			zone_sensor_fault_words(error[i], temp_mc[i], fault, sizeof(fault));
 			pa_log_fields(PA_LOG_WARNING, fields, "zone %s: input %s: %s: %s; %s", z->name,
-				      in->name, in->attr.path, zone_sensor_strerror(error[i]), what);
+				      in->name, in->attr.path, fault, what);
 		} else if (read[i] && in->failed) {
 			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: input %s reads again (%lld "
 				      "m°C)", z->name, in->name, (long long)temp_mc[i]);
@@ -91,23 +118,28 @@ static void note_inputs(struct zone *z, const bool *read, const int *error, cons
 
 int zone_sensor_read(struct zone *z, int64_t *temp_mc)
 {
-	int64_t t[SENSOR_MAX_INPUTS];
+	int64_t t[SENSOR_MAX_INPUTS] = { 0 };
 	double weight[SENSOR_MAX_INPUTS];
 	bool read[SENSOR_MAX_INPUTS], any = false;
 	int error[SENSOR_MAX_INPUTS], first_error = 0;
+	size_t first = 0;
 
 	for (size_t i = 0; i < z->n_inputs; i++) {
 		error[i] = read_input(z, &z->inputs[i], &t[i]);
 		read[i] = error[i] == 0;
 		weight[i] = z->inputs[i].weight;
 		any |= read[i];
-		if (!read[i] && !first_error)
+		if (!read[i] && !first_error) {
 			first_error = error[i];
+			first = i;
+		}
 	}
 	if (z->sensor_kind != SENSOR_ONE)
 		note_inputs(z, read, error, t);
-	if (!any)
+	if (!any) {
+		*temp_mc = t[first];
 		return first_error ? first_error : -ENODEV;
+	}
 	*temp_mc = sensor_combine_mc(z->sensor_kind, t, read, weight, z->n_inputs,
 				     z->sensor_offset_mc);
 	return 0;

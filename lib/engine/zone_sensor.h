@@ -30,7 +30,8 @@ void zone_sensor_start(struct zone *z);
  * read) and those that read combined.  A combined sensor's input that
  * fails, or reads again, is logged once, with what the zone uses instead.
  * Return: 0 when at least one input read, else the first input's negative
- * errno (not logged for a single sensor: the caller says it).
+ * errno (not logged for a single sensor: the caller says it); for -ERANGE,
+ * *@temp_mc is that input's implausible reading.
  */
 int zone_sensor_read(struct zone *z, int64_t *temp_mc);
 
@@ -55,3 +56,21 @@ void zone_sensor_adopt(struct zone *z, const struct zone *old);
 
 /** zone_sensor_strerror() - a failed read's error in words ("not a number", ...). */
 const char *zone_sensor_strerror(int error);
+
+/**
+ * zone_sensor_fault_words() - a failed read in words, into @buf (@size
+ * bytes): zone_sensor_strerror() of @error, and for -ERANGE the reading
+ * @temp_mc and the plausible range ("not a plausible temperature: 255000
+ * m°C is outside -40000..150000 m°C").
+ */
+void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size);
+
+/**
+ * zone_sensor_judge() - whether @z's reading @temp_mc (zone_sensor_read()
+ * returned @r) is a temperature.  A sensor fault when @r is an error, when
+ * the reading is outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] (-ERANGE), or
+ * when it is a spike: more than ZONE_SPIKE_MC from the previous reading,
+ * that one sane (-EDOM).  The fault in words into @why (@size bytes).
+ * Return: 0, or the fault's negative errno.
+ */
+int zone_sensor_judge(const struct zone *z, int r, int64_t temp_mc, char *why, size_t size);
