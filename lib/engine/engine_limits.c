@@ -18,19 +18,6 @@ static uint32_t holdable_mw(const struct zone *z, size_t i)
 }
 
 /*
- * Whether @z's grant holds a saturated actor @i (busy all the time at the
- * frequency it is given) under its maximum.  A throttled busy CPU asks for
- * what it draws at the OPP it is held at, which its grant covers: it would
- * use more all the same.
- */
-static bool holds_saturated(const struct zone *z, size_t i)
-{
-	const struct actor *a = z->actors[i];
-
-	return a->saturated && z->grant_mw[i] < a->max_mw;
-}
-
-/*
  * Whether @z's grants hold any of its actors back: a step_wise state above
  * 0, or a budget under their requests or a saturated actor's maximum (the
  * controller's while it is active; the power cap's share, which also binds
@@ -43,7 +30,7 @@ static bool holds_back(const struct zone *z)
 	uint64_t asked_mw = 0;
 
 	for (size_t i = 0; i < z->n_actors; i++) {
-		if ((step_wise && z->step_state[i]) || (budgeted && holds_saturated(z, i)))
+		if ((step_wise && z->step_state[i]) || (budgeted && zone_holds_saturated(z, i)))
 			return true;
 		asked_mw += holdable_mw(z, i);
 	}
@@ -119,7 +106,7 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 
 		for (size_t i = 0; i < z->n_actors; i++) {
 			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->step_state[i] > 0 :
-				    z->grant_mw[i] < holdable_mw(z, i) || holds_saturated(z, i);
+				    z->grant_mw[i] < holdable_mw(z, i) || zone_holds_saturated(z, i);
 
 			if (z->actors[i] != a || z->limit.now == LIMIT_NONE || !held)
 				continue;

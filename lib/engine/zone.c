@@ -340,11 +340,16 @@ static void zone_cycle_step_wise(struct zone *z)
 	}
 }
 
+bool zone_holds_saturated(const struct zone *z, size_t i)
+{
+	return z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw;
+}
+
 /* Whether the grants keep a saturated actor below its maximum power. */
 static bool holds_back(const struct zone *z)
 {
 	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw)
+		if (zone_holds_saturated(z, i))
 			return true;
 	return false;
 }

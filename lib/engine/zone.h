@@ -228,6 +228,14 @@ void zone_cycle(struct zone *z);
 void zone_cycle_blind(struct zone *z);
 
 /**
+ * zone_holds_saturated() - whether @z's grant holds its actor @i, saturated
+ * (busy all the time at the frequency it is given), under its maximum power.
+ * A throttled busy CPU asks for what it draws at the OPP it is held at,
+ * which its grant covers: it would use more all the same.
+ */
+bool zone_holds_saturated(const struct zone *z, size_t i);
+
+/**
  * zone_switch_on_text() - @z's switch-on for messages, into @buf: "switch-on
  * 65000 m°C", or "always on (one passive trip)".  Return: @buf.
  */
