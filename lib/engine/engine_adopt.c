@@ -123,6 +123,9 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->reading_sane = o->reading_sane;
 	z->spike_quiet = o->spike_quiet;
 	z->fault_said = o->fault_said;
+	z->sensor_fault = o->sensor_fault;
+	z->last_fault = o->last_fault;
+	z->stuck = o->stuck;
 	z->rise = o->rise;
 	z->limit = o->limit;
 	adopt_fallback(z, o);

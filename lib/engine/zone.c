@@ -69,6 +69,7 @@ int zone_read_temp(struct zone *z)
 		if (no_input)
 			snprintf(why, sizeof(why), "no input reads");
 		say_fault(z, r, why);
+		z->last_fault = z->sensor_fault;
 		z->failed_reads++;
 		z->reading_sane = false;
 		return r;
@@ -273,13 +274,18 @@ void zone_observe_power(struct zone *z, uint64_t now_us)
 	z->observed_us = now_us;
 }
 
-void zone_observe(struct zone *z, bool have_temp)
+uint32_t zone_mean_power_mw(const struct zone *z)
 {
 	double mean_mw = z->model_elapsed_us ? z->model_energy_mj * 1e6 / z->model_elapsed_us : 0;
 
+	return mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX;
+}
+
+void zone_observe(struct zone *z, bool have_temp)
+{
 	if (have_temp)
 		thermal_model_sample(&z->model, z->model_elapsed_us, z->temp_mc,
-				     mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX);
+				     zone_mean_power_mw(z));
 	else
 		thermal_model_break(&z->model);
 	z->model_energy_mj = 0;

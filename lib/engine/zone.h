@@ -16,6 +16,7 @@
 #include "control/rise.h"
 #include "platform/sensor.h"
 #include "control/sensor_combine.h"
+#include "control/sensor_fault.h"
 #include "platform/sysfs.h"
 #include "control/model_tuning.h"
 #include "control/thermal_model.h"
@@ -40,6 +41,13 @@
  * dismissed: the next one is taken, so a real jump costs one period.
  */
 #define ZONE_SPIKE_MC 40000
+/*
+ * With a confident thermal model (ZONE_MODEL_CONFIDENT) the bound is the
+ * zone's own instead: twice the most its model lets it move since the
+ * previous reading (flat out or at no power, thermal_model_max_change_mc())
+ * plus this margin for the sensor's noise and steps (m°C).
+ */
+#define ZONE_SPIKE_MARGIN_MC 5000
 /* Spikes closer than this many sane readings apart are one episode, said once. */
 #define ZONE_SPIKE_QUIET_READS 100
 /* The learnt sustainable power is worth a word in the journal when it is
@@ -126,6 +134,10 @@ enum zone_model_state {
  *	at once).
  * @fault_said: this fault episode was said (a spike in a run of them is
  *	not), and so its end is.
+ * @sensor_fault: why the last read gave no temperature (none when it did).
+ * @last_fault: the latest fault's kind, kept after the sensor reads again
+ *	(what D-Bus shows while the limiting reason is sensor-fault).
+ * @stuck: the stuck-sensor detector (lib/control/sensor_fault.h).
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature, m°C (the trend
  *	step_wise and the fallback follow).
@@ -181,6 +193,9 @@ struct zone {
 	bool reading_sane;
 	unsigned int spike_quiet;
 	bool fault_said;
+	enum sensor_fault sensor_fault;
+	enum sensor_fault last_fault;
+	struct stuck_sensor stuck;
 	unsigned long step_state[ZONE_MAX_ACTORS];
 	int32_t prev_temp_mc;
 	size_t n_fallback;
@@ -201,11 +216,11 @@ struct zone {
  * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
  * each input, a slow one's latest reading from its thread, combined).  A
  * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
- * failed read, and so is a slow sensor's reading that is too old, and a
- * spike (zone_sensor_judge()); a combined sensor fails when none of its
- * inputs reads.
- * Return: 0, or negative errno (-EDOM for a spike; logged once until the
- * sensor reads again, a run of spikes once).
+ * failed read, and so is a slow sensor's reading that is too old, a
+ * spike and a stuck sensor (zone_sensor_judge()); a combined sensor fails
+ * when none of its inputs reads.  z->sensor_fault says which.
+ * Return: 0, or negative errno (-EDOM for a spike, -ESTALE for a stuck
+ * sensor; logged once until the sensor reads again, a run of spikes once).
  */
 int zone_read_temp(struct zone *z);
 
@@ -275,6 +290,12 @@ uint32_t zone_feed_forward_mw(const struct zone *z);
  * @now_us: this engine cycle's time, monotonic µs.
  */
 void zone_observe_power(struct zone *z, uint64_t now_us);
+
+/**
+ * zone_mean_power_mw() - the mean power the zone's actors drew since its
+ * model's last sample (its previous reading), mW (zone_observe_power()).
+ */
+uint32_t zone_mean_power_mw(const struct zone *z);
 
 /**
  * zone_observe() - the zone's period for its model: this reading with the

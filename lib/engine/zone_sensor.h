@@ -68,9 +68,13 @@ void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size)
 /**
  * zone_sensor_judge() - whether @z's reading @temp_mc (zone_sensor_read()
  * returned @r) is a temperature.  A sensor fault when @r is an error, when
- * the reading is outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] (-ERANGE), or
- * when it is a spike: more than ZONE_SPIKE_MC from the previous reading,
- * that one sane (-EDOM).  The fault in words into @why (@size bytes).
+ * the reading is outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] (-ERANGE),
+ * when it is a spike (-EDOM): further from the previous reading, that one
+ * sane, than ZONE_SPIKE_MC, or with a confident thermal model than twice
+ * what the model allows since then plus ZONE_SPIKE_MARGIN_MC; and when the
+ * sensor is stuck (-ESTALE, struct stuck_sensor: the zone's power and
+ * maximum power feed its detector).  The fault in words into @why (@size
+ * bytes), its kind into z->sensor_fault.
  * Return: 0, or the fault's negative errno.
  */
-int zone_sensor_judge(const struct zone *z, int r, int64_t temp_mc, char *why, size_t size);
+int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t size);
