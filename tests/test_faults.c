@@ -325,7 +325,7 @@ static void test_stuck_sensor(void **unused)
 	load_period(&e, true, t += 100000);
 	assert_false(e.zones[0].sensor_failed);
 	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
-	assert_int_equal(e.zones[0].last_fault, SENSOR_FAULT_STUCK);
+	assert_int_equal(e.zones[0].fault_shown, SENSOR_FAULT_STUCK);	/* held */
 	assert_true(logged("reads again (60001 m°C)"));
 	/* Flat out on one value for 60 s: the power does not move. */
 	tree_log_clear();

@@ -124,7 +124,8 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->spike_quiet = o->spike_quiet;
 	z->fault_said = o->fault_said;
 	z->sensor_fault = o->sensor_fault;
-	z->last_fault = o->last_fault;
+	z->fault_shown = o->fault_shown;
+	z->fault_seen_us = o->fault_seen_us;
 	z->stuck = o->stuck;
 	z->rise = o->rise;
 	z->limit = o->limit;

@@ -43,13 +43,16 @@ static const char *sensor_words(const struct zone *z, char *buf, size_t size)
 static void say_fault(struct zone *z, int r, const char *why)
 {
 	struct zone_fields f;
-	char sensor[SYSFS_PATH_MAX];
+	char sensor[SYSFS_PATH_MAX], kind[48];
+	const char *const *base = zone_fields(z, &f);
+	const char *fields[] = { base[0], base[1], kind, NULL };
 	bool quiet = r == -EDOM && z->spike_quiet > 0;
 
+	snprintf(kind, sizeof(kind), "SENSOR_FAULT=%s", sensor_fault_name(z->sensor_fault));
 	if (r == -EDOM)
 		z->spike_quiet = ZONE_SPIKE_QUIET_READS;
 	if (!(z->sensor_failed && z->fault_said) && !quiet) {
-		pa_log_fields(PA_LOG_ERR, zone_fields(z, &f), "zone %s: %s: %s; holding the current "
+		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current "
 			      "limits", z->name, sensor_words(z, sensor, sizeof(sensor)), why);
 		z->fault_said = true;
 	}
@@ -69,7 +72,6 @@ int zone_read_temp(struct zone *z)
 		if (no_input)
 			snprintf(why, sizeof(why), "no input reads");
 		say_fault(z, r, why);
-		z->last_fault = z->sensor_fault;
 		z->failed_reads++;
 		z->reading_sane = false;
 		return r;

@@ -135,8 +135,10 @@ enum zone_model_state {
  * @fault_said: this fault episode was said (a spike in a run of them is
  *	not), and so its end is.
  * @sensor_fault: why the last read gave no temperature (none when it did).
- * @last_fault: the latest fault's kind, kept after the sensor reads again
- *	(what D-Bus shows while the limiting reason is sensor-fault).
+ * @fault_shown: the fault D-Bus and powerallocctl show: @sensor_fault, or
+ *	after it ended the last one, for LIMIT_HOLD_MS (as a limiting reason
+ *	is held: a spike lasts one period); @fault_seen_us: when it last was,
+ *	monotonic µs (engine_track_limits()).
  * @stuck: the stuck-sensor detector (lib/control/sensor_fault.h).
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature, m°C (the trend
@@ -194,7 +196,8 @@ struct zone {
 	unsigned int spike_quiet;
 	bool fault_said;
 	enum sensor_fault sensor_fault;
-	enum sensor_fault last_fault;
+	enum sensor_fault fault_shown;
+	uint64_t fault_seen_us;
 	struct stuck_sensor stuck;
 	unsigned long step_state[ZONE_MAX_ACTORS];
 	int32_t prev_temp_mc;
