@@ -78,6 +78,8 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "b", (int)z->active);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(z->limit.shown));
+	if (strcmp(prop, "SensorFault") == 0)
+		return sd_bus_message_append(reply, "s", sensor_fault_name(z->fault_shown));
 	if (strcmp(prop, "ThrottledUsec") == 0)
 		return sd_bus_message_append(reply, "t", z->limit.limited_us);
 	if (strcmp(prop, "ProportionalTerm") == 0)
@@ -188,6 +190,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("ModelConfidence", "d", zone_model_property),
 	SLOW("Active", "b", zone_property),
 	SLOW("LimitingReason", "s", zone_property),
+	SLOW("SensorFault", "s", zone_property),
 	LIVE("ThrottledUsec", "t", zone_property),
 	LIVE("ProportionalTerm", "x", zone_property),
 	LIVE("IntegralTerm", "x", zone_property),

@@ -190,6 +190,9 @@ static void print_zone_head(const struct zone_view *z)
 	       source_words(z->in_use_source));
 	printf("  limiting reason %s, throttled %.1f s in all\n", z->reason,
 	       z->throttled_us / 1e6);
+	if (z->fault && strcmp(z->fault, "none") != 0)
+		printf("  sensor fault: %s (its readings not taken; the journal says why)\n",
+		       z->fault);
 	printf("  controller terms: P %lld, I %lld, D %lld mW\n", (long long)z->p,
 	       (long long)z->i, (long long)z->d);
 	if (learning(z)) {
@@ -348,6 +351,8 @@ void ctl_print_json(const struct snapshot *s)
 		json_string(z->sensor);
 		printf(",\"limiting_reason\":");
 		json_string(z->reason);
+		printf(",\"sensor_fault\":");
+		json_string(z->fault);
 		printf(",\"throttled_us\":%llu,\"p_mw\":%lld,\"i_mw\":%lld,\"d_mw\":%lld",
 		       (unsigned long long)z->throttled_us, (long long)z->p, (long long)z->i,
 		       (long long)z->d);

@@ -157,6 +157,7 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "ThermalTimeConstant", 'd', &z->time_constant, x);
 	get(bus, path, i, "ModelConfidence", 'd', &z->confidence, x);
 	get(bus, path, i, "LimitingReason", 's', &z->reason, x);
+	get(bus, path, i, "SensorFault", 's', &z->fault, x);
 	get(bus, path, i, "ThrottledUsec", 't', &z->throttled_us, x);
 	get(bus, path, i, "ProportionalTerm", 'x', &z->p, x);
 	get(bus, path, i, "IntegralTerm", 'x', &z->i, x);
@@ -185,6 +186,7 @@ static void free_zones(struct zone_view *zones, size_t n)
 		free(zones[i].name);
 		free(zones[i].sensor);
 		free(zones[i].reason);
+		free(zones[i].fault);
 		free(zones[i].sp_source);
 		free(zones[i].in_use_source);
 		free(zones[i].model_state);

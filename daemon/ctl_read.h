@@ -38,6 +38,7 @@ struct actor_view {
  */
 struct zone_view {
 	char *name, *sensor, *reason, *sp_source, *in_use_source, *model_state;
+	char *fault;				/* SensorFault: none, spike, stuck, ... */
 	int32_t temp, switch_on, control;
 	uint32_t margin, sustainable, in_use, budget, learned;
 	uint64_t throttled_us;

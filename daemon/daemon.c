@@ -145,6 +145,9 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 		bus_zone_changed(d->bus, i, "Active");
 	if (d->notes[i].reason != said)
 		bus_zone_changed(d->bus, i, "LimitingReason");
+	if (d->notes[i].fault != z->fault_shown)
+		bus_zone_changed(d->bus, i, "SensorFault");
+	d->notes[i].fault = z->fault_shown;
 	d->was_active[i] = z->active;
 	journal_cycle(z);
 	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z, d->engine.cap_mw);

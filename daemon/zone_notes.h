@@ -31,6 +31,7 @@
  *	monotonic µs (0: not).
  * @lowest_said: per actor, that was said.
  * @reason: the zone's limiting reason last said.
+ * @fault: the sensor fault last signalled on D-Bus (zone->fault_shown).
  * @tuned: the default controller was last said to run on the model.
  */
 struct zone_notes {
@@ -40,6 +41,7 @@ struct zone_notes {
 	uint64_t lowest_since_us[ZONE_MAX_ACTORS];
 	bool lowest_said[ZONE_MAX_ACTORS];
 	enum limit_reason reason;
+	enum sensor_fault fault;
 	bool tuned;
 };
 

@@ -79,6 +79,7 @@ static struct snapshot *snapshot_new(void)
 	z->name = "soc";
 	z->sensor = "thermal_zone0";
 	z->reason = "none";
+	z->fault = "none";
 	z->sp_source = "config";
 	z->in_use_source = "config";
 	z->model_state = "learning";
@@ -253,10 +254,33 @@ static void test_fan_cools(void **unused)
 	snapshot_free(s);
 }
 
+/* A sensor fault (SensorFault) gets a line of its own and a JSON field; none gets neither line. */
+static void test_sensor_fault(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct zone_view *z = &s->zones[0];
+	char *t = printed(ctl_print_table, s), *j;
+
+	(void)unused;
+	assert_null(strstr(t, "sensor fault"));
+	free(t);
+	z->reason = "sensor-fault";
+	z->fault = "stuck";
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  limiting reason sensor-fault, throttled 0.0 s in all");
+	assert_line(t, "  sensor fault: stuck (its readings not taken; the journal says why)");
+	free(t);
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"limiting_reason\":\"sensor-fault\",\"sensor_fault\":\"stuck\","));
+	free(j);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learning),
+		cmocka_unit_test(test_sensor_fault),
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_load_one_definition),
 		cmocka_unit_test(test_lease_left),

@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "platform/cpufreq_policy.h"
 #include "engine/engine.h"
+#include "engine/zone.h"
 #include "platform/log.h"
 #include "platform/opp_source.h"
 #include "platform/sysfs.h"
@@ -141,6 +142,244 @@ static void test_garbage_temperature(void **unused)
 	assert_true(e.zones[0].sensor_failed);
 	assert_true(logged("not a plausible temperature"));
 	tree_put(file, "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/*
+ * A reading outside -40..150 °C is a sensor fault like a failed read: said
+ * once an episode with the value and the range, limits held, then the
+ * sustainable power; a new episode is said again.
+ */
+static void test_implausible_temperature(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/temp";
+	struct engine e;
+	uint64_t t = 0;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	tree_put(file, "80000\n");
+	engine_cycle(&e, t, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 0);
+	tree_put(file, "151000\n");
+	for (int k = 1; k < ZONE_FAULT_PERIODS; k++) {
+		engine_cycle(&e, t += 100000, NULL);
+		assert_true(e.zones[0].sensor_failed);
+		assert_int_equal(e.zones[0].temp_mc, 80000);
+		assert_int_equal(e.zones[0].budget_mw, 0);	/* held */
+	}
+	tree_put(file, "-41000\n");
+	for (int k = ZONE_FAULT_PERIODS; k < 6; k++)
+		engine_cycle(&e, t += 100000, NULL);
+	assert_int_equal(e.zones[0].budget_mw, 350);
+	assert_int_equal(naming(file), 1);
+	assert_int_equal(naming("not a plausible temperature: 151000 m°C is outside "
+				"-40000..150000 m°C; holding the current limits"), 1);
+	tree_put(file, "45000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_false(e.zones[0].sensor_failed);
+	assert_true(logged("reads again (45000 m°C)"));
+	tree_put(file, "-41000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(naming("-41000 m°C is outside -40000..150000 m°C"), 1);
+	/* The bounds themselves are temperatures. */
+	tree_put(file, "-40000\n");
+	engine_cycle(&e, t += 100000, NULL);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, -40000);
+	tree_put(file, "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/* Puts @value in thermal_zone0's temp and runs one period at @t_us. */
+static void read_at(struct engine *e, const char *value, uint64_t t_us)
+{
+	tree_put("/sys/class/thermal/thermal_zone0/temp", value);
+	engine_cycle(e, t_us, NULL);
+}
+
+/*
+ * A reading more than ZONE_SPIKE_MC from the previous one (tools/sim
+ * --fault spike: one 150 °C reading at 75 °C) is a sensor fault for that
+ * period, said once; the next reading is taken whatever it is, so a real
+ * jump costs one period; a jump within the bound is taken at once; a run
+ * of spikes is said once.
+ */
+static void test_spike(void **unused)
+{
+	struct engine e;
+	uint64_t t = 0;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	read_at(&e, "75000\n", t);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	read_at(&e, "150000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	assert_int_equal(naming("a spike: 150000 m°C, +75000 m°C from the previous reading, more "
+				"than the 40000 m°C a zone can change in one period"), 1);
+	read_at(&e, "75000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_true(logged("reads again (75000 m°C)"));
+
+	/* A real step of 41 °C: dismissed once, then taken; 39 °C at once. */
+	read_at(&e, "34000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 75000);
+	read_at(&e, "34000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 34000);
+	read_at(&e, "73000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 73000);
+
+	/*
+	 * A sensor that spikes every other period: said once for the run, and
+	 * these spikes, within ZONE_SPIKE_QUIET_READS of those above, are its
+	 * tail; after that many sane readings a spike is said again.
+	 */
+	tree_log_clear();
+	for (int k = 0; k < 20; k++) {
+		read_at(&e, k % 2 ? "73000\n" : "140000\n", t += 100000);
+		assert_int_equal(e.zones[0].sensor_failed, k % 2 == 0);
+		assert_int_equal(e.zones[0].temp_mc, 73000);
+	}
+	assert_int_equal(tree_log_n(), 0);
+	for (int k = 0; k < ZONE_SPIKE_QUIET_READS; k++)
+		read_at(&e, "73000\n", t += 100000);
+	read_at(&e, "140000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	read_at(&e, "73000\n", t += 100000);
+	assert_int_equal(tree_log_n(), 2);	/* the spike, and "reads again" */
+	assert_int_equal(naming("a spike: 140000 m°C, +67000 m°C"), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/* /proc/stat's counters so far, every CPU alike (busy_period(), load_period()). */
+static unsigned int busy_ticks, idle_ticks;
+
+/* Idle or busy ticks on every CPU for one period, then the period at @t_us. */
+static void load_period(struct engine *e, bool busy, uint64_t t_us)
+{
+	if (busy)
+		busy_ticks += 10;
+	else
+		idle_ticks += 10;
+	tree_stat_cpus(6, busy_ticks, idle_ticks);
+	engine_cycle(e, t_us, NULL);
+}
+
+/* The zone's maximum power, mW. */
+static uint32_t zone_max_mw(const struct zone *z)
+{
+	uint32_t mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		mw += z->actors[i]->max_mw;
+	return mw;
+}
+
+/*
+ * A sensor that holds one value (60 °C, below switch-on) while the load goes
+ * from idle to flat out: stuck once the power was far from its idle one for
+ * STUCK_MOVED_MS, said once with the value and the power, handled as a
+ * failed read (limits held, then the sustainable power); a reading that
+ * moves by 1 m°C ends it.  A steady load on the same value for as long is
+ * no fault.
+ */
+static void test_stuck_sensor(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/temp";
+	struct engine e;
+	uint64_t t = 0;
+	int k;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	tree_put(file, "60000\n");
+	for (k = 0; k < 400; k++)
+		load_period(&e, false, t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	for (k = 0; k < 400 && !e.zones[0].sensor_failed; k++)
+		load_period(&e, true, t += 100000);
+	/* 30 s of periods far from the idle power, the first busy one partly idle. */
+	assert_in_range(k, STUCK_MOVED_MS / 100, STUCK_MOVED_MS / 100 + 2);
+	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_STUCK);
+	assert_int_equal(naming(file), 1);
+	assert_int_equal(naming("stuck: 60000 m°C for "), 1);
+	assert_true(logged("% of its "));
+	assert_true(logged("mW maximum) for 30 s; holding the current limits"));
+	for (k = 0; k < 5; k++)
+		load_period(&e, true, t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].active);	/* blind: the sustainable power */
+	assert_int_equal(e.zones[0].budget_mw, zone_feed_forward_mw(&e.zones[0]));
+	assert_int_equal(naming(file), 1);
+	tree_put(file, "60001\n");
+	load_period(&e, true, t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
+	assert_int_equal(e.zones[0].fault_shown, SENSOR_FAULT_STUCK);	/* held */
+	assert_true(logged("reads again (60001 m°C)"));
+	/* Flat out on one value for 60 s: the power does not move. */
+	tree_log_clear();
+	for (k = 0; k < 600; k++)
+		load_period(&e, true, t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(tree_log_n(), 0);
+	tree_put(file, "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/*
+ * A zone with a confident thermal model judges spikes by it: a jump of
+ * 20 °C in 100 ms, within the fixed 40 °C, is more than twice what its
+ * model allows plus 5 °C (a die of 1 K/W over its case at the zone's
+ * maximum power) and is dismissed; one within the model's bound is taken.
+ * An unsure model leaves the fixed bound.
+ */
+static void test_spike_by_the_model(void **unused)
+{
+	struct thermal_estimate est = { .time_constant_s = 20, .gain_k_per_w = 5,
+					.fast_gain_k_per_w = 1, .offset_c = 40,
+					.confidence = 0.95 };
+	struct engine e;
+	uint64_t t = 0;
+	int32_t bound_mc;
+	char words[160];
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	read_at(&e, "60000\n", t);
+	read_at(&e, "60000\n", t += 100000);
+	e.zones[0].model.est = est;
+	bound_mc = 2 * thermal_model_max_change_mc(&est, 60000, zone_max_mw(&e.zones[0]), 0.1) +
+		   ZONE_SPIKE_MARGIN_MC;
+	assert_in_range(bound_mc, 6000, 19000);
+	read_at(&e, "80000\n", t += 100000);
+	assert_true(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_SPIKE);
+	assert_int_equal(e.zones[0].temp_mc, 60000);
+	snprintf(words, sizeof(words), "a spike: 80000 m°C, +20000 m°C from the previous reading, "
+		 "more than the %d m°C its thermal model allows in 100 ms", bound_mc);
+	assert_int_equal(naming(words), 1);
+	read_at(&e, "60000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	e.zones[0].model.est = est;
+	read_at(&e, bound_mc >= 7000 ? "55000\n" : "59000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	e.zones[0].model.est.confidence = 0.5;
+	read_at(&e, "85000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].temp_mc, 85000);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 }
@@ -313,10 +552,8 @@ static int cdev1_fault(const char *path, bool write)
 /* A period's worth of busy ticks on every CPU, more than any test before gave. */
 static void busy_period(void)
 {
-	static unsigned int busy;
-
-	busy += 100;
-	tree_busy_cpus(6, busy);
+	busy_ticks += 100;
+	tree_stat_cpus(6, busy_ticks, idle_ticks);
 }
 
 static struct actor *actor_of_cdev(const struct engine *e, int cdev_id)
@@ -464,6 +701,10 @@ int main(void)
 		cmocka_unit_test_setup(test_negative_state, reset_log),
 		cmocka_unit_test_setup(test_state_above_max, reset_log),
 		cmocka_unit_test_setup(test_garbage_temperature, reset_log),
+		cmocka_unit_test_setup(test_implausible_temperature, reset_log),
+		cmocka_unit_test_setup(test_spike, reset_log),
+		cmocka_unit_test_setup(test_stuck_sensor, reset_log),
+		cmocka_unit_test_setup(test_spike_by_the_model, reset_log),
 		cmocka_unit_test_setup(test_missing_trip_file, reset_log),
 		cmocka_unit_test_setup(test_fan_state_unreadable, reset_log),
 		cmocka_unit_test_setup(test_dangling_cdev_link, reset_log),

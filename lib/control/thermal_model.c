@@ -429,3 +429,15 @@ int32_t thermal_model_predict_mc(const struct thermal_estimate *est, int32_t tem
 
 	return (int32_t)lround(fmax(fmin(mc, INT32_MAX), INT32_MIN));
 }
+
+int32_t thermal_model_max_change_mc(const struct thermal_estimate *est, int32_t temp_mc,
+				    uint32_t max_power_mw, double elapsed_s)
+{
+	/* K/W times mW is m°C. */
+	double fast_mc = fmax(est->fast_gain_k_per_w, 0) * max_power_mw;
+	double hot_mc = thermal_model_predict_mc(est, temp_mc, max_power_mw, elapsed_s);
+	double cold_mc = thermal_model_predict_mc(est, temp_mc, 0, elapsed_s);
+	double slow_mc = fmax(fmax(hot_mc - temp_mc, temp_mc - cold_mc), 0);
+
+	return (int32_t)lround(fmin(fast_mc + slow_mc, INT32_MAX));
+}

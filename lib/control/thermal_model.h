@@ -197,3 +197,13 @@ int thermal_model_import(struct thermal_model *m, const struct thermal_model_sta
  */
 int32_t thermal_model_predict_mc(const struct thermal_estimate *est, int32_t temp_mc,
 				 uint32_t power_mw, double forecast_s);
+
+/**
+ * thermal_model_max_change_mc() - the most the zone's temperature can move
+ * in @elapsed_s seconds from @temp_mc by its model, m°C: the die's step over
+ * the case for @max_power_mw (est->fast_gain_k_per_w), plus the slow node's
+ * way towards where it settles flat out (@max_power_mw) or at no power,
+ * whichever is the further (thermal_model_predict_mc()).
+ */
+int32_t thermal_model_max_change_mc(const struct thermal_estimate *est, int32_t temp_mc,
+				    uint32_t max_power_mw, double elapsed_s);

@@ -120,6 +120,13 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	z->sensor_failed = o->sensor_failed;
 	zone_sensor_adopt(z, o);
 	z->failed_reads = o->failed_reads;
+	z->reading_sane = o->reading_sane;
+	z->spike_quiet = o->spike_quiet;
+	z->fault_said = o->fault_said;
+	z->sensor_fault = o->sensor_fault;
+	z->fault_shown = o->fault_shown;
+	z->fault_seen_us = o->fault_seen_us;
+	z->stuck = o->stuck;
 	z->rise = o->rise;
 	z->limit = o->limit;
 	adopt_fallback(z, o);

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 
+#include "control/time_units.h"
 #include "engine.h"
 
 /*
@@ -121,12 +122,26 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 	return worst;
 }
 
+/* The sensor fault shown: the zone's now, else its last one until LIMIT_HOLD_MS after it ended. */
+static void track_fault(struct zone *z, uint64_t now_us)
+{
+	if (z->sensor_fault != SENSOR_FAULT_NONE) {
+		z->fault_shown = z->sensor_fault;
+		z->fault_seen_us = now_us;
+	} else if (now_us - z->fault_seen_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
+		z->fault_shown = SENSOR_FAULT_NONE;
+	}
+}
+
 void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due)
 {
-	for (size_t k = 0; k < e->n_zones; k++)
-		if (!due || due[k])
-			limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us,
-				    zone_released(&e->zones[k]));
+	for (size_t k = 0; k < e->n_zones; k++) {
+		if (due && !due[k])
+			continue;
+		limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us,
+			    zone_released(&e->zones[k]));
+		track_fault(&e->zones[k], now_us);
+	}
 	for (size_t i = 0; i < e->n_actors; i++)
 		limit_track(&e->actors[i]->limit, actor_limit_reason(e, e->actors[i]), now_us,
 			    actor_released(e->actors[i]));

@@ -27,7 +27,8 @@ enum limit_reason zone_limit_reason(const struct zone *z);
  * their reason.  An actor's is the most severe of the zones that hold it
  * below its request (step_wise, or its fallback: at a state above 0),
  * lowest-state when it is at its lowest state and that zone still over
- * control.  A fallback device is on for the temperature: never power-limit,
+ * control.  Each zone that ran also tracks the sensor fault it shows
+ * (zone->fault_shown).  A fallback device is on for the temperature: never power-limit,
  * and never lowest-state (at its top state a fan cools as hard as it can;
  * it has no budget to be held under).
  */

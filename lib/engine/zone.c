@@ -39,32 +39,52 @@ static const char *sensor_words(const struct zone *z, char *buf, size_t size)
 	return buf;
 }
 
+/* Says a fault once an episode, a run of spikes once; the period is a sensor fault all the same. */
+static void say_fault(struct zone *z, int r, const char *why)
+{
+	struct zone_fields f;
+	char sensor[SYSFS_PATH_MAX], kind[48];
+	const char *const *base = zone_fields(z, &f);
+	const char *fields[] = { base[0], base[1], kind, NULL };
+	bool quiet = r == -EDOM && z->spike_quiet > 0;
+
+	snprintf(kind, sizeof(kind), "SENSOR_FAULT=%s", sensor_fault_name(z->sensor_fault));
+	if (r == -EDOM)
+		z->spike_quiet = ZONE_SPIKE_QUIET_READS;
+	if (!(z->sensor_failed && z->fault_said) && !quiet) {
+		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current "
+			      "limits", z->name, sensor_words(z, sensor, sizeof(sensor)), why);
+		z->fault_said = true;
+	}
+	z->sensor_failed = true;
+}
+
 int zone_read_temp(struct zone *z)
 {
 	struct zone_fields f;
-	char sensor[SYSFS_PATH_MAX];
-	int64_t temp;
+	char sensor[SYSFS_PATH_MAX], why[192];
+	int64_t temp = 0;
 	int r = zone_sensor_read(z, &temp);
 	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
 
-	if (r == 0 && (temp < ZONE_TEMP_MIN_MC || temp > ZONE_TEMP_MAX_MC))
-		r = -ERANGE;
+	r = zone_sensor_judge(z, r, temp, why, sizeof(why));
 	if (r < 0) {
-		if (!z->sensor_failed)
-			pa_log_fields(PA_LOG_ERR, zone_fields(z, &f),
-				      "zone %s: %s: %s; holding the current limits", z->name,
-				      sensor_words(z, sensor, sizeof(sensor)),
-				      no_input ? "no input reads" : zone_sensor_strerror(r));
-		z->sensor_failed = true;
+		if (no_input)
+			snprintf(why, sizeof(why), "no input reads");
+		say_fault(z, r, why);
 		z->failed_reads++;
+		z->reading_sane = false;
 		return r;
 	}
 	z->failed_reads = 0;
+	z->reading_sane = true;
+	z->spike_quiet -= z->spike_quiet > 0;
 	z->temp_mc = (int32_t)temp;
-	if (z->sensor_failed)
+	if (z->sensor_failed && z->fault_said)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
 			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
 	z->sensor_failed = false;
+	z->fault_said = false;
 	return 0;
 }
 
@@ -256,13 +276,18 @@ void zone_observe_power(struct zone *z, uint64_t now_us)
 	z->observed_us = now_us;
 }
 
-void zone_observe(struct zone *z, bool have_temp)
+uint32_t zone_mean_power_mw(const struct zone *z)
 {
 	double mean_mw = z->model_elapsed_us ? z->model_energy_mj * 1e6 / z->model_elapsed_us : 0;
 
+	return mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX;
+}
+
+void zone_observe(struct zone *z, bool have_temp)
+{
 	if (have_temp)
 		thermal_model_sample(&z->model, z->model_elapsed_us, z->temp_mc,
-				     mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX);
+				     zone_mean_power_mw(z));
 	else
 		thermal_model_break(&z->model);
 	z->model_energy_mj = 0;

@@ -16,6 +16,7 @@
 #include "control/rise.h"
 #include "platform/sensor.h"
 #include "control/sensor_combine.h"
+#include "control/sensor_fault.h"
 #include "platform/sysfs.h"
 #include "control/model_tuning.h"
 #include "control/thermal_model.h"
@@ -27,9 +28,28 @@
 /* Periods a zone holds its limits without a sane temperature before it
  * throttles to its sustainable power. */
 #define ZONE_FAULT_PERIODS 3
-/* Readings outside this range are sensor faults, not temperatures (m°C). */
-#define ZONE_TEMP_MIN_MC (-60000)
-#define ZONE_TEMP_MAX_MC 200000
+/* Readings outside this range are sensor faults, not temperatures (m°C):
+ * no die or skin this daemon controls works below -40 °C or above 150 °C. */
+#define ZONE_TEMP_MIN_MC (-40000)
+#define ZONE_TEMP_MAX_MC 150000
+/*
+ * A reading this far (m°C) from the zone's previous sane one is a spike, a
+ * sensor fault for that period.  The fastest plant we know heats 15.5 °C/s
+ * flat out (tools/simulator's HiKey960: 7.8 W into a 0.5 J/K die; the other
+ * boards 7 to 12 °C/s), so 40 °C takes it 2.6 s: 26 periods at 100 ms, over
+ * two idle polls at the default 1 s.  Only one reading in a row is
+ * dismissed: the next one is taken, so a real jump costs one period.
+ */
+#define ZONE_SPIKE_MC 40000
+/*
+ * With a confident thermal model (ZONE_MODEL_CONFIDENT) the bound is the
+ * zone's own instead: twice the most its model lets it move since the
+ * previous reading (flat out or at no power, thermal_model_max_change_mc())
+ * plus this margin for the sensor's noise and steps (m°C).
+ */
+#define ZONE_SPIKE_MARGIN_MC 5000
+/* Spikes closer than this many sane readings apart are one episode, said once. */
+#define ZONE_SPIKE_QUIET_READS 100
 /* The learnt sustainable power is worth a word in the journal when it is
  * this sure of itself and departs from the configured one by this much. */
 #define ZONE_MODEL_CONFIDENT 0.9
@@ -108,6 +128,18 @@ enum zone_model_state {
  * @sensor_failed: the last read failed, of every input (logged once until
  *	it reads again).
  * @failed_reads: consecutive periods without a sane temperature.
+ * @reading_sane: the last read gave a sane temperature (@temp_mc), the
+ *	reference the next reading's spike is judged against.
+ * @spike_quiet: sane readings left before a spike is said again (0: said
+ *	at once).
+ * @fault_said: this fault episode was said (a spike in a run of them is
+ *	not), and so its end is.
+ * @sensor_fault: why the last read gave no temperature (none when it did).
+ * @fault_shown: the fault D-Bus and powerallocctl show: @sensor_fault, or
+ *	after it ended the last one, for LIMIT_HOLD_MS (as a limiting reason
+ *	is held: a spike lasts one period); @fault_seen_us: when it last was,
+ *	monotonic µs (engine_track_limits()).
+ * @stuck: the stuck-sensor detector (lib/control/sensor_fault.h).
  * @step_state: step_wise: the state the zone asks of each actor.
  * @prev_temp_mc: the previous period's temperature, m°C (the trend
  *	step_wise and the fallback follow).
@@ -160,6 +192,13 @@ struct zone {
 	struct pid_output pid_out;
 	bool sensor_failed;
 	unsigned int failed_reads;
+	bool reading_sane;
+	unsigned int spike_quiet;
+	bool fault_said;
+	enum sensor_fault sensor_fault;
+	enum sensor_fault fault_shown;
+	uint64_t fault_seen_us;
+	struct stuck_sensor stuck;
 	unsigned long step_state[ZONE_MAX_ACTORS];
 	int32_t prev_temp_mc;
 	size_t n_fallback;
@@ -180,9 +219,11 @@ struct zone {
  * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
  * each input, a slow one's latest reading from its thread, combined).  A
  * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
- * failed read, and so is a slow sensor's reading that is too old; a
- * combined sensor fails when none of its inputs reads.
- * Return: 0, or negative errno (logged once until the sensor reads again).
+ * failed read, and so is a slow sensor's reading that is too old, a
+ * spike and a stuck sensor (zone_sensor_judge()); a combined sensor fails
+ * when none of its inputs reads.  z->sensor_fault says which.
+ * Return: 0, or negative errno (-EDOM for a spike, -ESTALE for a stuck
+ * sensor; logged once until the sensor reads again, a run of spikes once).
  */
 int zone_read_temp(struct zone *z);
 
@@ -252,6 +293,12 @@ uint32_t zone_feed_forward_mw(const struct zone *z);
  * @now_us: this engine cycle's time, monotonic µs.
  */
 void zone_observe_power(struct zone *z, uint64_t now_us);
+
+/**
+ * zone_mean_power_mw() - the mean power the zone's actors drew since its
+ * model's last sample (its previous reading), mW (zone_observe_power()).
+ */
+uint32_t zone_mean_power_mw(const struct zone *z);
 
 /**
  * zone_observe() - the zone's period for its model: this reading with the

@@ -37,6 +37,94 @@ const char *zone_sensor_strerror(int error)
 	       error == -ETIME ? "stuck in a read" : strerror(-error);
 }
 
+void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size)
+{
+	if (error == -ERANGE)
+		snprintf(buf, size, "%s: %lld m°C is outside %d..%d m°C", zone_sensor_strerror(error),
+			 (long long)temp_mc, ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC);
+	else
+		snprintf(buf, size, "%s", zone_sensor_strerror(error));
+}
+
+/* The zone's maximum power, mW: the sum of its actors'. */
+static uint32_t max_power_mw(const struct zone *z)
+{
+	uint64_t mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		mw += z->actors[i]->max_mw;
+	return mw < UINT32_MAX ? (uint32_t)mw : UINT32_MAX;
+}
+
+/*
+ * Whether @jump_mc is a spike, its words into @why: beyond what the zone's
+ * confident model allows since the previous reading (ZONE_SPIKE_MARGIN_MC),
+ * or without one, beyond ZONE_SPIKE_MC.
+ */
+static bool spike(const struct zone *z, int64_t temp_mc, int64_t jump_mc, char *why, size_t size)
+{
+	int64_t bound_mc = ZONE_SPIKE_MC;
+	bool model = z->model.est.confidence >= ZONE_MODEL_CONFIDENT && z->model_elapsed_us;
+
+	if (model)
+		bound_mc = 2 * (int64_t)thermal_model_max_change_mc(&z->model.est, z->temp_mc,
+								    max_power_mw(z),
+								    z->model_elapsed_us / 1e6) +
+			   ZONE_SPIKE_MARGIN_MC;
+	if (jump_mc <= bound_mc && jump_mc >= -bound_mc)
+		return false;
+	if (model)
+		snprintf(why, size, "a spike: %lld m°C, %+lld m°C from the previous reading, more "
+			 "than the %lld m°C its thermal model allows in %llu ms", (long long)temp_mc,
+			 (long long)jump_mc, (long long)bound_mc,
+			 (unsigned long long)(z->model_elapsed_us / 1000));
+	else
+		snprintf(why, size, "a spike: %lld m°C, %+lld m°C from the previous reading, more "
+			 "than the %lld m°C a zone can change in one period", (long long)temp_mc,
+			 (long long)jump_mc, (long long)bound_mc);
+	return true;
+}
+
+/* Whether the sane reading @temp_mc is one a stuck sensor holds; its words into @why. */
+static bool stuck(struct zone *z, int64_t temp_mc, char *why, size_t size)
+{
+	uint32_t max_mw = max_power_mw(z);
+	const struct stuck_sensor *s = &z->stuck;
+
+	if (!stuck_sensor_step(&z->stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
+			       z->model_elapsed_us))
+		return false;
+	snprintf(why, size, "stuck: %lld m°C for %u readings while the zone's power moved by up "
+		 "to %u mW (over %d %% of its %u mW maximum) for %llu s", (long long)temp_mc,
+		 s->reads, s->moved_mw, STUCK_POWER_PCT, max_mw,
+		 (unsigned long long)(s->moved_us / 1000000));
+	return true;
+}
+
+/* The kind of fault a negative errno of zone_sensor_judge() is. */
+static enum sensor_fault fault_kind(int r)
+{
+	return r == 0 ? SENSOR_FAULT_NONE : r == -ERANGE ? SENSOR_FAULT_RANGE :
+	       r == -EDOM ? SENSOR_FAULT_SPIKE : r == -ESTALE ? SENSOR_FAULT_STUCK :
+	       SENSOR_FAULT_READ;
+}
+
+int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t size)
+{
+	if (r == 0 && (temp_mc < ZONE_TEMP_MIN_MC || temp_mc > ZONE_TEMP_MAX_MC))
+		r = -ERANGE;
+	if (r == 0 && z->reading_sane && spike(z, temp_mc, temp_mc - z->temp_mc, why, size))
+		r = -EDOM;
+	else if (r == 0 && stuck(z, temp_mc, why, size))
+		r = -ESTALE;
+	else if (r < 0)
+		zone_sensor_fault_words(r, temp_mc, why, size);
+	if (r < 0 && r != -ESTALE)
+		stuck_sensor_reset(&z->stuck);	/* the next reading starts a new hold */
+	z->sensor_fault = fault_kind(r);
+	return r;
+}
+
 /* One input's reading; out of the plausible range is a failed read. */
 static int read_input(struct zone *z, struct sensor_input *in, int64_t *temp_mc)
 {
@@ -70,7 +158,7 @@ static void instead(const struct zone *z, const bool *read, char *buf, size_t si
 /* Logs each input of a combined sensor that failed (@error) or reads again, once. */
 static void note_inputs(struct zone *z, const bool *read, const int *error, const int64_t *temp_mc)
 {
-	char field[80], what[128];
+	char field[80], what[128], fault[128];
 	const char *fields[] = { field, NULL };
 
 	snprintf(field, sizeof(field), "ZONE=%s", z->name);
@@ -79,8 +167,9 @@ static void note_inputs(struct zone *z, const bool *read, const int *error, cons
 
 		if (!read[i] && !in->failed) {
 			instead(z, read, what, sizeof(what));
+			zone_sensor_fault_words(error[i], temp_mc[i], fault, sizeof(fault));
 			pa_log_fields(PA_LOG_WARNING, fields, "zone %s: input %s: %s: %s; %s", z->name,
-				      in->name, in->attr.path, zone_sensor_strerror(error[i]), what);
+				      in->name, in->attr.path, fault, what);
 		} else if (read[i] && in->failed) {
 			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: input %s reads again (%lld "
 				      "m°C)", z->name, in->name, (long long)temp_mc[i]);
@@ -91,23 +180,28 @@ static void note_inputs(struct zone *z, const bool *read, const int *error, cons
 
 int zone_sensor_read(struct zone *z, int64_t *temp_mc)
 {
-	int64_t t[SENSOR_MAX_INPUTS];
+	int64_t t[SENSOR_MAX_INPUTS] = { 0 };
 	double weight[SENSOR_MAX_INPUTS];
 	bool read[SENSOR_MAX_INPUTS], any = false;
 	int error[SENSOR_MAX_INPUTS], first_error = 0;
+	size_t first = 0;
 
 	for (size_t i = 0; i < z->n_inputs; i++) {
 		error[i] = read_input(z, &z->inputs[i], &t[i]);
 		read[i] = error[i] == 0;
 		weight[i] = z->inputs[i].weight;
 		any |= read[i];
-		if (!read[i] && !first_error)
+		if (!read[i] && !first_error) {
 			first_error = error[i];
+			first = i;
+		}
 	}
 	if (z->sensor_kind != SENSOR_ONE)
 		note_inputs(z, read, error, t);
-	if (!any)
+	if (!any) {
+		*temp_mc = t[first];
 		return first_error ? first_error : -ENODEV;
+	}
 	*temp_mc = sensor_combine_mc(z->sensor_kind, t, read, weight, z->n_inputs,
 				     z->sensor_offset_mc);
 	return 0;

@@ -30,7 +30,8 @@ void zone_sensor_start(struct zone *z);
  * read) and those that read combined.  A combined sensor's input that
  * fails, or reads again, is logged once, with what the zone uses instead.
  * Return: 0 when at least one input read, else the first input's negative
- * errno (not logged for a single sensor: the caller says it).
+ * errno (not logged for a single sensor: the caller says it); for -ERANGE,
+ * *@temp_mc is that input's implausible reading.
  */
 int zone_sensor_read(struct zone *z, int64_t *temp_mc);
 
@@ -55,3 +56,25 @@ void zone_sensor_adopt(struct zone *z, const struct zone *old);
 
 /** zone_sensor_strerror() - a failed read's error in words ("not a number", ...). */
 const char *zone_sensor_strerror(int error);
+
+/**
+ * zone_sensor_fault_words() - a failed read in words, into @buf (@size
+ * bytes): zone_sensor_strerror() of @error, and for -ERANGE the reading
+ * @temp_mc and the plausible range ("not a plausible temperature: 255000
+ * m°C is outside -40000..150000 m°C").
+ */
+void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size);
+
+/**
+ * zone_sensor_judge() - whether @z's reading @temp_mc (zone_sensor_read()
+ * returned @r) is a temperature.  A sensor fault when @r is an error, when
+ * the reading is outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] (-ERANGE),
+ * when it is a spike (-EDOM): further from the previous reading, that one
+ * sane, than ZONE_SPIKE_MC, or with a confident thermal model than twice
+ * what the model allows since then plus ZONE_SPIKE_MARGIN_MC; and when the
+ * sensor is stuck (-ESTALE, struct stuck_sensor: the zone's power and
+ * maximum power feed its detector).  The fault in words into @why (@size
+ * bytes), its kind into z->sensor_fault.
+ * Return: 0, or the fault's negative errno.
+ */
+int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t size);

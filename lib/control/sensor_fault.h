@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Sensors that lie: the kinds of sensor fault a zone tells apart, and the
+ * stuck-sensor detector.  Pure computation (no I/O, no clock, no
+ * allocation): the caller feeds it each sane reading with the zone's power.
+ *
+ * A sensor is stuck when its reading has not moved by a single step (not
+ * by one m°C, whatever its resolution) while the zone's power moved far
+ * from what it drew when that value was first read: for at least
+ * STUCK_MOVED_MS in all, more than STUCK_POWER_PCT % of the zone's maximum
+ * power away, over at least STUCK_MIN_READS readings.  A steady load moves
+ * no power, so a coarse sensor (1 °C steps) that holds its value under one
+ * is not stuck; a die whose power moves by a quarter of its maximum for
+ * 30 s moves by degrees (a few K/W flat out, a few J/K).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The zone's power, away from where it was, by more than this share of its maximum (%)... */
+#define STUCK_POWER_PCT 25
+/* ...for this long in all (ms)... */
+#define STUCK_MOVED_MS 30000
+/* ...over at least this many readings of one value: the sensor is stuck. */
+#define STUCK_MIN_READS 20
+
+/**
+ * enum sensor_fault - why a zone has no temperature this period.
+ * @SENSOR_FAULT_NONE: it has one.
+ * @SENSOR_FAULT_READ: the read failed (an error, not a number, a slow
+ *	sensor stuck in its read, no input of a combined sensor read).
+ * @SENSOR_FAULT_RANGE: the value is outside the plausible range.
+ * @SENSOR_FAULT_SPIKE: it jumped further than the zone can in one period.
+ * @SENSOR_FAULT_STUCK: it froze while the zone's power moved
+ *	(struct stuck_sensor).
+ */
+enum sensor_fault {
+	SENSOR_FAULT_NONE,
+	SENSOR_FAULT_READ,
+	SENSOR_FAULT_RANGE,
+	SENSOR_FAULT_SPIKE,
+	SENSOR_FAULT_STUCK,
+	SENSOR_FAULTS
+};
+
+/** sensor_fault_name() - "none", "read-error", "out-of-range", "spike" or "stuck". */
+const char *sensor_fault_name(enum sensor_fault f);
+
+/**
+ * struct stuck_sensor - one zone's stuck-sensor detector.
+ * @primed: a reading was seen (@temp_mc is set).
+ * @temp_mc: the value the sensor holds, m°C.
+ * @reads: readings of it in a row.
+ * @ref_power_mw: the zone's power when it was first read, mW.
+ * @moved_us: time since then that the power was far from @ref_power_mw, µs.
+ * @moved_mw: the furthest the power was from it, mW (for the message).
+ * @stuck: the verdict of the last reading.
+ */
+struct stuck_sensor {
+	bool primed;
+	int32_t temp_mc;
+	uint32_t reads;
+	uint32_t ref_power_mw;
+	uint64_t moved_us;
+	uint32_t moved_mw;
+	bool stuck;
+};
+
+/**
+ * stuck_sensor_step() - account for one sane reading.
+ * @s: the detector.
+ * @temp_mc: the reading, m°C.
+ * @power_mw: the zone's mean power since the previous reading, mW.
+ * @max_power_mw: the zone's maximum power, mW (0: never stuck).
+ * @elapsed_us: time since the previous reading, µs.
+ * Return: whether the sensor is stuck (a reading that moves clears it).
+ */
+bool stuck_sensor_step(struct stuck_sensor *s, int32_t temp_mc, uint32_t power_mw,
+		       uint32_t max_power_mw, uint64_t elapsed_us);
+
+/** stuck_sensor_reset() - forget the value held (a failed read: the next one starts anew). */
+void stuck_sensor_reset(struct stuck_sensor *s);

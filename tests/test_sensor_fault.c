@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sensors that lie (lib/control/sensor_fault.c): the stuck-sensor detector
+ * and the names of the faults; the most a zone's model lets it move in one
+ * period (thermal_model_max_change_mc(), the spike bound of a zone with a
+ * confident model).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "control/sensor_fault.h"
+#include "control/thermal_model.h"
+
+#define PERIOD_US 100000ULL	/* 100 ms */
+#define MAX_MW 4000		/* the zone's maximum power */
+
+/* @n readings of @temp_mc at @power_mw, each @elapsed_us after the last; how many said stuck. */
+static int feed(struct stuck_sensor *s, int n, int32_t temp_mc, uint32_t power_mw,
+		uint64_t elapsed_us)
+{
+	int stuck = 0;
+
+	for (int k = 0; k < n; k++)
+		stuck += stuck_sensor_step(s, temp_mc, power_mw, MAX_MW, elapsed_us);
+	return stuck;
+}
+
+/*
+ * A coarse sensor on a steady load holds its value for ever: the power does
+ * not move, so it is never stuck (10 minutes of 100 ms readings), nor with
+ * the power wandering by up to 25 % of the maximum.
+ */
+static void test_steady_load_is_not_stuck(void **unused)
+{
+	struct stuck_sensor s = { 0 };
+
+	(void)unused;
+	assert_int_equal(feed(&s, 6000, 75000, 2500, PERIOD_US), 0);
+	for (int k = 0; k < 6000; k++)
+		assert_false(stuck_sensor_step(&s, 75000, k % 2 ? 2500 : 2500 + MAX_MW / 4,
+					       MAX_MW, PERIOD_US));
+	assert_int_equal(s.reads, 12000);
+	assert_int_equal(s.moved_us, 0);
+}
+
+/*
+ * One value while the power is more than 25 % of the maximum away from
+ * what it drew at the first reading: stuck once that lasted STUCK_MOVED_MS
+ * (300 readings of 100 ms), not one reading before; a value that moves by
+ * 1 m°C clears it and starts a new hold.
+ */
+static void test_frozen_under_a_moving_power_is_stuck(void **unused)
+{
+	struct stuck_sensor s = { 0 };
+	int moved = STUCK_MOVED_MS * 1000 / (int)PERIOD_US;
+
+	(void)unused;
+	assert_int_equal(feed(&s, 10, 60000, 500, PERIOD_US), 0);
+	assert_int_equal(feed(&s, moved - 1, 60000, 500 + MAX_MW / 4 + 1, PERIOD_US), 0);
+	assert_true(stuck_sensor_step(&s, 60000, 3900, MAX_MW, PERIOD_US));
+	assert_true(s.stuck);
+	assert_int_equal(s.moved_mw, 3400);
+	assert_int_equal(s.moved_us, (uint64_t)STUCK_MOVED_MS * 1000);
+	/* The power coming back does not unstick it; the value moving does. */
+	assert_true(stuck_sensor_step(&s, 60000, 500, MAX_MW, PERIOD_US));
+	assert_false(stuck_sensor_step(&s, 60001, 3900, MAX_MW, PERIOD_US));
+	assert_int_equal(s.reads, 1);
+	assert_int_equal(s.ref_power_mw, 3900);
+	assert_int_equal(feed(&s, moved + 10, 60001, 3900, PERIOD_US), 0);
+	/* Falling power counts as rising power does. */
+	assert_int_equal(feed(&s, moved, 60001, 100, PERIOD_US), 1);
+}
+
+/* Idle polls of 5 s: the time is there after 7 readings, the readings only after 20. */
+static void test_needs_its_readings(void **unused)
+{
+	struct stuck_sensor s = { 0 };
+
+	(void)unused;
+	assert_false(stuck_sensor_step(&s, 45000, 200, MAX_MW, 5000000));
+	assert_int_equal(feed(&s, STUCK_MIN_READS - 2, 45000, 3000, 5000000), 0);
+	assert_true(stuck_sensor_step(&s, 45000, 3000, MAX_MW, 5000000));
+	assert_int_equal(s.reads, STUCK_MIN_READS);
+}
+
+/* A zone without a power (step_wise devices only) is never stuck; a reset forgets the value. */
+static void test_no_power_and_reset(void **unused)
+{
+	struct stuck_sensor s = { 0 };
+
+	(void)unused;
+	for (int k = 0; k < 1000; k++)
+		assert_false(stuck_sensor_step(&s, 50000, k % 2 ? 0 : 1000, 0, PERIOD_US));
+	stuck_sensor_reset(&s);
+	assert_false(s.primed);
+	assert_false(stuck_sensor_step(&s, 50000, 1000, MAX_MW, PERIOD_US));
+	assert_int_equal(s.reads, 1);
+}
+
+static void test_names(void **unused)
+{
+	(void)unused;
+	assert_string_equal(sensor_fault_name(SENSOR_FAULT_NONE), "none");
+	assert_string_equal(sensor_fault_name(SENSOR_FAULT_READ), "read-error");
+	assert_string_equal(sensor_fault_name(SENSOR_FAULT_RANGE), "out-of-range");
+	assert_string_equal(sensor_fault_name(SENSOR_FAULT_SPIKE), "spike");
+	assert_string_equal(sensor_fault_name(SENSOR_FAULT_STUCK), "stuck");
+	assert_string_equal(sensor_fault_name(SENSOR_FAULTS), "?");
+}
+
+/*
+ * A die of 2 K/W over its case, 10 K/W in all with a 10 s time constant,
+ * settling at 40 °C without power; 5 W flat out.  At 60 °C, 100 ms: the
+ * die's step (10 °C) plus the way to 90 °C (30 °C x (1 - e^-0.01), 0.30 °C),
+ * which is further than the way down to 40 °C (0.20 °C).  At 85 °C the way
+ * down is the further.  No time: the die's step alone.
+ */
+static void test_model_max_change(void **unused)
+{
+	struct thermal_estimate est = { .time_constant_s = 10, .gain_k_per_w = 10,
+					.fast_gain_k_per_w = 2, .offset_c = 40 };
+
+	(void)unused;
+	assert_in_range(thermal_model_max_change_mc(&est, 60000, 5000, 0.1), 10297, 10301);
+	assert_in_range(thermal_model_max_change_mc(&est, 85000, 5000, 0.1), 10446, 10450);
+	assert_int_equal(thermal_model_max_change_mc(&est, 60000, 5000, 0), 10000);
+	/* A second: 30 °C x (1 - e^-0.1) = 2.85 °C. */
+	assert_in_range(thermal_model_max_change_mc(&est, 60000, 5000, 1), 12853, 12856);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steady_load_is_not_stuck),
+		cmocka_unit_test(test_frozen_under_a_moving_power_is_stuck),
+		cmocka_unit_test(test_needs_its_readings),
+		cmocka_unit_test(test_no_power_and_reset),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_model_max_change),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
