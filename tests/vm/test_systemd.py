@@ -9,8 +9,9 @@ order, each on what the one before left: install with nothing to control
 service active, READY and STATUS, thermald stopped), powerallocctl as root
 and as a user, the zone controlled through the kernel's trip events under
 the unit's sandbox, reload, what a user may not do, stop (thermald back),
-SIGKILL (ExecStopPost restores, Restart= restarts), the daemon from a root
-shell, purge (thermald back).
+SIGKILL (ExecStopPost restores, Restart= restarts), suspend to idle by
+logind and by rtcwake (the resume said, the caps written again), the
+daemon from a root shell, purge (thermald back).
 
 usage: test_systemd.py [unittest args]
 """
@@ -236,6 +237,37 @@ class Systemd(unittest.TestCase):
         self.wait_active()
         self.assertNotEqual(self.main_pid(), pid)
         self.wait_controlled()
+
+    def suspend_lifted_cap(self, suspend, seen_by):
+        """The cap of CPU 0 lifted behind the daemon's back (as firmware
+        may do across a suspend), then @suspend: the daemon says that it
+        resumed, seen by @seen_by, and caps CPU 0 again."""
+        self.wait_controlled()
+        said = guest.check("journalctl -b -u powerallocd --no-pager -o cat | "
+                           "grep -c 'resumed after' || true").strip()
+        guest.check("echo %d > %s" % (MAX_KHZ, POLICY % 0))
+        guest.check("echo 0 > /sys/class/rtc/rtc0/wakealarm", timeout=30)
+        rc, out = guest.run(suspend, timeout=180)
+        self.assertEqual(rc, 0, out)
+        log = self.wait_journal("resumed after [0-9.]+ s asleep \\(seen by %s\\)" % seen_by,
+                                "the resume said", timeout=180)
+        self.assertEqual(log.count("resumed after"), int(said) + 1, log)
+        self.wait_controlled()
+        self.wait_active()
+        return log
+
+    def test_7b_a_suspend_to_idle_is_resumed(self):
+        """Suspend to idle (s2idle; the guest has no S3), woken by the RTC's
+        alarm: through logind (systemctl suspend with SuspendState=freeze)
+        the daemon saves its models and stops before, says its resume after
+        and writes its caps again; by the kernel alone (rtcwake -m freeze),
+        it sees the sleep in its clocks and does the same."""
+        guest.check("mkdir -p /etc/systemd/sleep.conf.d && printf '[Sleep]\\nSuspendState="
+                    "freeze\\n' > /etc/systemd/sleep.conf.d/freeze.conf")
+        log = self.suspend_lifted_cap("echo +5 > /sys/class/rtc/rtc0/wakealarm && "
+                                      "systemctl suspend", "logind")
+        self.assertIn("going to sleep: thermal models saved, control stopped", log)
+        self.suspend_lifted_cap("rtcwake -m freeze -s 5", "clocks")
 
     def test_8_from_a_root_shell_logs_on_the_terminal(self):
         guest.check("systemctl stop powerallocd")
