@@ -233,8 +233,8 @@ bool sleep_before_period(struct daemon *d)
 
 	if (s->asleep)
 		return false;
-	slept_us = take_clocks(s);
-	if (slept_us > SLEEP_GAP_MIN_US)
+	slept_us = sleep_gap_check(&s->gap, clock_us(CLOCK_BOOTTIME), clock_us(CLOCK_MONOTONIC));
+	if (slept_us)
 		resume(d, slept_us, "clocks");
 	return true;
 }
