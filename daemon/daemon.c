@@ -155,7 +155,8 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 
 static void arm_tick(struct daemon *d)
 {
-	schedule_arm(&d->schedule, &d->engine, d->tick);
+	if (!d->sleep.asleep)
+		schedule_arm(&d->schedule, &d->engine, d->tick);
 }
 
 int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -166,6 +167,9 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
+	/* Asleep (logind said so): no period until resume; else a sleep the clocks show. */
+	if (!sleep_before_period(d))
+		return 0;
 	schedule_mark_due(&d->schedule, &d->engine, now);
 	d->engine.cap_mw = d->limit.limit_mw;
 	r = engine_cycle(&d->engine, now, d->schedule.due);
@@ -190,6 +194,7 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		d->ready = true;
 		sd_notify(0, "READY=1");
 	}
+	sleep_after_period(d);
 	arm_tick(d);
 	return 0;
 }
@@ -347,7 +352,7 @@ static int setup_engine(struct daemon *d)
 
 int daemon_run(const struct options *opts)
 {
-	struct daemon d = { .opts = opts };
+	struct daemon d = { .opts = opts, .sleep.inhibit_fd = -1 };
 	int r;
 
 	d.engine.proc_stat.fd = -1;
@@ -384,6 +389,7 @@ int daemon_run(const struct options *opts)
 				    .limit = &d.limit, .userdata = &d };
 	if (strcmp(opts->bus, "none") != 0)
 		d.bus = bus_open(d.event, strcmp(opts->bus, "session") == 0, &d.view);
+	sleep_open(&d, strcmp(opts->bus, "system") == 0);
 	daemon_retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
 	if (daemon_teardown(&d) > 0 && r >= 0)

@@ -19,6 +19,7 @@
 #include "power_limit.h"
 #include "saved.h"
 #include "schedule.h"
+#include "sleep.h"
 #include "trace.h"
 #include "zone_notes.h"
 #include "control/time_units.h"
@@ -48,6 +49,7 @@ struct daemon {
 	struct zone_notes *notes;
 	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
 	struct metrics metrics;
+	struct sleep_watch sleep;
 	bool ready;
 	bool rescan_for_event;
 	bool looking;

@@ -48,6 +48,7 @@ size_t daemon_teardown(struct daemon *d)
 	sd_notify(0, "STOPPING=1");
 	/* Closed first: the restore opens every file anew, so it has the descriptors. */
 	bus_close(d->bus);
+	sleep_close(&d->sleep);
 	metrics_close(&d->metrics);
 	netlink_close(d->netlink);
 	trace_close(&d->trace);

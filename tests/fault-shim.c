@@ -15,7 +15,8 @@
  * thermal event group resolves and is joined without asking the kernel, so
  * the daemon listens on a socket that no event reaches (a kernel with
  * thermal netlink whose trips nothing crosses, whatever this machine's
- * kernel has).  The simulator and the tests create and remove those files.
+ * kernel has).  boottime-offset-ms (below, clock_gettime()) fakes a suspend.
+ * The simulator and the tests create and remove those files.
  * Never installed.
  */
 #include <dlfcn.h>
@@ -193,4 +194,34 @@ int nl_socket_add_membership(struct nl_sock *sk, int group)
 	if (rule_set("quiet-netlink"))
 		return 0;
 	return next(sk, group);
+}
+
+/*
+ * A suspend without suspending: while $POWERALLOCD_FAULT_DIR/boottime-offset-ms
+ * holds a number of ms, CLOCK_BOOTTIME reads that much ahead (the daemon
+ * sees the time slept as CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC;
+ * a test raises the number to "sleep").  Only the daemon's own calls go
+ * through here; CLOCK_MONOTONIC, which its timers run on, is untouched.
+ */
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static int (*next)(clockid_t, struct timespec *);
+	char text[32];
+	long long offset_ms;
+	int r;
+
+	if (!next)
+		next = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	r = next(id, ts);
+	if (r < 0 || id != CLOCK_BOOTTIME)
+		return r;
+	rule("boottime-offset-ms", text, sizeof(text));
+	offset_ms = strtoll(text, NULL, 10);
+	if (offset_ms > 0) {
+		long long ns = ts->tv_nsec + offset_ms % 1000 * 1000000;
+
+		ts->tv_sec += offset_ms / 1000 + ns / 1000000000;
+		ts->tv_nsec = ns % 1000000000;
+	}
+	return r;
 }

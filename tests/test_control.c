@@ -817,6 +817,76 @@ static void test_sustainable_power_range(void **unused)
 	pa_log_set_handler(NULL, NULL);
 }
 
+#define CDEV0 "/sys/class/thermal/cooling_device0/cur_state"
+
+/*
+ * After a sleep (engine_resume()): each zone is read afresh (step_wise's
+ * and the fallback's trend start from the new reading), its controller
+ * forgets its trend but keeps its integral, its model drops the block it
+ * was filling, its rise and the CPU load start anew; the next cycle writes
+ * every state once, changed or not, over what the firmware put there, and
+ * the one after writes only changes again.
+ */
+static void test_resume(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_zones);
+	struct engine e;
+	int64_t integral;
+	unsigned long state;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 2);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "80000\n");
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
+	for (unsigned int k = 1; k <= 20; k++) {
+		tree_busy_cpus(6, 100 * k);
+		assert_int_equal(engine_cycle(&e, k * 100000ULL, NULL), 0);
+	}
+	integral = e.zones[0].pid_state.err_integral;
+	assert_true(integral != 0);
+	assert_true(e.zones[0].model.block_elapsed_s > 0);
+	assert_true(e.zones[0].rise.primed);
+	assert_true(e.actors[0]->state > 0);
+	assert_int_equal(tree_get(CDEV0), e.actors[0]->state);
+	/* The firmware lifted the cap; the zone cooled by 50 °C while asleep:
+	 * not a spike (40 °C), the reading before the sleep is no reference. */
+	tree_put(CDEV0, "0\n");
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "30000\n");
+	assert_int_equal(engine_resume(&e, 2100000), 2);
+	assert_int_equal(e.zones[0].temp_mc, 30000);
+	assert_int_equal(e.zones[0].prev_temp_mc, 30000);
+	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
+	assert_int_equal(e.zones[0].stuck.reads, 1);
+	assert_true(e.zones[0].pid_state.trend_lost);
+	assert_int_equal(e.zones[0].pid_state.err_integral, integral);
+	assert_false(e.zones[0].model.primed);
+	assert_true(e.zones[0].model.block_elapsed_s == 0);
+	assert_int_equal(e.zones[0].observed_us, 2100000);
+	assert_false(e.zones[0].rise.primed);
+	assert_memory_equal(e.stat_prev, e.stat_cur, sizeof(struct cpu_stat));
+	assert_true(e.force_writes);
+	/* Hot again at once: the state the daemon holds is written over the 0. */
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "80000\n");
+	tree_busy_cpus(6, 2200);
+	assert_int_equal(engine_cycle(&e, 2200000, NULL), 0);
+	assert_false(e.force_writes);
+	assert_true(e.actors[0]->state > 0);
+	assert_int_equal(tree_get(CDEV0), e.actors[0]->state);
+	/* Once: a state put there now stays while the daemon's does not change. */
+	state = e.actors[0]->state;
+	tree_put(CDEV0, "0\n");
+	tree_busy_cpus(6, 2300);
+	assert_int_equal(engine_cycle(&e, 2300000, NULL), 0);
+	if (e.actors[0]->state == state)
+		assert_int_equal(tree_get(CDEV0), 0);
+	else
+		assert_int_equal(tree_get(CDEV0), e.actors[0]->state);
+	assert_int_equal(engine_restore(&e), 0);
+	assert_states(0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_single_passive_trip_configured),
 		cmocka_unit_test(test_control_margin_from_trips),
 		cmocka_unit_test(test_cycle_above_control),
+		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),

@@ -259,6 +259,48 @@ static void test_reset(void **unused)
 }
 
 static uint32_t hold(const struct pid_params *pp, struct pid_state *st, int32_t temp,
+		     int periods, uint32_t min_mw, uint32_t max_mw);
+
+/*
+ * After a sleep, the derivative sees no change across the gap, in both
+ * modes, and the integral is kept: 90 °C before, 60 °C after (the error
+ * changes by 30000 m°C) with k_d = 1024 would otherwise give d = 30000 x
+ * 1024 / 100 = 307200 mW (kernel, 1024 times its formula) or 300 mW
+ * filtered to 100 (default).
+ */
+static void test_forget_trend(void **unused)
+{
+	enum pid_mode modes[] = { PID_MODE_KERNEL, PID_MODE_DEFAULT };
+
+	(void)unused;
+	for (size_t m = 0; m < 2; m++) {
+		struct pid_params pp;
+		struct pid_state st;
+		struct pid_output out;
+		int64_t integral;
+
+		setup_params(&pp, modes[m], SP);
+		pp.gains.k_d = 1024;
+		pid_reset(&st);
+		hold(&pp, &st, 90000, 5, 0, 100000);
+		integral = st.err_integral;
+		assert_true(integral != 0);
+		pid_forget_trend(&st);
+		assert_int_equal(st.err_integral, integral);
+		pid_step(&pp, &st, CONTROL, 60000, 0, 100000, &out);
+		assert_int_equal(out.d_mw, 0);
+		/* The next period's derivative is from this one's error again. */
+		pid_step(&pp, &st, CONTROL, 61000, 0, 100000, &out);
+		assert_true(out.d_mw < 0);
+		/* Without forgetting, the jump is a derivative kick. */
+		pid_reset(&st);
+		hold(&pp, &st, 90000, 5, 0, 100000);
+		pid_step(&pp, &st, CONTROL, 60000, 0, 100000, &out);
+		assert_true(out.d_mw > 50);
+	}
+}
+
+static uint32_t hold(const struct pid_params *pp, struct pid_state *st, int32_t temp,
 		     int periods, uint32_t min_mw, uint32_t max_mw)
 {
 	uint32_t b = 0;
@@ -605,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_integral_cutoff),
 		cmocka_unit_test(test_kernel_derivative),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_forget_trend),
 		cmocka_unit_test(test_default_wide_integral_bound),
 		cmocka_unit_test(test_default_integral_bleed),
 		cmocka_unit_test(test_default_integral_under),

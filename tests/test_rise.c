@@ -107,9 +107,29 @@ static void test_same_time(void **unused)
 	assert_true(rise_could_reach(&t, SWITCH_ON, 5 * IDLE_MS, BAND));
 }
 
+/* After a sleep the first reading only primes: a drop or a jump across the gap is no rate. */
+static void test_restart(void **unused)
+{
+	struct rise_tracker t = { 0 };
+
+	(void)unused;
+	rise_track(&t, 60000, 100 * S);
+	rise_track(&t, 61000, 101 * S);
+	assert_in_range(t.max_rate_mc_per_s, 990, 1000);
+	rise_restart(&t);
+	assert_false(rise_could_reach(&t, SWITCH_ON, IDLE_MS, BAND));
+	/* 10 °C more 0.1 s of monotonic time later (the sleep is not in it). */
+	rise_track(&t, 71000, 101 * S + S / 10);
+	assert_in_range(t.max_rate_mc_per_s, 990, 1000);
+	assert_int_equal(t.last_temp_mc, 71000);
+	rise_track(&t, 72000, 102 * S + S / 10);
+	assert_in_range(t.max_rate_mc_per_s, 990, 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_unprimed_and_first_reading),
 		cmocka_unit_test(test_rate_and_reach),
 		cmocka_unit_test(test_out_of_reach),

@@ -11,6 +11,14 @@
 #include "control/divvy.h"
 #include "platform/log.h"
 
+/* Set by actor_force_writes(): write unchanged values too. */
+static bool force_writes;
+
+void actor_force_writes(bool force)
+{
+	force_writes = force;
+}
+
 unsigned long actor_state_of_freq(const uint32_t *freq_khz, size_t n, uint32_t khz)
 {
 	for (size_t k = 0; k < n; k++)
@@ -159,8 +167,9 @@ int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t val
 	int r;
 
 	/* During a failure episode the value is written even when unchanged: only a
-	 * write that succeeds ends it, here and in the actor's write_retry. */
-	if (value == *written && !attr->failures)
+	 * write that succeeds ends it, here and in the actor's write_retry; and
+	 * so it is once after a resume (actor_force_writes()). */
+	if (value == *written && !attr->failures && !force_writes)
 		return 0;
 	r = actor_write_u64(attr, value);
 	if (r == 0)

@@ -174,6 +174,14 @@ uint32_t actor_lowest_mw(const struct actor *a);
 bool actor_at_lowest(const struct actor *a);
 
 /**
+ * actor_force_writes() - while @force, every state an actor is asked for
+ * is written even when it is the one last written (the engine's cycle
+ * after a resume: firmware may have reset the limits).  A switch for all
+ * actors, set and cleared around one cycle's writes.
+ */
+void actor_force_writes(bool force);
+
+/**
  * actor_same_device() - whether @a and @b drive the same device: same kind,
  * cooling device and name (an engine built again makes new actors for the
  * devices the old one drove).

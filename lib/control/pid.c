@@ -78,7 +78,14 @@ void pid_reset(struct pid_state *state)
 	state->prev_err = 0;
 	state->d_filtered = 0;
 	state->primed = false;
+	state->trend_lost = false;
 	state->held_back = false;
+}
+
+void pid_forget_trend(struct pid_state *state)
+{
+	state->d_filtered = 0;
+	state->trend_lost = true;
 }
 
 /*
@@ -291,6 +298,10 @@ uint32_t pid_step(const struct pid_params *params, struct pid_state *state,
 	err = int_to_frac(clamp64(target_mc - temp_mc, -ERR_LIMIT_MC, ERR_LIMIT_MC - 1));
 
 	p = proportional(g, err);
+	if (state->trend_lost) {
+		state->prev_err = err;
+		state->trend_lost = false;
+	}
 	if (params->mode == PID_MODE_KERNEL) {
 		i = integral_kernel(g, state, err, max_power_mw);
 		d = derivative_kernel(params, state, err);

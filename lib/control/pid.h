@@ -129,6 +129,9 @@ struct pid_params {
  * @prev_err: error of the previous period, Q10 m°C.
  * @d_filtered: filtered derivative term, Q10 mW (default mode).
  * @primed: false until the first period after a reset.
+ * @trend_lost: the previous error is from before a gap in time (the
+ *	machine slept): the next period takes its own error as the previous
+ *	one, so the derivative sees no change across the gap.
  * @held_back: the previous budget held a saturated actor below its maximum
  *	(set by the caller once it has divided the budget; see
  *	pid_fixes.integral_under_q10).
@@ -139,6 +142,7 @@ struct pid_state {
 	int64_t prev_err;
 	int64_t d_filtered;
 	bool primed;
+	bool trend_lost;
 	bool held_back;
 };
 
@@ -222,6 +226,15 @@ void pid_retune(const struct pid_params *from, const struct pid_params *to,
 
 /** pid_reset() - forget @state's integrals and previous error (the zone fell below switch-on). */
 void pid_reset(struct pid_state *state);
+
+/**
+ * pid_forget_trend() - forget @state's previous error and filtered
+ * derivative, keeping its integrals: after the machine slept, the error
+ * before and the error after are not one period apart, and their
+ * difference is no rate of change.  The next pid_step() has a derivative
+ * of 0 in every mode.
+ */
+void pid_forget_trend(struct pid_state *state);
 
 /**
  * pid_step() - run the controller for one period.

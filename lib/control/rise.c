@@ -26,6 +26,11 @@ void rise_track(struct rise_tracker *t, int32_t temp_mc, uint64_t now_us)
 	t->last_us = now_us;
 }
 
+void rise_restart(struct rise_tracker *t)
+{
+	t->primed = false;
+}
+
 bool rise_could_reach(const struct rise_tracker *t, int32_t threshold_mc, uint32_t horizon_ms,
 		      uint32_t band_limit_mc)
 {

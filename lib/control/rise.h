@@ -37,6 +37,13 @@ struct rise_tracker {
 void rise_track(struct rise_tracker *t, int32_t temp_mc, uint64_t now_us);
 
 /**
+ * rise_restart() - the next reading is a first one again (the machine
+ * slept: the change since the last reading is no rate), keeping the rate
+ * seen lately.
+ */
+void rise_restart(struct rise_tracker *t);
+
+/**
  * rise_could_reach() - whether the zone, rising at the fastest rate seen,
  * could pass @threshold_mc within @horizon_ms of its last reading.
  * @t: the zone's tracker.

@@ -34,6 +34,44 @@ int engine_sample_load(struct engine *e)
 	return 0;
 }
 
+int engine_restart_load(struct engine *e)
+{
+	int r = engine_sample_load(e);
+
+	/* Both samples equal: the next period sees no load yet.  A read that
+	 * fails (logged) leaves the pair as it was. */
+	if (r == 0)
+		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
+	return r;
+}
+
+size_t engine_resume(struct engine *e, uint64_t now_us)
+{
+	size_t n_read = 0;
+
+	engine_restart_load(e);
+	for (size_t i = 0; i < e->n_zones; i++) {
+		struct zone *z = &e->zones[i];
+
+		pid_forget_trend(&z->pid_state);
+		/* The samples across the gap are not the plant's answer to its power. */
+		thermal_model_break(&z->model);
+		z->model_energy_mj = 0;
+		z->model_elapsed_us = 0;
+		z->observed_us = now_us;
+		rise_restart(&z->rise);
+		/* The reading before the sleep is no reference for a spike or a stuck value. */
+		z->reading_sane = false;
+		z->stuck = (struct stuck_sensor){ 0 };
+		if (zone_read_temp(z) == 0) {
+			z->prev_temp_mc = z->temp_mc;
+			n_read++;
+		}
+	}
+	e->force_writes = true;
+	return n_read;
+}
+
 /*
  * The deepest state the zones that drive @a by state ask of it: step_wise
  * zones, and the step_wise fallback of the zones @a is bound to (the kernel
@@ -149,6 +187,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */
 	}
+	actor_force_writes(e->force_writes);
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];
 
@@ -159,6 +198,8 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		if (r < 0 && !first_error)
 			first_error = r;
 	}
+	actor_force_writes(false);
+	e->force_writes = false;
 	engine_track_limits(e, now_us, due);
 	return first_error;
 }

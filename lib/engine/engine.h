@@ -38,6 +38,9 @@
  *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
  * @lowest_mw: what every actor draws at its lowest state, mW (the least a
  *	cap can hold them to), as of the last cycle.
+ * @force_writes: the next cycle writes every actor's state even where it
+ *	is the one last written (after a resume: firmware may have reset the
+ *	devices' limits behind our back); engine_cycle() clears it.
  */
 struct engine {
 	struct zone *zones;
@@ -55,6 +58,7 @@ struct engine {
 	size_t n_refused;
 	uint32_t cap_mw;
 	uint32_t lowest_mw;
+	bool force_writes;
 };
 
 /**
@@ -91,6 +95,27 @@ int engine_build(struct engine *e, const struct pa_config *cfg);
 int engine_sample_load(struct engine *e);
 
 /**
+ * engine_restart_load() - read /proc/stat into both samples, so that the
+ * next load is measured from now (at build, and after a sleep, whose
+ * counters are no load).  Return: engine_sample_load()'s.
+ */
+int engine_restart_load(struct engine *e);
+
+/**
+ * engine_resume() - after the machine slept: read every zone's sensor
+ * afresh (the trend step_wise and the fallback follow starts there) and
+ * forget what the gap corrupts, keeping what was learnt: each controller's
+ * previous error and derivative (pid_forget_trend(); the integrals stay),
+ * each thermal model's block being filled and its power count
+ * (thermal_model_break(); the fit stays), each zone's last reading for its
+ * rise (rise_restart()) and the CPU load baseline (engine_restart_load()).
+ * Sets e->force_writes, so the next engine_cycle() writes every state.
+ * Runs no period.  @now_us: monotonic time, µs.
+ * Return: the number of zones whose sensor read.
+ */
+size_t engine_resume(struct engine *e, uint64_t now_us);
+
+/**
  * engine_cycle() - one period of the zones that are due: load (read once),
  * temperatures, budgets, grants; each actor then applies the smallest grant
  * of the zones it serves (zones not due count with their last grants).
@@ -101,6 +126,7 @@ int engine_sample_load(struct engine *e);
  * @due: per zone, whether it runs now; NULL runs them all.
  * An actor whose write failed while its device is still there is counted
  * (actor->retry) and left alone until its backoff ends (lib/control/write_retry.h).
+ * With e->force_writes, every state is written, changed or not, once.
  * Return: 0, or -ENODEV when a device the engine writes is gone (logged):
  * the caller should build the engine again.
  */

@@ -40,10 +40,9 @@ static int open_load(struct engine *e)
 		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", sysfs_strerror(r));
 		return r;
 	}
-	/* Both samples start equal: the first period sees no load yet.  A read
-	 * that fails now (logged) leaves both empty until the next one. */
-	if (engine_sample_load(e) == 0)
-		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
+	/* The first period sees no load yet; a read that fails now (logged)
+	 * leaves both samples empty until the next one. */
+	engine_restart_load(e);
 	return 0;
 }
 

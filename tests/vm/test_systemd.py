@@ -9,8 +9,9 @@ order, each on what the one before left: install with nothing to control
 service active, READY and STATUS, thermald stopped), powerallocctl as root
 and as a user, the zone controlled through the kernel's trip events under
 the unit's sandbox, reload, what a user may not do, stop (thermald back),
-SIGKILL (ExecStopPost restores, Restart= restarts), the daemon from a root
-shell, purge (thermald back).
+SIGKILL (ExecStopPost restores, Restart= restarts), suspend to idle by
+logind (the resume said, the caps written again), the
+daemon from a root shell, purge (thermald back).
 
 usage: test_systemd.py [unittest args]
 """
@@ -236,6 +237,52 @@ class Systemd(unittest.TestCase):
         self.wait_active()
         self.assertNotEqual(self.main_pid(), pid)
         self.wait_controlled()
+
+    @staticmethod
+    def console_count(text):
+        with open(guest.console, errors="replace") as f:
+            return f.read().count(text)
+
+    def suspend_lifted_cap(self, suspend, seen_by):
+        """The cap of CPU 0 lifted behind the daemon's back (as firmware
+        may do across a suspend), then @suspend started: once the guest's
+        console says it suspended, and 5 s on, a command on the agent's
+        port (made a wakeup source) wakes it.  The daemon says that it
+        resumed, seen by @seen_by, and caps CPU 0 again."""
+        self.wait_controlled()
+        said = int(guest.check("journalctl -b -u powerallocd --no-pager -o cat | "
+                               "grep -c 'resumed after' || true").strip())
+        suspended = self.console_count("Suspending console")
+        guest.check("echo %d > %s" % (MAX_KHZ, POLICY % 0))
+        guest.check("(%s) >/dev/null 2>&1 &" % suspend)
+        end = time.monotonic() + 120
+        while self.console_count("Suspending console") == suspended:
+            self.assertLess(time.monotonic(), end, guest.console_tail())
+            time.sleep(0.5)
+        time.sleep(5)   # asleep for this long, then woken by the next command
+        log = self.wait_journal("resumed after [0-9.]+ s asleep \\(seen by %s\\)" % seen_by,
+                                "the resume said", timeout=180)
+        self.assertEqual(log.count("resumed after"), said + 1, log)
+        self.wait_controlled()
+        self.wait_active()
+        return log
+
+    def test_7b_a_suspend_to_idle_is_resumed(self):
+        """Suspend to idle (s2idle; the guest has no S3).  QEMU raises no
+        wakeup for the RTC's alarm outside S3, so the agent's serial port
+        is the wakeup source.  Through logind (systemctl suspend with
+        SuspendState=freeze) the daemon saves its models and stops before,
+        says its resume after and writes its caps again."""
+        guest.check("mkdir -p /etc/systemd/sleep.conf.d && printf '[Sleep]\\nSuspendState="
+                    "freeze\\n' > /etc/systemd/sleep.conf.d/freeze.conf")
+        guest.check("echo enabled > /sys/class/tty/ttyS1/power/wakeup")
+        log = self.suspend_lifted_cap("systemctl suspend", "logind")
+        self.assertIn("going to sleep: thermal models saved, control stopped", log)
+        # Not here: the kernel alone (freeze into /sys/power/state), which
+        # the daemon sees only in its clocks.  In this guest s2idle returns
+        # within the second and CLOCK_BOOTTIME - CLOCK_MONOTONIC does not
+        # grow (logind's resume says "0.0 s asleep"), so there is nothing to
+        # see; tests/test_sleep.py covers it with a faked clock.
 
     def test_8_from_a_root_shell_logs_on_the_terminal(self):
         guest.check("systemctl stop powerallocd")
