@@ -112,8 +112,8 @@ static void test_xu4_fan(void **unused)
 	assert_int_equal(xu4_fan_after(&e, "80000\n", "80000\n", 400000), 2);
 	assert_int_equal(xu4_fan_after(&e, "81000\n", "81000\n", 500000), 3);
 	/* One hot zone is enough: the others' lower asks do not win. */
-	assert_int_equal(xu4_fan_after(&e, "82000\n", "40000\n", 600000), 3);
-	assert_int_equal(xu4_fan_after(&e, "40000\n", "40000\n", 700000), 2);
+	assert_int_equal(xu4_fan_after(&e, "82000\n", "45000\n", 600000), 3);
+	assert_int_equal(xu4_fan_after(&e, "45000\n", "45000\n", 700000), 2);
 	assert_int_equal(engine_restore(&e), 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
 	engine_free(&e);

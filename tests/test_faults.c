@@ -339,6 +339,28 @@ static void test_stuck_sensor(void **unused)
 }
 
 /*
+ * The first reading has no power measured since a previous one: it is no
+ * reference (taken as 0 mW, a zone busy from its start looked 30 s away
+ * from it and stuck; the many-zones tree under valgrind showed it).
+ */
+static void test_stuck_sensor_first_reading(void **unused)
+{
+	struct engine e;
+	uint64_t t = 0;
+
+	(void)unused;
+	assert_int_equal(build_auto(&e), 1);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "60000\n");
+	for (int k = 0; k < 600; k++)
+		load_period(&e, true, t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
+	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+}
+
+/*
  * A zone with a confident thermal model judges spikes by it: a jump of
  * 20 °C in 100 ms, within the fixed 40 °C, is more than twice what its
  * model allows plus 5 °C (a die of 1 K/W over its case at the zone's
@@ -704,6 +726,7 @@ int main(void)
 		cmocka_unit_test_setup(test_implausible_temperature, reset_log),
 		cmocka_unit_test_setup(test_spike, reset_log),
 		cmocka_unit_test_setup(test_stuck_sensor, reset_log),
+		cmocka_unit_test_setup(test_stuck_sensor_first_reading, reset_log),
 		cmocka_unit_test_setup(test_spike_by_the_model, reset_log),
 		cmocka_unit_test_setup(test_missing_trip_file, reset_log),
 		cmocka_unit_test_setup(test_fan_state_unreadable, reset_log),

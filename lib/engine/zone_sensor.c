@@ -91,6 +91,10 @@ static bool stuck(struct zone *z, int64_t temp_mc, char *why, size_t size)
 	uint32_t max_mw = max_power_mw(z);
 	const struct stuck_sensor *s = &z->stuck;
 
+	/* No power measured since the previous reading (the first one, after a
+	 * sleep): no reference and no movement to judge by. */
+	if (!z->model_elapsed_us)
+		return false;
 	if (!stuck_sensor_step(&z->stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
 			       z->model_elapsed_us))
 		return false;
