@@ -159,6 +159,10 @@ static int actor_property(sd_bus *bus, const char *path, const char *iface, cons
 		return sd_bus_message_append(reply, "u", (uint32_t)a->state);
 	if (strcmp(prop, "WriteErrors") == 0)
 		return sd_bus_message_append(reply, "u", a->retry.errors);
+	if (strcmp(prop, "ExternalWrites") == 0)
+		return sd_bus_message_append(reply, "u", a->external.count);
+	if (strcmp(prop, "Yielded") == 0)
+		return sd_bus_message_append(reply, "b", (int)a->external.yielded);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(a->limit.shown));
 	return sd_bus_message_append(reply, "u", (uint32_t)a->max_state);
@@ -214,6 +218,8 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("CoolingState", "u", actor_property),
 	SLOW("MaxCoolingState", "u", actor_property),
 	LIVE("WriteErrors", "u", actor_property),
+	LIVE("ExternalWrites", "u", actor_property),
+	LIVE("Yielded", "b", actor_property),
 	SLOW("LimitingReason", "s", actor_property),
 	SD_BUS_VTABLE_END,
 };

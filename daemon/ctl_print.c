@@ -85,12 +85,17 @@ static void print_actor_row(const struct actor_view *a)
 	       a->max, a->state, a->max_state);
 }
 
-/* The power actors held back, and why. */
+/* The power actors held back, and why; those another program writes too. */
 static void print_limited(const struct actor_view *actors, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		if (actors[k].reason && strcmp(actors[k].reason, "none") != 0)
 			printf("  %-20s limited by %s\n", actors[k].name, actors[k].reason);
+		if (actors[k].external_writes)
+			printf("  %-20s written by another program %u %s%s\n", actors[k].name,
+			       actors[k].external_writes, actors[k].external_writes == 1 ? "time"
+			       : "times", actors[k].yielded ? "; left to it (yield)" : "");
+	}
 }
 
 /*
@@ -285,9 +290,10 @@ static void json_actor(const struct actor_view *a)
 	json_string(a->reason);
 	printf(",\"mean_load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
 	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
-	       "\"write_errors\":%u}",
+	       "\"write_errors\":%u,\"external_writes\":%u,\"yielded\":%s}",
 	       mean_load_pct(a), a->freq, a->requested, a->granted, a->max, a->state,
-	       a->max_state, a->weight, a->write_errors);
+	       a->max_state, a->weight, a->write_errors, a->external_writes,
+	       a->yielded ? "true" : "false");
 }
 
 /* A number with @decimals, or null for NAN. */

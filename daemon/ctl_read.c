@@ -102,6 +102,8 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "CoolingState", 'u', &a->state, x);
 	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
 	get(bus, path, i, "WriteErrors", 'u', &a->write_errors, x);
+	get(bus, path, i, "ExternalWrites", 'u', &a->external_writes, x);
+	get(bus, path, i, "Yielded", 'b', &a->yielded, x);
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
 	get(bus, path, i, "LimitingReason", 's', &a->reason, x);
 }

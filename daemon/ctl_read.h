@@ -26,6 +26,8 @@
 struct actor_view {
 	char *name, *kind, *cpus, *reason;
 	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
+	uint32_t external_writes;
+	int yielded;
 	double weight;
 };
 

@@ -52,6 +52,7 @@ size_t daemon_teardown(struct daemon *d)
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
 	model_store_close(&d->models);
+	saved_note_ours(&d->saved, &d->engine);
 	engine_free(&d->engine);
 	failed = saved_restore(&d->saved);
 	if (failed == 0) {

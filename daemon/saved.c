@@ -87,17 +87,27 @@ static const struct saved_entry *find(const struct saved *s, const char *path)
 	return NULL;
 }
 
+static bool acceptable_value(const char *value)
+{
+	return *value && !strpbrk(value, "\t\n") && strlen(value) < SAVED_VALUE_MAX;
+}
+
 /* Only plain sysfs paths and one-line values are kept. */
-static bool acceptable(const char *path, const char *value)
+static bool acceptable(const char *path, const char *value, const char *ours)
 {
 	return strncmp(path, "/sys/", 5) == 0 && !strstr(path, "/../") &&
-	       !strpbrk(path, "\t\n") && strlen(path) < SYSFS_PATH_MAX && *value &&
-	       !strpbrk(value, "\t\n") && strlen(value) < SAVED_VALUE_MAX;
+	       !strpbrk(path, "\t\n") && strlen(path) < SYSFS_PATH_MAX &&
+	       acceptable_value(value) && (!*ours || acceptable_value(ours));
 }
 
 int saved_add(struct saved *s, const char *path, const char *value)
 {
-	if (!acceptable(path, value))
+	return saved_add_ours(s, path, value, "");
+}
+
+int saved_add_ours(struct saved *s, const char *path, const char *value, const char *ours)
+{
+	if (!acceptable(path, value, ours))
 		return -EINVAL;
 	if (!written_by_powerallocd(path))
 		return -EPERM;
@@ -114,6 +124,7 @@ int saved_add(struct saved *s, const char *path, const char *value)
 	}
 	snprintf(s->entries[s->n].path, sizeof(s->entries[0].path), "%s", path);
 	snprintf(s->entries[s->n].value, sizeof(s->entries[0].value), "%s", value);
+	snprintf(s->entries[s->n].ours, sizeof(s->entries[0].ours), "%s", ours);
 	s->n++;
 	return 1;
 }
@@ -123,10 +134,10 @@ struct merge {
 	size_t added;
 };
 
-static int merge_one(void *userdata, const char *path, const char *value)
+static int merge_one(void *userdata, const char *path, const char *value, const char *ours)
 {
 	struct merge *m = userdata;
-	int r = saved_add(m->s, path, value);
+	int r = saved_add_ours(m->s, path, value, ours);
 
 	if (r > 0)
 		m->added++;
@@ -143,6 +154,22 @@ int saved_merge_engine(struct saved *s, const struct engine *e, size_t *added)
 	return r;
 }
 
+static int note_ours(void *userdata, const char *path, const char *value, const char *ours)
+{
+	struct saved *s = userdata;
+
+	(void)value;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->entries[i].path, path) == 0 && acceptable_value(ours))
+			snprintf(s->entries[i].ours, sizeof(s->entries[i].ours), "%s", ours);
+	return 0;
+}
+
+void saved_note_ours(struct saved *s, const struct engine *e)
+{
+	engine_save(e, note_ours, s);
+}
+
 /* Writes @value back to @path; a failure is logged with both. */
 static int put_back(const char *path, const char *value)
 {
@@ -153,10 +180,28 @@ static int put_back(const char *path, const char *value)
 	return r;
 }
 
-static int restore_if_new(void *userdata, const char *path, const char *value)
+/*
+ * Writes @e's original back where the file holds ours or the original (or
+ * cannot be read: the write says why); another writer's value is left.
+ */
+static int restore_entry(const struct saved_entry *e)
+{
+	char there[SAVED_VALUE_MAX];
+
+	if (e->ours[0] && sysfs_read_str(e->path, there, sizeof(there)) >= 0 &&
+	    strcmp(there, e->ours) != 0 && strcmp(there, e->value) != 0) {
+		pa_log(PA_LOG_NOTICE, "%s: left \"%s\" as another writer set it (ours was \"%s\", "
+		       "found at start \"%s\")", e->path, there, e->ours, e->value);
+		return 0;
+	}
+	return put_back(e->path, e->value);
+}
+
+static int restore_if_new(void *userdata, const char *path, const char *value, const char *ours)
 {
 	const struct saved *s = userdata;
 
+	(void)ours;
 	if (!find(s, path))
 		put_back(path, value);
 	return 0;
@@ -231,7 +276,7 @@ size_t saved_restore(struct saved *s)
 	size_t failed = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		if (put_back(s->entries[i].path, s->entries[i].value) < 0)
+		if (restore_entry(&s->entries[i]) < 0)
 			s->entries[failed++] = s->entries[i];
 	s->n = failed;
 	return failed;
@@ -246,7 +291,7 @@ static size_t keep_existing(struct saved *s, const struct saved *previous)
 	for (size_t i = 0; i < previous->n; i++) {
 		const struct saved_entry *e = &previous->entries[i];
 
-		if (sysfs_lexists(e->path) && saved_add(s, e->path, e->value) > 0)
+		if (sysfs_lexists(e->path) && saved_add_ours(s, e->path, e->value, e->ours) > 0)
 			kept++;
 	}
 	return kept;
@@ -281,7 +326,7 @@ void saved_release_except(struct saved *s, const struct saved *keep)
 		if (find(keep, e->path))
 			s->entries[kept++] = *e;
 		else
-			put_back(e->path, e->value);
+			restore_entry(e);
 	}
 	s->n = kept;
 }

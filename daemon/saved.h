@@ -14,10 +14,16 @@
 /* Longest value kept, bytes: the attributes restored hold one number or governor name. */
 #define SAVED_VALUE_MAX 64
 
-/** struct saved_entry - one file to restore (@path) and the value found there (@value). */
+/**
+ * struct saved_entry - one file to restore (@path), the value found there
+ * (@value) and the value powerallocd last left there (@ours; "" when not
+ * known: read from the state file).  A file that holds neither
+ * @value nor @ours at restore was set by another writer, and is left to it.
+ */
 struct saved_entry {
 	char path[SYSFS_PATH_MAX];
 	char value[SAVED_VALUE_MAX];
+	char ours[SAVED_VALUE_MAX];
 };
 
 /**
@@ -40,6 +46,15 @@ struct saved {
  * power limit), -ENOMEM.
  */
 int saved_add(struct saved *s, const char *path, const char *value);
+
+/** saved_add_ours() - saved_add() with the value powerallocd last left there (@ours). */
+int saved_add_ours(struct saved *s, const char *path, const char *value, const char *ours);
+
+/**
+ * saved_note_ours() - take, for the entries of @s that @e writes, the value
+ * @e last left there, so that a restore knows ours from another writer's.
+ */
+void saved_note_ours(struct saved *s, const struct engine *e);
 
 /**
  * saved_release_except() - write back and forget every entry of @s whose
@@ -69,7 +84,9 @@ void saved_restore_new(const struct saved *s, const struct engine *e);
 int saved_write(const struct saved *s, const char *path);
 
 /**
- * saved_read() - load @path into @s.  A line of any length is one entry;
+ * saved_read() - load @path into @s.  The file keeps no "ours" (it would
+ * be stale after the first write): its entries are restored without the
+ * check of another writer.  A line of any length is one entry;
  * lines that saved_add() refuses (not "PATH<TAB>VALUE", or PATH not a file
  * powerallocd writes) are skipped and logged.
  * Return: 0, -ENOENT when there is no state file, other negative errno.
@@ -77,7 +94,9 @@ int saved_write(const struct saved *s, const char *path);
 int saved_read(struct saved *s, const char *path);
 
 /**
- * saved_restore() - write every value back (each logged on failure); @s
+ * saved_restore() - write every value back (each logged on failure), but
+ * where a file holds neither its original nor ours (another writer set it
+ * since): that is left, one notice a file naming the three values; @s
  * keeps only the entries that could not be written.
  * Return: their number.
  */

@@ -1277,10 +1277,13 @@ class OpenFiles(unittest.TestCase):
         fans = [int(re.search(r"cooling_device(\d+)/", p).group(1)) for p in entries
                 if "cur_state" in p]
         for c in fans:
-            self.tree.write(CDEV % c, "2")  # as if they had been on
+            self.tree.write(CDEV % c, "2")  # another program turned them on
         stop(self, self.daemon)
         self.assertEqual(self.policies(), ["step_wise"] * 101, self.daemon.logtext())
-        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["0"] * len(fans))
+        # Each fan's file was read back at stop: not the daemon's value, so left, and said.
+        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["2"] * len(fans))
+        self.assertEqual(len(re.findall(r'cur_state: left "2" as another writer set it',
+                                        self.daemon.logtext())), len(fans))
         self.assertIn("limits released, kernel policies restored", self.daemon.logtext())
         return len(entries), taken
 

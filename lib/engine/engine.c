@@ -125,12 +125,14 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	struct cycle_sample s;
 	int first_error = 0, r;
 
+	engine_check_writes(e, now_us);
 	engine_sample_load(e);
 	s.prev = e->stat_prev;
 	s.cur = e->stat_cur;
 	s.now_us = now_us;
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
+	engine_leave_yielded(e);
 	engine_share_cap(e);
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
@@ -152,8 +154,9 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];
 
-		/* A device that failed a write is left alone until its backoff ends. */
-		if (!write_retry_due(&a->retry, now_us))
+		/* A device that failed a write is left alone until its backoff ends, and
+		 * one another writer holds, for its back-off or for good (yield). */
+		if (!write_retry_due(&a->retry, now_us) || external_write_holds(&a->external))
 			continue;
 		r = write_retry_note(&a->retry, apply_actor(e, a), now_us);
 		if (r < 0 && !first_error)
@@ -203,7 +206,7 @@ int engine_save(const struct engine *e, saved_value_fn fn, void *userdata)
 		if (!e->zones[z].original_policy[0])
 			continue;
 		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", e->zones[z].tz_id);
-		r = fn(userdata, path, e->zones[z].original_policy);
+		r = fn(userdata, path, e->zones[z].original_policy, "user_space");
 		if (r < 0)
 			return r;
 	}

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Other programs writing the files the daemon writes, on the daemon binary,
+a private bus and the RK3399 fixture tree held hot: a cooling state
+rewritten once is written back at the next period and logged once; one
+rewritten in a loop is fought over (a warning, a back-off, counted on D-Bus
+and in the metrics); on_external_write = "yield" leaves the actor to the
+other writer for good; at stop a file another writer set is left to it.
+
+usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
+"""
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_bus import PrivateBus, ctl  # noqa: E402
+from test_daemon import CDEV, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+
+CONFIG = """
+idle_poll_ms = 200;
+metrics_dir = "%s";
+metrics_interval_ms = 100;
+zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  actors = ( { type = "cpufreq"; cpus = "0-3"; },
+             { type = "cpufreq"; cpus = "4-5"; on_external_write = "%s"; } ); } );
+"""
+BIG = CDEV % 1
+BIG_PATH_END = "cooling_device1/cur_state"
+
+
+class ExternalWrites(unittest.TestCase):
+    def setUp(self):
+        self.bus = PrivateBus()
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "85000\n")
+        self.metrics = tempfile.mkdtemp(prefix="powerallocd-metrics.")
+        self.daemon = None
+        self.max_big = int(self.tree.read("sys/devices/virtual/thermal/cooling_device1/max_state"))
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        shutil.rmtree(self.metrics, ignore_errors=True)
+        self.tree.close()
+        self.bus.close()
+
+    def start(self, policy="reassert"):
+        self.daemon = Daemon(self.tree, CONFIG % (self.metrics, policy), bus="system")
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
+        # Hot: the big cluster goes down to its deepest state and stays there.
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
+                        self.daemon.logtext())
+
+    def big(self):
+        text = self.tree.read(BIG)
+        return int(text) if text.strip().isdigit() else -1
+
+    def lines(self, text):
+        return [line for line in self.daemon.logtext().splitlines() if text in line]
+
+    def actor(self, name):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        actors = [a for z in json.loads(out.stdout)["zones"] for a in z["actors"]]
+        return next(a for a in actors if a["name"] == name)
+
+    def metric(self, actor):
+        """powerallocd_actor_external_writes_total of @actor, or None."""
+        try:
+            with open(os.path.join(self.metrics, "powerallocd.prom")) as f:
+                for line in f:
+                    if line.startswith('powerallocd_actor_external_writes_total{actor="%s"}' % actor):
+                        return int(float(line.split()[-1]))
+        except FileNotFoundError:
+            pass
+        return None
+
+    def test_rewritten_once_is_written_back_and_logged_once(self):
+        self.start()
+        self.tree.write(BIG, "1")
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big), self.daemon.logtext())
+        found = self.lines("another writer set")
+        self.assertEqual(len(found), 1, self.daemon.logtext())
+        self.assertIn(BIG_PATH_END + ": another writer set 1 where %d was" % self.max_big, found[0])
+        self.assertEqual(self.lines("fought over"), [])
+        self.assertEqual(self.actor("cpufreq-cpu4")["external_writes"], 1)
+        self.assertEqual(self.actor("cpufreq-cpu0")["external_writes"], 0)
+        self.assertTrue(wait_for(lambda: self.metric("cpufreq-cpu4") == 1), self.daemon.logtext())
+
+    def test_rewritten_in_a_loop_backs_off(self):
+        self.start()
+        stop = threading.Event()
+        writes = [0]
+
+        def loop():
+            while not stop.is_set():
+                if self.big() != 0:
+                    self.tree.write(BIG, "0")
+                    writes[0] += 1
+                time.sleep(0.02)
+        writer = threading.Thread(target=loop)
+        writer.start()
+        try:
+            self.assertTrue(wait_for(lambda: self.lines("fought over"), timeout=5),
+                            self.daemon.logtext())
+            # Backing off: 1 s, then 2 s, then 4 s between our writes back, so
+            # ours comes back about 3 times in 4 s, where every period would be 80.
+            time.sleep(4)
+        finally:
+            stop.set()
+            writer.join()
+        fought = self.lines("fought over")
+        self.assertEqual(len(fought), 1, self.daemon.logtext())
+        self.assertTrue(fought[0].startswith("warning:"), fought[0])
+        count = self.actor("cpufreq-cpu4")["external_writes"]
+        self.assertGreaterEqual(count, 3)
+        self.assertLess(count, 12)
+        self.assertLessEqual(count, writes[0])
+        self.assertTrue(wait_for(lambda: (self.metric("cpufreq-cpu4") or 0) >= 3))
+        # The loop is over: ours is back within the back-off (at most 8 s now).
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
+                        self.daemon.logtext())
+
+    def test_yield_leaves_the_actor_and_stop_leaves_theirs(self):
+        self.start("yield")
+        self.tree.write(BIG, "1")
+        self.assertTrue(wait_for(lambda: self.lines('on_external_write = "yield"')),
+                        self.daemon.logtext())
+        periods = len(open(self.daemon.trace).read().splitlines())
+        time.sleep(2)
+        self.assertGreater(len(open(self.daemon.trace).read().splitlines()) - periods, 10)
+        self.assertEqual(self.big(), 1)
+        little = self.actor("cpufreq-cpu0")
+        self.assertTrue(self.actor("cpufreq-cpu4")["yielded"])
+        self.assertFalse(little["yielded"])
+        self.assertEqual(self.actor("cpufreq-cpu4")["requested_mw"], 0)
+        self.assertGreater(int(self.tree.read(CDEV % 0)), 0)
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        # Ours (the little cluster's) restored, theirs left, and said.
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+        self.assertEqual(self.big(), 1)
+        left = self.lines('left "')
+        self.assertEqual(len([x for x in left if BIG_PATH_END in x]), 1, self.daemon.logtext())
+        self.assertIn('left "1" as another writer set it (ours was "%d", found at start "0")'
+                      % self.max_big, left[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
