@@ -76,6 +76,8 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "u", z->budget_mw);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
+	if (strcmp(prop, "GivenUpTo") == 0)
+		return sd_bus_message_append(reply, "s", z->given_up_to);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(z->limit.shown));
 	if (strcmp(prop, "ThrottledUsec") == 0)
@@ -191,6 +193,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("ThermalTimeConstant", "d", zone_model_property),
 	LIVE("ModelConfidence", "d", zone_model_property),
 	SLOW("Active", "b", zone_property),
+	LIVE("GivenUpTo", "s", zone_property),
 	SLOW("LimitingReason", "s", zone_property),
 	LIVE("ThrottledUsec", "t", zone_property),
 	LIVE("ProportionalTerm", "x", zone_property),

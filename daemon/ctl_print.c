@@ -190,6 +190,9 @@ static bool learning(const struct zone_view *z)
 static void print_zone_head(const struct zone_view *z)
 {
 	print_zone_heading(z);
+	if (z->given_up_to && z->given_up_to[0])
+		printf("  given up: another program set its policy to %s; not controlled\n",
+		       z->given_up_to);
 	printf("  %s, budget %u mW of %u mW sustainable (%s); power in mW\n",
 	       z->active ? "active" : "idle", z->budget, z->in_use,
 	       source_words(z->in_use_source));
@@ -326,6 +329,7 @@ static void json_zone_model(const struct zone_view *z)
 	printf(",\"sustainable_power_in_use_mw\":%u", z->in_use);
 	json_field("sustainable_power_in_use_source", z->in_use_source);
 	json_field("model_state", z->model_state);
+	json_field("given_up_to", z->given_up_to ? z->given_up_to : "");
 	json_double("learned_sustainable_power_mw", known ? z->learned : NAN, 0);
 	json_double("thermal_time_constant_s", known ? z->time_constant : NAN, 1);
 	json_double("model_confidence", z->confidence, 3);

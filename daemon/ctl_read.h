@@ -40,6 +40,7 @@ struct actor_view {
  */
 struct zone_view {
 	char *name, *sensor, *reason, *sp_source, *in_use_source, *model_state;
+	char *given_up_to;			/* another writer's governor; "": controlled */
 	int32_t temp, switch_on, control;
 	uint32_t margin, sustainable, in_use, budget, learned;
 	uint64_t throttled_us;

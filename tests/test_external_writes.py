@@ -5,7 +5,9 @@ a private bus and the RK3399 fixture tree held hot: a cooling state
 rewritten once is written back at the next period and logged once; one
 rewritten in a loop is fought over (a warning, a back-off, counted on D-Bus
 and in the metrics); on_external_write = "yield" leaves the actor to the
-other writer for good; at stop a file another writer set is left to it.
+other writer for good; at stop a file another writer set is left to it; a
+zone whose policy another writer changes from user_space is given up, its
+devices put back, the policy left to it.
 
 usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -152,6 +154,40 @@ class ExternalWrites(unittest.TestCase):
         self.assertEqual(len([x for x in left if BIG_PATH_END in x]), 1, self.daemon.logtext())
         self.assertIn('left "1" as another writer set it (ours was "%d", found at start "0")'
                       % self.max_big, left[0])
+
+    def zone(self):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return json.loads(out.stdout)["zones"][0]
+
+    def test_policy_changed_gives_the_zone_up(self):
+        # Found at start: power_allocator, so that step_wise at stop is theirs, not the original.
+        self.tree.write(ZONE0 + "policy", "power_allocator")
+        self.start()
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        self.assertEqual(self.zone()["given_up_to"], "")
+        self.tree.write(ZONE0 + "policy", "step_wise\n")
+        self.assertTrue(wait_for(lambda: self.lines("given up"), timeout=60), self.daemon.logtext())
+        # Both clusters back as found, at once (the give-up restores them).
+        self.assertTrue(wait_for(lambda: self.big() == 0 and self.tree.read(CDEV % 0) == "0",
+                                 timeout=10), self.daemon.logtext())
+        zone = self.zone()
+        self.assertEqual(zone["given_up_to"], "step_wise")
+        self.assertTrue(all(a["yielded"] for a in zone["actors"]), zone)
+        # Not fought over and not taken back: two seconds of periods change nothing.
+        time.sleep(2)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        given_up = self.lines("given up")
+        self.assertEqual(len(given_up), 1, self.daemon.logtext())
+        self.assertTrue(given_up[0].startswith("warning:"), given_up[0])
+        self.assertIn('another program set thermal_zone0/policy to "step_wise"', given_up[0])
+        self.assertIn("3 of its 3 devices put back", given_up[0])
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        # At stop, theirs stays: the original power_allocator is not put back.
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
 
 
 if __name__ == "__main__":

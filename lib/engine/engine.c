@@ -138,6 +138,8 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		struct zone *zone = &e->zones[z];
 		bool have_temp;
 
+		if (zone->given_up_to[0])
+			continue;	/* another governor has it */
 		zone_observe_power(zone, now_us);
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
@@ -218,7 +220,7 @@ void engine_free(struct engine *e)
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_destroy(e->actors[i]);
 	for (size_t z = 0; z < e->n_zones; z++)
-		zone_sensor_close(&e->zones[z]);
+		engine_zone_close(&e->zones[z]);
 	free(e->actors);
 	free(e->zones);
 	sysfs_attr_close(&e->proc_stat);

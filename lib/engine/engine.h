@@ -119,6 +119,19 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
 void engine_check_writes(struct engine *e, uint64_t now_us);
 
 /**
+ * engine_give_up_zone() - another writer set @z's policy to @policy (not
+ * user_space): stop controlling @z, put back as they were found its devices
+ * that no zone still controlled holds (a file another writer set is left)
+ * and leave them (yielded), and forget its original policy (theirs stays at
+ * stop).  @say: one warning naming the policy (engine_check_writes(); a
+ * rebuild that carries the zone given up says nothing).
+ */
+void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, bool say);
+
+/** engine_zone_close() - close @z's sensor and its policy file. */
+void engine_zone_close(struct zone *z);
+
+/**
  * engine_leave_yielded() - after the actors were sampled: the actors
  * yielded to another writer ask for nothing and take no share of a budget.
  */
