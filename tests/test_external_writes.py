@@ -7,7 +7,9 @@ rewritten in a loop is fought over (a warning, a back-off, counted on D-Bus
 and in the metrics); on_external_write = "yield" leaves the actor to the
 other writer for good; at stop a file another writer set is left to it; a
 zone whose policy another writer changes from user_space is given up, its
-devices put back, the policy left to it.
+devices put back, the policy left to it; --restore after a SIGKILL leaves
+a file another program set since (the state file holds what the daemon last
+wrote, updated in place), and restores every file from an older state file.
 
 usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -24,7 +26,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_bus import PrivateBus, ctl  # noqa: E402
-from test_daemon import CDEV, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+from test_daemon import CDEV, ZONE0, Daemon, Tree, run, wait_for  # noqa: E402
 
 CONFIG = """
 idle_poll_ms = 200;
@@ -188,6 +190,61 @@ class ExternalWrites(unittest.TestCase):
         # At stop, theirs stays: the original power_allocator is not put back.
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+
+    def state(self):
+        with open(self.daemon.state) as f:
+            return f.read()
+
+    def killed_at_max(self):
+        """Started hot, killed once the state file says both clusters were written."""
+        self.start()
+        little = int(self.tree.read("sys/devices/virtual/thermal/cooling_device0/max_state"))
+        self.assertTrue(wait_for(lambda: self.tree.read(CDEV % 0) == str(little), timeout=10))
+        # What each cycle wrote is in the state file, in place (fixed-width fields).
+        self.assertTrue(wait_for(lambda: "/sys/class/thermal/%s\t0\t%-24d\n"
+                                 % (BIG_PATH_END, self.max_big) in self.state(), timeout=10),
+                        self.state())
+        self.assertIn("/sys/class/thermal/cooling_device0/cur_state\t0\t%-24d\n" % little,
+                      self.state())
+        self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise\t%-24s\n"
+                      % "user_space", self.state())
+        self.daemon.signal(signal.SIGKILL)
+        self.daemon.wait()
+
+    def restore(self):
+        return run(self.tree, "--restore", "--state-file", self.daemon.state,
+                   "--log-target", "stderr")
+
+    def test_sigkill_then_restore_leaves_another_writers_value(self):
+        self.killed_at_max()
+        self.tree.write(BIG, "1")   # another program, after the crash
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # Ours still there: restored; theirs: left, and said.
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.big(), 1)
+        self.assertEqual(out.stdout, "restored 3 of 4 files from %s (1 zone policy, 3 cooling "
+                         "states); 1 left with the value another program set since "
+                         "powerallocd wrote it (said above)\n" % self.daemon.state)
+        self.assertIn('%s: left "1" as another writer set it (ours was "%d", found at start '
+                      '"0")' % (BIG_PATH_END, self.max_big), out.stderr)
+        self.assertFalse(os.path.exists(self.daemon.state))
+
+    def test_restore_from_an_older_state_file_restores_everything(self):
+        self.killed_at_max()
+        # An older powerallocd's file: "path<TAB>value", no ours: restored unconditionally.
+        old = "".join("\t".join(line.split("\t")[:2]) + "\n"
+                      for line in self.state().splitlines())
+        with open(self.daemon.state, "w") as f:
+            f.write(old)
+        self.tree.write(BIG, "1")
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "restored 4 files from %s: 1 zone policy, 3 cooling "
+                         "states\n" % self.daemon.state)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
 
 
 if __name__ == "__main__":
