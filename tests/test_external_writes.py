@@ -185,6 +185,14 @@ class ExternalWrites(unittest.TestCase):
         self.assertTrue(given_up[0].startswith("warning:"), given_up[0])
         self.assertIn('another program set thermal_zone0/policy to "step_wise"', given_up[0])
         self.assertIn("3 of its 3 devices put back", given_up[0])
+        # A rebuild (a reload) keeps it given up: the governor found is put back.
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: self.lines("reloaded")), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.zone()["given_up_to"], "step_wise")
+        time.sleep(1)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
         # At stop, theirs stays: the original power_allocator is not put back.
