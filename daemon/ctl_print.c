@@ -329,7 +329,6 @@ static void json_zone_model(const struct zone_view *z)
 	printf(",\"sustainable_power_in_use_mw\":%u", z->in_use);
 	json_field("sustainable_power_in_use_source", z->in_use_source);
 	json_field("model_state", z->model_state);
-	json_field("given_up_to", z->given_up_to ? z->given_up_to : "");
 	json_double("learned_sustainable_power_mw", known ? z->learned : NAN, 0);
 	json_double("thermal_time_constant_s", known ? z->time_constant : NAN, 1);
 	json_double("model_confidence", z->confidence, 3);
@@ -365,6 +364,7 @@ void ctl_print_json(const struct snapshot *s)
 		       "\"control_margin_mc\":%u,\"budget_mw\":%u,\"active\":%s,\"always_on\":%s",
 		       z->temp, z->switch_on, z->control, z->margin, z->budget,
 		       z->active ? "true" : "false", z->always_on ? "true" : "false");
+		json_field("given_up_to", z->given_up_to);	/* "": controlled */
 		json_zone_model(z);
 		printf(",\"actors\":[");
 		for (size_t k = 0; k < z->n_actors; k++) {
