@@ -76,6 +76,8 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "u", z->budget_mw);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->active);
+	if (strcmp(prop, "GivenUpTo") == 0)
+		return sd_bus_message_append(reply, "s", z->given_up_to);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(z->limit.shown));
 	if (strcmp(prop, "SensorFault") == 0)
@@ -161,6 +163,10 @@ static int actor_property(sd_bus *bus, const char *path, const char *iface, cons
 		return sd_bus_message_append(reply, "u", (uint32_t)a->state);
 	if (strcmp(prop, "WriteErrors") == 0)
 		return sd_bus_message_append(reply, "u", a->retry.errors);
+	if (strcmp(prop, "ExternalWrites") == 0)
+		return sd_bus_message_append(reply, "u", a->external.count);
+	if (strcmp(prop, "Yielded") == 0)
+		return sd_bus_message_append(reply, "b", (int)a->external.yielded);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(a->limit.shown));
 	return sd_bus_message_append(reply, "u", (uint32_t)a->max_state);
@@ -189,6 +195,7 @@ static const sd_bus_vtable zone_vtable[] = {
 	LIVE("ThermalTimeConstant", "d", zone_model_property),
 	LIVE("ModelConfidence", "d", zone_model_property),
 	SLOW("Active", "b", zone_property),
+	LIVE("GivenUpTo", "s", zone_property),
 	SLOW("LimitingReason", "s", zone_property),
 	SLOW("SensorFault", "s", zone_property),
 	LIVE("ThrottledUsec", "t", zone_property),
@@ -217,6 +224,8 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("CoolingState", "u", actor_property),
 	SLOW("MaxCoolingState", "u", actor_property),
 	LIVE("WriteErrors", "u", actor_property),
+	LIVE("ExternalWrites", "u", actor_property),
+	LIVE("Yielded", "b", actor_property),
 	SLOW("LimitingReason", "s", actor_property),
 	SD_BUS_VTABLE_END,
 };

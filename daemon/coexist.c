@@ -12,7 +12,9 @@
  * @bus_name: the name it owns on the system bus, or NULL.
  * @unit: its systemd unit.
  * @writes: what it writes that powerallocd writes too, or NULL when nothing.
- * @advice: what to do about it.
+ * @advice: what to do about it; with @writes NULL, what it writes instead
+ *	(its source: power-profiles-daemon's ppd-driver-intel-pstate.c,
+ *	-amd-pstate.c and -platform-profile.c).
  */
 struct neighbour {
 	const char *name;
@@ -38,7 +40,10 @@ static const struct neighbour neighbours[] = {
 	{ "auto-cpufreq", NULL, "auto-cpufreq.service", "cpufreq scaling_max_freq and governors",
 	  "stop it" },
 	{ "power-profiles-daemon", "net.hadess.PowerProfiles", "power-profiles-daemon.service",
-	  NULL, "" },
+	  NULL, "it writes each cpufreq policy's scaling_governor and energy_performance_preference "
+	  "and each CPU's energy_perf_bias (intel_pstate, amd_pstate), or "
+	  "/sys/firmware/acpi/platform_profile; a platform profile may make the firmware change "
+	  "its RAPL limits, which powerallocd then finds and writes back" },
 };
 
 #define N_NEIGHBOURS (sizeof(neighbours) / sizeof(neighbours[0]))
@@ -53,11 +58,14 @@ static void report(size_t i, const char *how)
 		return;
 	reported[i] = true;
 	if (n->writes)
-		pa_log(PA_LOG_WARNING, "%s is running (%s): it also writes %s; two controllers on one "
-		       "file undo each other's limits: %s", n->name, how, n->writes, n->advice);
+		pa_log(PA_LOG_WARNING, "%s is running (%s): it also writes %s; the two will fight "
+		       "over those files, powerallocd writing its value back each time it finds "
+		       "theirs (see EXTERNAL WRITERS in powerallocd(8)): %s", n->name, how,
+		       n->writes, n->advice);
 	else
 		pa_log(PA_LOG_NOTICE, "%s is running (%s): it writes none of the files powerallocd "
-		       "writes; the two work side by side", n->name, how);
+		       "writes (cooling states, scaling_max_freq, powercap limits, zone policies), "
+		       "so the two do not fight: %s", n->name, how, n->advice);
 }
 
 static int on_name_owner(sd_bus_message *reply, void *userdata, sd_bus_error *error)

@@ -233,8 +233,12 @@ int daemon_restore(const struct options *opts)
 	saved_describe(&s, kinds, sizeof(kinds));
 	failed = saved_restore(&s);
 	if (failed)
-		journal_log(PA_LOG_ERR, NULL, "restored %zu of %zu %s from %s", total - failed,
-			    total, plural(total, "file", "files"), opts->state_path);
+		journal_log(PA_LOG_ERR, NULL, "restored %zu of %zu %s from %s", total - failed -
+			    s.left, total, plural(total, "file", "files"), opts->state_path);
+	else if (s.left)
+		printf("restored %zu of %zu %s from %s (%s); %zu left with the value another "
+		       "program set since powerallocd wrote it (said above)\n", total - s.left, total,
+		       plural(total, "file", "files"), opts->state_path, kinds, s.left);
 	else
 		printf("restored %zu %s from %s%s%s\n", total, plural(total, "file", "files"),
 		       opts->state_path, total ? ": " : "", kinds);

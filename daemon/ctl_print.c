@@ -85,12 +85,17 @@ static void print_actor_row(const struct actor_view *a)
 	       a->max, a->state, a->max_state);
 }
 
-/* The power actors held back, and why. */
+/* The power actors held back, and why; those another program writes too. */
 static void print_limited(const struct actor_view *actors, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		if (actors[k].reason && strcmp(actors[k].reason, "none") != 0)
 			printf("  %-20s limited by %s\n", actors[k].name, actors[k].reason);
+		if (actors[k].external_writes)
+			printf("  %-20s written by another program %u %s%s\n", actors[k].name,
+			       actors[k].external_writes, actors[k].external_writes == 1 ? "time"
+			       : "times", actors[k].yielded ? "; left to it (yield)" : "");
+	}
 }
 
 /*
@@ -185,6 +190,9 @@ static bool learning(const struct zone_view *z)
 static void print_zone_head(const struct zone_view *z)
 {
 	print_zone_heading(z);
+	if (z->given_up_to && z->given_up_to[0])
+		printf("  given up: another program set its policy to %s; not controlled\n",
+		       z->given_up_to);
 	printf("  %s, budget %u mW of %u mW sustainable (%s); power in mW\n",
 	       z->active ? "active" : "idle", z->budget, z->in_use,
 	       source_words(z->in_use_source));
@@ -288,9 +296,10 @@ static void json_actor(const struct actor_view *a)
 	json_string(a->reason);
 	printf(",\"mean_load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
 	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
-	       "\"write_errors\":%u}",
+	       "\"write_errors\":%u,\"external_writes\":%u,\"yielded\":%s}",
 	       mean_load_pct(a), a->freq, a->requested, a->granted, a->max, a->state,
-	       a->max_state, a->weight, a->write_errors);
+	       a->max_state, a->weight, a->write_errors, a->external_writes,
+	       a->yielded ? "true" : "false");
 }
 
 /* A number with @decimals, or null for NAN. */
@@ -360,6 +369,7 @@ void ctl_print_json(const struct snapshot *s)
 		       "\"control_margin_mc\":%u,\"budget_mw\":%u,\"active\":%s,\"always_on\":%s",
 		       z->temp, z->switch_on, z->control, z->margin, z->budget,
 		       z->active ? "true" : "false", z->always_on ? "true" : "false");
+		json_field("given_up_to", z->given_up_to);	/* "": controlled */
 		json_zone_model(z);
 		printf(",\"actors\":[");
 		for (size_t k = 0; k < z->n_actors; k++) {

@@ -102,6 +102,8 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "CoolingState", 'u', &a->state, x);
 	get(bus, path, i, "MaxCoolingState", 'u', &a->max_state, x);
 	get(bus, path, i, "WriteErrors", 'u', &a->write_errors, x);
+	get(bus, path, i, "ExternalWrites", 'u', &a->external_writes, x);
+	get(bus, path, i, "Yielded", 'b', &a->yielded, x);
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
 	get(bus, path, i, "LimitingReason", 's', &a->reason, x);
 }
@@ -153,6 +155,7 @@ static void read_zone(sd_bus *bus, const char *path, struct zone_view *z, int *x
 	get(bus, path, i, "ModelState", 's', &z->model_state, x);
 	get(bus, path, i, "PowerBudget", 'u', &z->budget, x);
 	get(bus, path, i, "Active", 'b', &z->active, x);
+	get(bus, path, i, "GivenUpTo", 's', &z->given_up_to, x);
 	get(bus, path, i, "LearnedSustainablePower", 'u', &z->learned, x);
 	get(bus, path, i, "ThermalTimeConstant", 'd', &z->time_constant, x);
 	get(bus, path, i, "ModelConfidence", 'd', &z->confidence, x);
@@ -190,6 +193,7 @@ static void free_zones(struct zone_view *zones, size_t n)
 		free(zones[i].sp_source);
 		free(zones[i].in_use_source);
 		free(zones[i].model_state);
+		free(zones[i].given_up_to);
 	}
 	free(zones);
 }

@@ -26,6 +26,8 @@
 struct actor_view {
 	char *name, *kind, *cpus, *reason;
 	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
+	uint32_t external_writes;
+	int yielded;
 	double weight;
 };
 
@@ -39,6 +41,7 @@ struct actor_view {
 struct zone_view {
 	char *name, *sensor, *reason, *sp_source, *in_use_source, *model_state;
 	char *fault;				/* SensorFault: none, spike, stuck, ... */
+	char *given_up_to;			/* another writer's governor; "": controlled */
 	int32_t temp, switch_on, control;
 	uint32_t margin, sustainable, in_use, budget, learned;
 	uint64_t throttled_us;

@@ -173,6 +173,8 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	schedule_mark_due(&d->schedule, &d->engine, now);
 	d->engine.cap_mw = d->limit.limit_mw;
 	r = engine_cycle(&d->engine, now, d->schedule.due);
+	/* What the cycle wrote, in the state file: --restore after a crash leaves another's. */
+	saved_note_ours(&d->saved, &d->engine);
 	power_limit_note_lowest(&d->limit, &d->engine);
 	/* A device went away (hotplug, module unload): find out what is left.  A
 	 * write that failed on a device still there is the engine's to retry. */

@@ -56,10 +56,11 @@ int daemon_build_engine(struct engine *e, const struct pa_config *cfg, bool say_
 }
 
 /* Files the previous engine wrote that @next does not: give them back now. */
-static int release_unused(void *userdata, const char *path, const char *value)
+static int release_unused(void *userdata, const char *path, const char *value, const char *ours)
 {
 	struct saved *keep = userdata;
 
+	(void)ours;
 	return saved_add(keep, path, value) < 0 ? -ENOMEM : 0;
 }
 
@@ -81,6 +82,7 @@ int daemon_rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	/* The zones and devices both engines have go on where they were. */
 	engine_adopt_state(&next, &d->engine);
 	engine_save(&next, release_unused, &keep);
+	saved_note_ours(&d->saved, &d->engine);	/* a file given up is restored only where ours is */
 	saved_release_except(&d->saved, &keep);
 	saved_clear(&keep);
 	saved_merge_engine(&d->saved, &next, NULL);

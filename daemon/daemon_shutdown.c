@@ -53,11 +53,17 @@ size_t daemon_teardown(struct daemon *d)
 	netlink_close(d->netlink);
 	trace_close(&d->trace);
 	model_store_close(&d->models);
+	saved_note_ours(&d->saved, &d->engine);
 	engine_free(&d->engine);
 	failed = saved_restore(&d->saved);
 	if (failed == 0) {
 		unlink(d->opts->state_path);
-		journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+		if (d->saved.left)
+			journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored; "
+				    "%zu %s left with the value another program set (see above)",
+				    d->saved.left, plural(d->saved.left, "file", "files"));
+		else
+			journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
 	} else {
 		daemon_save_state(d);	/* what is left, for powerallocd --restore */
 		journal_log(PA_LOG_ERR, NULL, "%zu of %zu %s could not be restored; %s keeps %s "

@@ -199,6 +199,13 @@ static void print_actors(FILE *f, const struct engine *e)
 			fprintf(f, "} %.12g\n", fam->value(a));
 		}
 	}
+	print_family(f, "powerallocd_actor_external_writes_total", "counter", "Writes of another program "
+		     "to a file the actor writes, as its read-back found them.");
+	for (size_t i = 0; i < e->n_actors; i++) {
+		fputs("powerallocd_actor_external_writes_total{", f);
+		print_label(f, true, "actor", e->actors[i]->name);
+		fprintf(f, "} %" PRIu32 "\n", e->actors[i]->external.count);
+	}
 	print_family(f, "powerallocd_actor_limiting_reason", "gauge", "Why the actor is held "
 		     "back: 1 for the reason shown, 0 for the others.");
 	for (size_t i = 0; i < e->n_actors; i++)

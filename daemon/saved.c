@@ -2,6 +2,7 @@
 #include "saved.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@
 #include "new_file.h"
 #include "platform/thermal.h"
 
-#define STATE_HEADER "# powerallocd state: sysfs files and the values to restore\n"
+#define STATE_HEADER "# powerallocd state: sysfs files, the values to restore and the " \
+	"values powerallocd last left there\n"
 
 /*
  * The attributes powerallocd writes, and so the only ones it restores: '#'
@@ -87,17 +89,27 @@ static const struct saved_entry *find(const struct saved *s, const char *path)
 	return NULL;
 }
 
+static bool acceptable_value(const char *value)
+{
+	return *value && !strpbrk(value, "\t\n") && strlen(value) < SAVED_VALUE_MAX;
+}
+
 /* Only plain sysfs paths and one-line values are kept. */
-static bool acceptable(const char *path, const char *value)
+static bool acceptable(const char *path, const char *value, const char *ours)
 {
 	return strncmp(path, "/sys/", 5) == 0 && !strstr(path, "/../") &&
-	       !strpbrk(path, "\t\n") && strlen(path) < SYSFS_PATH_MAX && *value &&
-	       !strpbrk(value, "\t\n") && strlen(value) < SAVED_VALUE_MAX;
+	       !strpbrk(path, "\t\n") && strlen(path) < SYSFS_PATH_MAX &&
+	       acceptable_value(value) && (!*ours || acceptable_value(ours));
 }
 
 int saved_add(struct saved *s, const char *path, const char *value)
 {
-	if (!acceptable(path, value))
+	return saved_add_ours(s, path, value, "");
+}
+
+int saved_add_ours(struct saved *s, const char *path, const char *value, const char *ours)
+{
+	if (!acceptable(path, value, ours))
 		return -EINVAL;
 	if (!written_by_powerallocd(path))
 		return -EPERM;
@@ -114,6 +126,8 @@ int saved_add(struct saved *s, const char *path, const char *value)
 	}
 	snprintf(s->entries[s->n].path, sizeof(s->entries[0].path), "%s", path);
 	snprintf(s->entries[s->n].value, sizeof(s->entries[0].value), "%s", value);
+	snprintf(s->entries[s->n].ours, sizeof(s->entries[0].ours), "%s", ours);
+	s->entries[s->n].ours_at = 0;	/* in the state file from its next write */
 	s->n++;
 	return 1;
 }
@@ -123,10 +137,10 @@ struct merge {
 	size_t added;
 };
 
-static int merge_one(void *userdata, const char *path, const char *value)
+static int merge_one(void *userdata, const char *path, const char *value, const char *ours)
 {
 	struct merge *m = userdata;
-	int r = saved_add(m->s, path, value);
+	int r = saved_add_ours(m->s, path, value, ours);
 
 	if (r > 0)
 		m->added++;
@@ -143,6 +157,58 @@ int saved_merge_engine(struct saved *s, const struct engine *e, size_t *added)
 	return r;
 }
 
+/* The entry for @path, looked for from the cursor on (the order it was added in). */
+static struct saved_entry *find_from_cursor(struct saved *s, const char *path)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		size_t i = (s->cursor + k) % s->n;
+
+		if (strcmp(s->entries[i].path, path) == 0) {
+			s->cursor = i + 1;
+			return &s->entries[i];
+		}
+	}
+	return NULL;
+}
+
+/* @ours as the state file's field: padded with spaces; blank (unknown) when too long. */
+static void ours_field(char field[SAVED_OURS_WIDTH], const char *ours)
+{
+	size_t len = strlen(ours);
+
+	memset(field, ' ', SAVED_OURS_WIDTH);
+	if (len <= SAVED_OURS_WIDTH)
+		memcpy(field, ours, len);
+}
+
+static int note_ours(void *userdata, const char *path, const char *value, const char *ours)
+{
+	struct saved *s = userdata;
+	struct saved_entry *e = find_from_cursor(s, path);
+	char field[SAVED_OURS_WIDTH];
+
+	(void)value;
+	if (!e || !acceptable_value(ours) || strcmp(e->ours, ours) == 0)
+		return 0;
+	snprintf(e->ours, sizeof(e->ours), "%s", ours);
+	if (!s->state_open || !e->ours_at)
+		return 0;
+	ours_field(field, ours);
+	if (pwrite(s->state_fd, field, sizeof(field), e->ours_at) != (ssize_t)sizeof(field) &&
+	    !s->sync_failed) {
+		s->sync_failed = true;
+		pa_log(PA_LOG_WARNING, "cannot update the state file with the value written to %s: "
+		       "%s; after a crash, --restore may write an original over another program's "
+		       "value there", path, strerror(errno ? errno : EIO));
+	}
+	return 0;
+}
+
+void saved_note_ours(struct saved *s, const struct engine *e)
+{
+	engine_save(e, note_ours, s);
+}
+
 /* Writes @value back to @path; a failure is logged with both. */
 static int put_back(const char *path, const char *value)
 {
@@ -153,10 +219,29 @@ static int put_back(const char *path, const char *value)
 	return r;
 }
 
-static int restore_if_new(void *userdata, const char *path, const char *value)
+/*
+ * Writes @e's original back where the file holds ours or the original (or
+ * cannot be read: the write says why); another writer's value is left.
+ * Return: 0 written, 1 left, negative errno (logged).
+ */
+static int restore_entry(const struct saved_entry *e)
+{
+	char there[SAVED_VALUE_MAX];
+
+	if (e->ours[0] && sysfs_read_str(e->path, there, sizeof(there)) >= 0 &&
+	    strcmp(there, e->ours) != 0 && strcmp(there, e->value) != 0) {
+		pa_log(PA_LOG_NOTICE, "%s: left \"%s\" as another writer set it (ours was \"%s\", "
+		       "found at start \"%s\")", e->path, there, e->ours, e->value);
+		return 1;
+	}
+	return put_back(e->path, e->value);
+}
+
+static int restore_if_new(void *userdata, const char *path, const char *value, const char *ours)
 {
 	const struct saved *s = userdata;
 
+	(void)ours;
 	if (!find(s, path))
 		put_back(path, value);
 	return 0;
@@ -167,17 +252,39 @@ void saved_restore_new(const struct saved *s, const struct engine *e)
 	engine_save(e, restore_if_new, (void *)s);
 }
 
-int saved_write(const struct saved *s, const char *path)
+/* Closes the state file kept open. */
+static void close_state(struct saved *s)
+{
+	if (s->state_open)
+		close(s->state_fd);
+	s->state_open = false;
+}
+
+int saved_write(struct saved *s, const char *path)
 {
 	struct new_file nf;
+	char field[SAVED_OURS_WIDTH];
 	int r = new_file_open(&nf, path, 0600);
 
+	close_state(s);
 	if (r < 0)
 		return r;
 	fputs(STATE_HEADER, nf.file);
-	for (size_t i = 0; i < s->n; i++)
-		fprintf(nf.file, "%s\t%s\n", s->entries[i].path, s->entries[i].value);
-	return new_file_finish(&nf, path);
+	for (size_t i = 0; i < s->n; i++) {
+		struct saved_entry *e = &s->entries[i];
+
+		fprintf(nf.file, "%s\t%s\t", e->path, e->value);
+		e->ours_at = ftell(nf.file);
+		ours_field(field, e->ours);
+		fprintf(nf.file, "%.*s\n", SAVED_OURS_WIDTH, field);
+	}
+	if ((r = new_file_finish(&nf, path)) < 0)
+		return r;
+	/* Kept open: what each period writes is noted in place (saved_note_ours()). */
+	s->state_fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	s->state_open = s->state_fd >= 0;
+	s->sync_failed = false;
+	return s->state_open ? 0 : -errno;
 }
 
 /* Adds the line @number of @path, @len bytes without its newline; logs a refusal. */
@@ -190,8 +297,17 @@ static int read_line(struct saved *s, const char *path, unsigned int number, cha
 	if (line[0] == '#')
 		return 0;
 	if (tab && !memchr(line, '\0', len)) {
+		char *ours = strchr(tab + 1, '\t');
+		size_t end;
+
 		*tab = '\0';
-		r = saved_add(s, line, tab + 1);
+		if (ours) {	/* the field as written, padded: an older file has none */
+			*ours++ = '\0';
+			end = strlen(ours);
+			while (end && ours[end - 1] == ' ')
+				ours[--end] = '\0';
+		}
+		r = saved_add_ours(s, line, tab + 1, ours ? ours : "");
 	}
 	if (r == -EPERM)
 		pa_log(PA_LOG_WARNING, "%s:%u: %s is not a file powerallocd writes; refused", path,
@@ -229,10 +345,14 @@ int saved_read(struct saved *s, const char *path)
 size_t saved_restore(struct saved *s)
 {
 	size_t failed = 0;
+	int r;
 
-	for (size_t i = 0; i < s->n; i++)
-		if (put_back(s->entries[i].path, s->entries[i].value) < 0)
+	s->left = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if ((r = restore_entry(&s->entries[i])) < 0)
 			s->entries[failed++] = s->entries[i];
+		s->left += r > 0;
+	}
 	s->n = failed;
 	return failed;
 }
@@ -246,7 +366,7 @@ static size_t keep_existing(struct saved *s, const struct saved *previous)
 	for (size_t i = 0; i < previous->n; i++) {
 		const struct saved_entry *e = &previous->entries[i];
 
-		if (sysfs_lexists(e->path) && saved_add(s, e->path, e->value) > 0)
+		if (sysfs_lexists(e->path) && saved_add_ours(s, e->path, e->value, e->ours) > 0)
 			kept++;
 	}
 	return kept;
@@ -281,13 +401,14 @@ void saved_release_except(struct saved *s, const struct saved *keep)
 		if (find(keep, e->path))
 			s->entries[kept++] = *e;
 		else
-			put_back(e->path, e->value);
+			restore_entry(e);
 	}
 	s->n = kept;
 }
 
 void saved_clear(struct saved *s)
 {
+	close_state(s);
 	free(s->entries);
 	memset(s, 0, sizeof(*s));
 }

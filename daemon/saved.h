@@ -14,21 +14,40 @@
 /* Longest value kept, bytes: the attributes restored hold one number or governor name. */
 #define SAVED_VALUE_MAX 64
 
-/** struct saved_entry - one file to restore (@path) and the value found there (@value). */
+/**
+ * struct saved_entry - one file to restore (@path), the value found there
+ * (@value) and the value powerallocd last left there (@ours; "" when not
+ * known: a state file of an older powerallocd).  A file that holds neither
+ * @value nor @ours at restore was set by another writer, and is left to it.
+ * @ours_at: where @ours is in the state file kept open (0: not there).
+ */
 struct saved_entry {
 	char path[SYSFS_PATH_MAX];
 	char value[SAVED_VALUE_MAX];
+	char ours[SAVED_VALUE_MAX];
+	long ours_at;
 };
 
 /**
  * struct saved - the set of (path, original value) pairs, in first-seen order.
  * @n, @cap: entries used and allocated.
  * @entries: the pairs.
+ * @left: files the last saved_restore() left to another writer's value.
+ * @cursor: where saved_note_ours() looks first (the engine reports its
+ *	files in the order they were added: one comparison each, as a rule).
+ * @state_fd, @state_open: the state file saved_write() wrote, kept open
+ *	for writing each entry's "ours" in place (pwrite, no open).
+ * @sync_failed: such a write failed (said once).
  */
 struct saved {
 	size_t n;
 	size_t cap;
 	struct saved_entry *entries;
+	size_t left;
+	size_t cursor;
+	int state_fd;
+	bool state_open;
+	bool sync_failed;
 };
 
 /**
@@ -40,6 +59,22 @@ struct saved {
  * power limit), -ENOMEM.
  */
 int saved_add(struct saved *s, const char *path, const char *value);
+
+/** saved_add_ours() - saved_add() with the value powerallocd last left there (@ours). */
+int saved_add_ours(struct saved *s, const char *path, const char *value, const char *ours);
+
+/* Width of the "ours" field of a state file line, padded with spaces: written in place. */
+#define SAVED_OURS_WIDTH 24
+
+/**
+ * saved_note_ours() - take, for the entries of @s that @e writes, the value
+ * @e last left there, so that a restore knows ours from another writer's;
+ * a value that changed is written in place in the state file kept open
+ * (pwrite of its fixed-width field: no open, no allocation, so each period
+ * may call it; a failure is said once).  One too long for the field is
+ * written as unknown (blank): --restore then writes the original back.
+ */
+void saved_note_ours(struct saved *s, const struct engine *e);
 
 /**
  * saved_release_except() - write back and forget every entry of @s whose
@@ -66,10 +101,13 @@ void saved_restore_new(const struct saved *s, const struct engine *e);
  * a temporary name, renamed over @path (see new_file.h: no link is followed).
  * Return: 0 or negative errno.
  */
-int saved_write(const struct saved *s, const char *path);
+int saved_write(struct saved *s, const char *path);
 
 /**
- * saved_read() - load @path into @s.  A line of any length is one entry;
+ * saved_read() - load @path into @s: "PATH<TAB>VALUE<TAB>OURS" lines (OURS
+ * padded to SAVED_OURS_WIDTH), or "PATH<TAB>VALUE" from an older
+ * powerallocd, whose entries are restored without the check of another
+ * writer.  A line of any length is one entry;
  * lines that saved_add() refuses (not "PATH<TAB>VALUE", or PATH not a file
  * powerallocd writes) are skipped and logged.
  * Return: 0, -ENOENT when there is no state file, other negative errno.
@@ -77,8 +115,10 @@ int saved_write(const struct saved *s, const char *path);
 int saved_read(struct saved *s, const char *path);
 
 /**
- * saved_restore() - write every value back (each logged on failure); @s
- * keeps only the entries that could not be written.
+ * saved_restore() - write every value back (each logged on failure), but
+ * where a file holds neither its original nor ours (another writer set it
+ * since): that is left, one notice a file naming the three values, and
+ * counted in @s->left; @s keeps only the entries that could not be written.
  * Return: their number.
  */
 size_t saved_restore(struct saved *s);

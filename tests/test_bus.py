@@ -839,13 +839,20 @@ class Neighbours(unittest.TestCase):
             log = daemon.logtext()
             self.assertIn("thermald is running (org.freedesktop.thermald): it also writes the "
                           "cooling devices", log)
+            self.assertIn("the two will fight over those files, powerallocd writing its value "
+                          "back each time it finds theirs", log)
             self.assertIn("systemctl disable --now thermald", log)
             # The unit stops thermald only when it takes over: no Conflicts= to point at.
             self.assertIn("powerallocd.service stops it when it starts with a zone to control",
                           log)
             self.assertNotIn("conflicts", log)
+            # What its source writes: none of ours, so no fight, and what it writes instead.
             self.assertIn("power-profiles-daemon is running (net.hadess.PowerProfiles): it "
-                          "writes none of the files powerallocd writes", log)
+                          "writes none of the files powerallocd writes (cooling states, "
+                          "scaling_max_freq, powercap limits, zone policies), so the two do not "
+                          "fight: it writes each cpufreq policy's scaling_governor and "
+                          "energy_performance_preference", log)
+            self.assertIn("/sys/firmware/acpi/platform_profile", log)
             self.assertNotIn("tuned is running", log)
             self.assertEqual(log.count("thermald is running"), 1)
             daemon.signal(signal.SIGTERM)

@@ -276,6 +276,30 @@ static void test_sensor_fault(void **unused)
 	snapshot_free(s);
 }
 
+/* A zone given up to another program's governor: said under its heading and in the JSON. */
+static void test_given_up(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	char *t, *j;
+
+	(void)unused;
+	t = printed(ctl_print_table, s);
+	assert_null(strstr(t, "given up"));
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"given_up_to\":\"\""));
+	free(j);
+	free(t);
+	s->zones[0].given_up_to = "step_wise";
+	s->zones[0].active = 0;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  given up: another program set its policy to step_wise; not controlled");
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"given_up_to\":\"step_wise\""));
+	free(j);
+	free(t);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_load_one_definition),
 		cmocka_unit_test(test_lease_left),
 		cmocka_unit_test(test_fan_cools),
+		cmocka_unit_test(test_given_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

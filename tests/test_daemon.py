@@ -1259,8 +1259,9 @@ class PreviousRun(unittest.TestCase):
         self.assertIn("1 of 5 files could not be restored; %s keeps it" % state,
                       daemon.logtext())
         with open(state) as f:
+            # What powerallocd last left there is not known (an older file): blank.
             self.assertEqual(f.read().splitlines()[1:],
-                             ["/sys/class/thermal/cooling_device2/cur_state\t0"])
+                             ["/sys/class/thermal/cooling_device2/cur_state\t0\t" + " " * 24])
         self.assertEqual(self.originals((0, 1, 3)), ["0", "0", "0", "step_wise"])
 
 
@@ -1291,11 +1292,15 @@ class OpenFiles(unittest.TestCase):
         fans = [int(re.search(r"cooling_device(\d+)/", p).group(1)) for p in entries
                 if "cur_state" in p]
         for c in fans:
-            self.tree.write(CDEV % c, "2")  # as if they had been on
+            self.tree.write(CDEV % c, "2")  # another program turned them on
         stop(self, self.daemon)
         self.assertEqual(self.policies(), ["step_wise"] * 101, self.daemon.logtext())
-        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["0"] * len(fans))
-        self.assertIn("limits released, kernel policies restored", self.daemon.logtext())
+        # Each fan's file was read back at stop: not the daemon's value, so left, and said.
+        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["2"] * len(fans))
+        self.assertEqual(len(re.findall(r'cur_state: left "2" as another writer set it',
+                                        self.daemon.logtext())), len(fans))
+        self.assertIn("limits released, kernel policies restored; %d files left with the value "
+                      "another program set (see above)" % len(fans), self.daemon.logtext())
         return len(entries), taken
 
     @unittest.skipIf("valgrind" in " ".join(WRAPPER),
@@ -1436,6 +1441,17 @@ zones = ( { name = "package"; sensor = "x86_pkg_temp"; switch_on_temp = 80000;
             tree.write(rapl, "9000000")
             for p in range(8):
                 tree.write(cap % p, "800000")
+            # As if the daemon had written them: its values in the state file's "ours" fields
+            # (a file holding another value would be left to its writer).
+            with open(daemon.state) as f:
+                lines = f.read().splitlines(True)
+            with open(daemon.state, "w") as f:
+                for line in lines:
+                    fields = line.split("\t")
+                    ours = "9000000" if "powercap" in line else "800000"
+                    if len(fields) == 3 and "policy\t" not in line:
+                        line = "%s\t%s\t%-24s\n" % (fields[0], fields[1], ours)
+                    f.write(line)
             out = run(tree, "--restore", "--state-file", daemon.state, "--log-target", "stderr")
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertEqual(out.stdout, "restored 10 files from %s: 1 zone policy, 8 CPU "

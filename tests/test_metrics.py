@@ -233,7 +233,7 @@ FAMILIES = ["powerallocd_zone_" + n for n in (
     "model_confidence_ratio", "throttled_seconds_total", "pid_term_watts", "limiting_reason")] + \
     ["powerallocd_actor_" + n for n in (
         "info", "requested_power_watts", "granted_power_watts", "max_power_watts",
-        "cooling_state", "max_cooling_state", "limiting_reason")]
+        "cooling_state", "max_cooling_state", "limiting_reason", "external_writes_total")]
 
 # What does not move while the zone is held steady: compared exactly.
 STATIC = ("temperature_celsius", "switch_on_temperature_celsius", "control_temperature_celsius",

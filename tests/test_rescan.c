@@ -76,11 +76,12 @@ struct saved_files {
 	char text[4096];
 };
 
-static int save_one(void *userdata, const char *path, const char *value)
+static int save_one(void *userdata, const char *path, const char *value, const char *ours)
 {
 	struct saved_files *s = userdata;
 	size_t len = strlen(s->text);
 
+	(void)ours;
 	snprintf(s->text + len, sizeof(s->text) - len, "%s=%s\n", path, value);
 	return 0;
 }

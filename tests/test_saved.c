@@ -226,6 +226,45 @@ static void test_new_file_past_stale_temporaries(void **unused)
 	saved_clear(&s);
 }
 
+/*
+ * What powerallocd last left in a file is its line's third field, padded to
+ * SAVED_OURS_WIDTH so that it can be rewritten in place; a line of an older
+ * powerallocd has none: not known ("").
+ */
+static void test_ours_is_a_fixed_width_field(void **unused)
+{
+	char path[128];
+	struct saved s = { 0 };
+	FILE *f;
+
+	(void)unused;
+	in_dir(path, sizeof(path), "state");
+	assert_int_equal(saved_add_ours(&s, "/sys/class/thermal/thermal_zone0/policy", "step_wise",
+					"user_space"), 1);
+	assert_int_equal(saved_add(&s, "/sys/class/thermal/cooling_device1/cur_state", "0"), 1);
+	assert_int_equal(saved_write(&s, path), 0);
+	assert_true(s.state_open);
+	assert_int_equal(s.entries[0].ours_at, (long)strlen("# powerallocd state: sysfs files, "
+		"the values to restore and the values powerallocd last left there\n"
+		"/sys/class/thermal/thermal_zone0/policy\tstep_wise\t"));
+	saved_clear(&s);
+	assert_false(s.state_open);
+	assert_int_equal(saved_read(&s, path), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.entries[0].ours, "user_space");
+	assert_string_equal(s.entries[1].ours, "");
+	saved_clear(&s);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("/sys/class/thermal/cooling_device1/cur_state\t0\n", f);
+	fclose(f);
+	assert_int_equal(saved_read(&s, path), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.entries[0].value, "0");
+	assert_string_equal(s.entries[0].ours, "");
+	saved_clear(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_a_nul_in_a_line_refuses_it),
 		cmocka_unit_test(test_new_file_never_follows_a_link),
 		cmocka_unit_test(test_new_file_past_stale_temporaries),
+		cmocka_unit_test(test_ours_is_a_fixed_width_field),
 	};
 
 	pa_log_set_handler(quiet, NULL);

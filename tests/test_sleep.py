@@ -187,6 +187,9 @@ class Logind(Sleep):
         self.fake.send("wake")
         self.assert_restored(held)
         self.assertIn("(seen by logind)", self.resumed_lines()[0])
+        # What the firmware reset in the sleep is written over, not taken for
+        # another program's write.
+        self.assertNotIn("another writer", self.log())
         self.assertTrue(wait_for(lambda: self.fake.count("inhibit sleep powerallocd") == 2),
                         (self.fake.lines, self.log()))
         self.stop_and_check_originals()

@@ -50,6 +50,10 @@ void actor_adopt(struct actor *a, const struct actor *old)
 	a->granted_mw = old->granted_mw;
 	a->retry = old->retry;
 	a->limit = old->limit;
+	a->external = old->external;
+	/* Yielded until a restart, or a reload whose configuration no longer yields it. */
+	if (!a->yield_external)
+		a->external.yielded = false;
 	a->ops->adopt(a, old);
 }
 
@@ -59,6 +63,7 @@ void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind ki
 	a->ops = ops;
 	a->kind = kind;
 	a->weight_q10 = cfg ? cfg->weight_q10 : DIVVY_WEIGHT_ONE;
+	a->yield_external = cfg && cfg->yield_external;
 	a->n_cpus = 1;
 	a->cdev_id = -1;
 	a->capacity = 1024;
@@ -77,7 +82,7 @@ void freq_actor_init(struct freq_actor *f, const struct actor_ops *ops, enum act
 		     const struct actor_config *cfg)
 {
 	actor_init(&f->base, ops, kind, cfg);
-	f->cs.read.fd = f->cs.write.fd = -1;
+	actor_file_init(&f->cs.file);
 }
 
 int freq_actor_open_state(struct freq_actor *f, int cdev_id)
@@ -91,7 +96,7 @@ int freq_actor_open_state(struct freq_actor *f, int cdev_id)
 		       f->cs.max_state, f->n_freqs);
 	f->base.cdev_id = cdev_id;
 	f->base.max_state = f->cs.max_state;
-	f->base.state = f->cs.original;
+	f->base.state = f->cs.file.original;
 	return 0;
 }
 
@@ -134,6 +139,11 @@ int freq_actor_set_power(struct actor *a, uint32_t granted_mw)
 void freq_actor_adopt(struct actor *a, const struct actor *old)
 {
 	cooling_state_adopt(&((struct freq_actor *)a)->cs, &((const struct freq_actor *)old)->cs);
+}
+
+int freq_actor_check(struct actor *a, struct external_found *found)
+{
+	return actor_file_check(&((struct freq_actor *)a)->cs.file, found);
 }
 
 int freq_actor_restore(struct actor *a)
@@ -190,17 +200,7 @@ int actor_restore_u64(struct sysfs_attr *attr, uint64_t *written, uint64_t origi
 	return 0;
 }
 
-int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value)
-{
-	char text[24];
-
-	snprintf(text, sizeof(text), "%" PRIu64, value);
-	return fn(userdata, path, text);
-}
-
 int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata)
 {
-	const struct freq_actor *f = (const struct freq_actor *)a;
-
-	return actor_save_u64(fn, userdata, f->cs.write.path, f->cs.original);
+	return actor_file_save(&((const struct freq_actor *)a)->cs.file, fn, userdata);
 }

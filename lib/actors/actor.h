@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "control/cpu_load.h"
+#include "control/external_write.h"
 #include "control/limit.h"
 #include "platform/opp_source.h"
 #include "control/power_table.h"
@@ -37,11 +38,28 @@ struct cycle_sample {
 struct actor;
 
 /**
- * saved_value_fn - receives one file an actor will restore and the value
- * it will write there, for the state file a crashed daemon is restored from.
+ * saved_value_fn - receives one file an actor will restore, the value it
+ * will write there (@value) and the value it last wrote there (@ours, as
+ * read back; @value when it wrote none), for the state file a crashed
+ * daemon is restored from: a file that holds neither was set by another
+ * writer since, and is left to it.
  * Return: 0 or negative errno (stops the walk).
  */
-typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value);
+typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value,
+			      const char *ours);
+
+/**
+ * struct external_found - a file an actor writes that holds another value
+ * than the one last known there: another writer's.
+ * @path: the file.
+ * @known: the value last known there (ours as read back, or theirs noted).
+ * @there: the value there now.
+ */
+struct external_found {
+	const char *path;
+	uint64_t known;
+	uint64_t there;
+};
 
 /**
  * struct actor_ops - the operations of one kind of actor.
@@ -54,7 +72,13 @@ typedef int (*saved_value_fn)(void *userdata, const char *path, const char *valu
  * @set_state: put the device in cooling state @state (0 = no limit, up to
  *	max_state), written only when it changes; @granted_mw is recorded.
  *	The step_wise controller drives actors this way.
- * @restore: put back what the actor found when it was created.
+ * @check: read back the files it writes; where one holds another value
+ *	than the one last known there, fill @found (the first such file) and
+ *	take that value as known, so that the next write of ours is written.
+ *	Return: 1 for another value, 0 for none (or a failed read: nothing known).
+ * @restore: put back what the actor found when it was created, in each
+ *	file that holds what it last wrote or that; a file another writer set
+ *	since is left to it (logged).
  * @save: report each file @restore writes and its value to @fn.
  * @adopt: take over what @old, an actor of the same kind for the same
  *	device in the engine being replaced, found and kept: the values to
@@ -70,6 +94,7 @@ struct actor_ops {
 	int (*set_power)(struct actor *a, uint32_t granted_mw);
 	unsigned long (*state_for_power)(const struct actor *a, uint32_t granted_mw);
 	int (*set_state)(struct actor *a, unsigned long state, uint32_t granted_mw);
+	int (*check)(struct actor *a, struct external_found *found);
 	int (*restore)(struct actor *a);
 	int (*save)(const struct actor *a, saved_value_fn fn, void *userdata);
 	void (*adopt)(struct actor *a, const struct actor *old);
@@ -101,6 +126,8 @@ struct actor_ops {
  *	next period when its zones dither grants (dither.h), mW.
  * @retry: its failed writes (counted; the engine retries with backoff).
  * @limit: why its zones hold it back (limit.h).
+ * @yield_external: on_external_write = "yield": another writer takes it over.
+ * @external: other writers on its files (lib/control/external_write.h).
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -125,6 +152,8 @@ struct actor {
 	uint32_t carry_mw;
 	struct write_retry retry;
 	struct limit_tracker limit;
+	bool yield_external;
+	struct external_write external;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
@@ -145,6 +174,11 @@ static inline unsigned long actor_state_for_power(const struct actor *a, uint32_
 static inline int actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw)
 {
 	return a->ops->set_state(a, state, granted_mw);
+}
+
+static inline int actor_check(struct actor *a, struct external_found *found)
+{
+	return a->ops->check(a, found);
 }
 
 static inline int actor_restore(struct actor *a)

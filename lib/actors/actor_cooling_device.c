@@ -47,8 +47,13 @@ static int cdev_set_state(struct actor *a, unsigned long state, uint32_t granted
 	int r = cooling_state_set(&c->cs, state);
 
 	a->granted_mw = granted_mw;
-	a->state = c->cs.written;
+	a->state = c->cs.file.written;
 	return r;
+}
+
+static int cdev_check(struct actor *a, struct external_found *found)
+{
+	return actor_file_check(&to_cdev(a)->cs.file, found);
 }
 
 static int cdev_restore(struct actor *a)
@@ -56,7 +61,7 @@ static int cdev_restore(struct actor *a)
 	struct cdev_actor *c = to_cdev(a);
 	int r = cooling_state_restore(&c->cs);
 
-	a->state = c->cs.written;
+	a->state = c->cs.file.written;
 	return r;
 }
 
@@ -64,7 +69,7 @@ static int cdev_save(const struct actor *a, saved_value_fn fn, void *userdata)
 {
 	const struct cdev_actor *c = (const struct cdev_actor *)a;
 
-	return actor_save_u64(fn, userdata, c->cs.write.path, c->cs.original);
+	return actor_file_save(&c->cs.file, fn, userdata);
 }
 
 static void cdev_adopt(struct actor *a, const struct actor *old)
@@ -83,6 +88,7 @@ static const struct actor_ops cdev_ops = {
 	.set_power = cdev_set_power,
 	.state_for_power = cdev_state_for_power,
 	.set_state = cdev_set_state,
+	.check = cdev_check,
 	.restore = cdev_restore,
 	.save = cdev_save,
 	.adopt = cdev_adopt,
@@ -102,7 +108,7 @@ struct actor *actor_cooling_device_new(int cdev_id, const char *type)
 		free(c);
 		return NULL;
 	}
-	c->base.state = c->cs.original;
+	c->base.state = c->cs.file.original;
 	c->base.max_state = c->cs.max_state;
 	return &c->base;
 }

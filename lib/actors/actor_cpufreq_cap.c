@@ -25,9 +25,7 @@ struct cap_policy {
 	unsigned int cpu;
 	struct cpumask cpus;
 	struct sysfs_attr cur_freq;
-	struct sysfs_attr max_freq;
-	uint32_t original_max_khz;
-	uint64_t written_max_khz;
+	struct actor_file max_freq;	/* its original is the limit found at start */
 	uint32_t freq_khz;	/* last read */
 };
 
@@ -72,9 +70,9 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 	return 0;
 }
 
-static int write_cap(struct cap_policy *p, uint32_t khz)
+static int write_cap(struct cap_policy *p, uint64_t khz)
 {
-	return actor_write_changed(&p->max_freq, &p->written_max_khz, khz);
+	return actor_file_set(&p->max_freq, khz);
 }
 
 static unsigned long cap_state_for_power(const struct actor *a, uint32_t granted_mw)
@@ -95,7 +93,7 @@ static int cap_set_state(struct actor *a, unsigned long state, uint32_t granted_
 	khz = power_table_state_to_freq(&a->table, (unsigned int)a->state);
 	for (size_t i = 0; i < c->n_policies; i++) {
 		/* The top step lifts the cap entirely, to the original limit. */
-		uint32_t cap = a->state == 0 ? c->policy[i].original_max_khz : khz;
+		uint64_t cap = a->state == 0 ? c->policy[i].max_freq.original : khz;
 		int r = write_cap(&c->policy[i], cap);
 
 		/* One policy gone is the actor gone, whatever failed before it. */
@@ -110,16 +108,27 @@ static int cap_set_power(struct actor *a, uint32_t granted_mw)
 	return cap_set_state(a, cap_state_for_power(a, granted_mw), granted_mw);
 }
 
+/* The first policy whose limit holds another value than the one known there; each is read. */
+static int cap_check(struct actor *a, struct external_found *found)
+{
+	struct cap_actor *c = to_cap(a);
+	struct external_found other;
+	int changed = 0;
+
+	for (size_t i = 0; i < c->n_policies; i++)
+		if (actor_file_check(&c->policy[i].max_freq, changed ? &other : found))
+			changed = 1;
+	return changed;
+}
+
 static int cap_restore(struct actor *a)
 {
 	struct cap_actor *c = to_cap(a);
 	int first_error = 0;
 
 	for (size_t i = 0; i < c->n_policies; i++) {
-		struct cap_policy *p = &c->policy[i];
-		int r;
+		int r = actor_file_restore(&c->policy[i].max_freq);
 
-		r = actor_restore_u64(&p->max_freq, &p->written_max_khz, p->original_max_khz);
 		if (r < 0 && !first_error)
 			first_error = r;
 	}
@@ -131,8 +140,7 @@ static int cap_save(const struct actor *a, saved_value_fn fn, void *userdata)
 	const struct cap_actor *c = (const struct cap_actor *)a;
 
 	for (size_t i = 0; i < c->n_policies; i++) {
-		int r = actor_save_u64(fn, userdata, c->policy[i].max_freq.path,
-				       c->policy[i].original_max_khz);
+		int r = actor_file_save(&c->policy[i].max_freq, fn, userdata);
 
 		if (r < 0)
 			return r;
@@ -152,8 +160,7 @@ static void cap_adopt(struct actor *a, const struct actor *old)
 
 			if (op->cpu != c->policy[i].cpu)
 				continue;
-			c->policy[i].original_max_khz = op->original_max_khz;
-			c->policy[i].max_freq.failures = op->max_freq.failures;
+			actor_file_adopt(&c->policy[i].max_freq, &op->max_freq);
 		}
 }
 
@@ -163,7 +170,7 @@ static void cap_destroy(struct actor *a)
 
 	for (size_t i = 0; i < c->n_policies; i++) {
 		sysfs_attr_close(&c->policy[i].cur_freq);
-		sysfs_attr_close(&c->policy[i].max_freq);
+		actor_file_close(&c->policy[i].max_freq);
 	}
 	free(c);
 }
@@ -173,6 +180,7 @@ static const struct actor_ops cap_ops = {
 	.set_power = cap_set_power,
 	.state_for_power = cap_state_for_power,
 	.set_state = cap_set_state,
+	.check = cap_check,
 	.restore = cap_restore,
 	.save = cap_save,
 	.adopt = cap_adopt,
@@ -189,13 +197,10 @@ static int open_cap_policy(struct cap_policy *p, const struct cpufreq_policy_inf
 	p->cpus = info->related;
 	p->freq_khz = info->max_khz;
 	sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_max_freq", info->cpu);
-	r = sysfs_read_u64(path, &max);
+	r = actor_file_open(&p->max_freq, path);
+	max = p->max_freq.original;
 	if (r == 0 && (max == 0 || max > UINT32_MAX))
 		r = -ERANGE;
-	if (r == 0) {
-		p->original_max_khz = p->written_max_khz = (uint32_t)max;
-		r = sysfs_attr_open(&p->max_freq, path, true);
-	}
 	if (r == 0) {
 		sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_cur_freq", info->cpu);
 		r = sysfs_attr_open(&p->cur_freq, path, false);
@@ -246,7 +251,10 @@ struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *pol
 		return NULL;
 	actor_init(&c->base, &cap_ops, ACTOR_CPUFREQ_CAP, cfg);
 	for (size_t i = 0; i < n_policies; i++)
-		c->policy[i].cur_freq.fd = c->policy[i].max_freq.fd = -1;
+	{
+		c->policy[i].cur_freq.fd = -1;
+		actor_file_init(&c->policy[i].max_freq);
+	}
 	c->n_policies = n_policies;
 	c->base.cpus = cfg->cpus;
 	if (policies[0]->capacity)

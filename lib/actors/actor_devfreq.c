@@ -91,6 +91,7 @@ static const struct actor_ops devfreq_ops = {
 	.set_power = freq_actor_set_power,
 	.state_for_power = freq_actor_state_for_power,
 	.set_state = freq_actor_set_state,
+	.check = freq_actor_check,
 	.restore = freq_actor_restore,
 	.save = freq_actor_save,
 	.adopt = freq_actor_adopt,

@@ -45,13 +45,16 @@ unsigned long freq_actor_state_for_power(const struct actor *a, uint32_t granted
 /** freq_actor_set_state() - write cooling state @state. */
 int freq_actor_set_state(struct actor *a, unsigned long state, uint32_t granted_mw);
 
-/** freq_actor_restore() - the cooling state found at start. */
+/** freq_actor_restore() - the cooling state found at start (actor_file_restore()). */
 int freq_actor_restore(struct actor *a);
+
+/** freq_actor_check() - read cur_state back (actor_file_check()). */
+int freq_actor_check(struct actor *a, struct external_found *found);
 
 /** freq_actor_adopt() - the state @old found at start, and its failing writes. */
 void freq_actor_adopt(struct actor *a, const struct actor *old);
 
-/** freq_actor_save() - cur_state and the state found at start. */
+/** freq_actor_save() - cur_state, the state found at start and ours. */
 int freq_actor_save(const struct actor *a, saved_value_fn fn, void *userdata);
 
 /**
@@ -80,8 +83,6 @@ int actor_write_changed(struct sysfs_attr *attr, uint64_t *written, uint64_t val
  */
 int actor_restore_u64(struct sysfs_attr *attr, uint64_t *written, uint64_t original);
 
-/** actor_save_u64() - report @path with @value in decimal. */
-int actor_save_u64(saved_value_fn fn, void *userdata, const char *path, uint64_t value);
 
 /** freq_actor_init() - the shared part; files closed until opened. */
 void freq_actor_init(struct freq_actor *f, const struct actor_ops *ops, enum actor_kind kind,

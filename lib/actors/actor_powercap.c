@@ -27,14 +27,12 @@
 struct powercap_actor {
 	struct actor base;
 	struct sysfs_attr energy;
-	struct sysfs_attr limit;
+	struct actor_file limit;	/* constraint_0_power_limit_uw; its original, the limit found */
 	uint64_t max_energy_range_uj;
 	uint64_t max_power_uw;
 	uint64_t tdp_uw;	/* constraint_0_max_power_uw, or the limit found */
 	bool at_most_original;
 	uint64_t min_power_uw;
-	uint64_t original_limit_uw;
-	uint64_t written_limit_uw;
 	uint64_t last_energy_uj;
 	uint64_t last_us;
 	bool have_last;
@@ -92,7 +90,7 @@ static int powercap_set_power(struct actor *a, uint32_t granted_mw)
 		uw = p->max_power_uw;
 	if (uw < p->min_power_uw)
 		uw = p->min_power_uw;
-	return actor_write_changed(&p->limit, &p->written_limit_uw, uw);
+	return actor_file_set(&p->limit, uw);
 }
 
 static uint64_t limit_of_state(const struct powercap_actor *p, unsigned long state)
@@ -125,14 +123,19 @@ static int powercap_restore(struct actor *a)
 {
 	struct powercap_actor *p = to_powercap(a);
 
-	return actor_restore_u64(&p->limit, &p->written_limit_uw, p->original_limit_uw);
+	return actor_file_restore(&p->limit);
+}
+
+static int powercap_check(struct actor *a, struct external_found *found)
+{
+	return actor_file_check(&to_powercap(a)->limit, found);
 }
 
 static int powercap_save(const struct actor *a, saved_value_fn fn, void *userdata)
 {
 	const struct powercap_actor *p = (const struct powercap_actor *)a;
 
-	return actor_save_u64(fn, userdata, p->limit.path, p->original_limit_uw);
+	return actor_file_save(&p->limit, fn, userdata);
 }
 
 /* The limit found at start, failing writes, and the last energy sample (a request at once). */
@@ -141,11 +144,10 @@ static void powercap_adopt(struct actor *a, const struct actor *old)
 	struct powercap_actor *p = to_powercap(a);
 	const struct powercap_actor *o = (const struct powercap_actor *)old;
 
-	p->original_limit_uw = o->original_limit_uw;
-	if (p->at_most_original && o->original_limit_uw >= p->min_power_uw)
-		p->max_power_uw = p->tdp_uw < o->original_limit_uw ? p->tdp_uw : o->original_limit_uw;
+	actor_file_adopt(&p->limit, &o->limit);
+	if (p->at_most_original && o->limit.original >= p->min_power_uw)
+		p->max_power_uw = p->tdp_uw < o->limit.original ? p->tdp_uw : o->limit.original;
 	a->max_mw = (uint32_t)(p->max_power_uw / 1000);
-	p->limit.failures = o->limit.failures;
 	p->last_energy_uj = o->last_energy_uj;
 	p->last_us = o->last_us;
 	p->have_last = o->have_last;
@@ -157,7 +159,7 @@ static void powercap_destroy(struct actor *a)
 	struct powercap_actor *p = to_powercap(a);
 
 	sysfs_attr_close(&p->energy);
-	sysfs_attr_close(&p->limit);
+	actor_file_close(&p->limit);
 	free(p);
 }
 
@@ -166,6 +168,7 @@ static const struct actor_ops powercap_ops = {
 	.set_power = powercap_set_power,
 	.state_for_power = powercap_state_for_power,
 	.set_state = powercap_set_state,
+	.check = powercap_check,
 	.restore = powercap_restore,
 	.save = powercap_save,
 	.adopt = powercap_adopt,
@@ -188,29 +191,29 @@ static int read_attr(const char *dir, const char *attr, uint64_t *v, bool requir
 static int open_zone(struct powercap_actor *p, const char *dir)
 {
 	char path[SYSFS_PATH_MAX];
+	uint64_t limit_uw;
 	int r;
 
-	if ((r = read_attr(dir, "max_energy_range_uj", &p->max_energy_range_uj, true)) < 0 ||
-	    (r = read_attr(dir, "constraint_0_power_limit_uw", &p->original_limit_uw, true)) < 0)
+	if ((r = read_attr(dir, "max_energy_range_uj", &p->max_energy_range_uj, true)) < 0)
 		return r;
+	sysfs_pathf(path, "%s/constraint_0_power_limit_uw", dir);
+	if ((r = actor_file_open(&p->limit, path)) < 0)
+		goto fail;
+	limit_uw = p->limit.original;
 	if (read_attr(dir, "constraint_0_max_power_uw", &p->max_power_uw, false) < 0 ||
 	    p->max_power_uw == 0)
-		p->max_power_uw = p->original_limit_uw;
+		p->max_power_uw = limit_uw;
 	if (read_attr(dir, "constraint_0_min_power_uw", &p->min_power_uw, false) < 0 ||
 	    p->min_power_uw > p->max_power_uw)
 		p->min_power_uw = p->max_power_uw / 10;
 	p->tdp_uw = p->max_power_uw;
-	if (p->at_most_original && p->original_limit_uw < p->max_power_uw &&
-	    p->original_limit_uw >= p->min_power_uw)
-		p->max_power_uw = p->original_limit_uw;
-	p->written_limit_uw = p->original_limit_uw;
+	if (p->at_most_original && limit_uw < p->max_power_uw && limit_uw >= p->min_power_uw)
+		p->max_power_uw = limit_uw;
 	sysfs_pathf(path, "%s/energy_uj", dir);
-	if ((r = sysfs_attr_open(&p->energy, path, false)) == 0) {
-		sysfs_pathf(path, "%s/constraint_0_power_limit_uw", dir);
-		r = sysfs_attr_open(&p->limit, path, true);
-	}
-	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
+	if ((r = sysfs_attr_open(&p->energy, path, false)) == 0)
+		return 0;
+fail:
+	pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 	return r;
 }
 
@@ -222,7 +225,8 @@ struct actor *actor_powercap_new(const struct actor_config *cfg)
 	if (!p)
 		return NULL;
 	actor_init(&p->base, &powercap_ops, ACTOR_POWERCAP, cfg);
-	p->energy.fd = p->limit.fd = -1;
+	p->energy.fd = -1;
+	actor_file_init(&p->limit);
 	snprintf(p->base.name, sizeof(p->base.name), "%s", cfg->powercap_zone);
 	p->at_most_original = cfg->at_most_original;
 	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", cfg->powercap_zone) < 0 ||
@@ -234,6 +238,6 @@ struct actor *actor_powercap_new(const struct actor_config *cfg)
 	p->base.min_mw = (uint32_t)(p->min_power_uw / 1000);
 	p->base.max_state = POWERCAP_STEPS;
 	pa_log(PA_LOG_INFO, "%s: powercap zone, limit %" PRIu64 " uW, range %" PRIu64 "-%" PRIu64
-	       " uW", p->base.name, p->original_limit_uw, p->min_power_uw, p->max_power_uw);
+	       " uW", p->base.name, p->limit.original, p->min_power_uw, p->max_power_uw);
 	return &p->base;
 }

@@ -16,7 +16,7 @@ int cooling_state_open(struct cooling_state *cs, int id)
 
 	memset(cs, 0, sizeof(*cs));
 	cs->id = id;
-	cs->read.fd = cs->write.fd = -1;
+	actor_file_init(&cs->file);
 	r = sysfs_pathf(path, THERMAL_CLASS_DIR "/cooling_device%d/max_state", id);
 	if (r == 0)
 		r = sysfs_read_u64(path, &v);
@@ -24,15 +24,12 @@ int cooling_state_open(struct cooling_state *cs, int id)
 		goto fail;
 	cs->max_state = (unsigned long)v;
 	sysfs_pathf(path, THERMAL_CLASS_DIR "/cooling_device%d/cur_state", id);
-	if ((r = sysfs_attr_open(&cs->read, path, false)) < 0 ||
-	    (r = sysfs_attr_open(&cs->write, path, true)) < 0 ||
-	    (r = sysfs_attr_read_u64(&cs->read, &v)) < 0)
+	if ((r = actor_file_open(&cs->file, path)) < 0)
 		goto fail;
-	if (v > cs->max_state) {
+	if (cs->file.original > cs->max_state) {
 		r = -ERANGE;
 		goto fail;
 	}
-	cs->original = cs->written = (unsigned long)v;
 	return 0;
 fail:
 	pa_log(PA_LOG_ERR, "%s: %s", path,
@@ -45,23 +42,24 @@ int cooling_state_set(struct cooling_state *cs, unsigned long state)
 {
 	if (state > cs->max_state)
 		state = cs->max_state;
-	return actor_write_changed(&cs->write, &cs->written, state);
+	return actor_file_set(&cs->file, state);
 }
 
 int cooling_state_restore(struct cooling_state *cs)
 {
-	return actor_restore_u64(&cs->write, &cs->written, cs->original);
+	return actor_file_restore(&cs->file);
 }
 
 void cooling_state_adopt(struct cooling_state *cs, const struct cooling_state *old)
 {
-	if (old->original <= cs->max_state)
-		cs->original = old->original;
-	cs->write.failures = old->write.failures;
+	uint64_t original = cs->file.original;
+
+	actor_file_adopt(&cs->file, &old->file);
+	if (old->file.original > cs->max_state)
+		cs->file.original = cs->file.ours = original;
 }
 
 void cooling_state_close(struct cooling_state *cs)
 {
-	sysfs_attr_close(&cs->read);
-	sysfs_attr_close(&cs->write);
+	actor_file_close(&cs->file);
 }

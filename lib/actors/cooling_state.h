@@ -7,23 +7,19 @@
  */
 #include <stdbool.h>
 
-#include "platform/sysfs.h"
+#include "actor_file.h"
 
 /**
  * struct cooling_state - cooling_deviceN/cur_state.
  * @id: N.
- * @read, @write: cur_state, opened once for each.
+ * @file: cur_state, opened once for writing and for reading back; its
+ *	original is the state found at open.
  * @max_state: the device's max_state.
- * @original: cur_state when opened.
- * @written: the state last written (or found), for writing only changes.
  */
 struct cooling_state {
 	int id;
-	struct sysfs_attr read;
-	struct sysfs_attr write;
+	struct actor_file file;
 	unsigned long max_state;
-	unsigned long original;
-	uint64_t written;
 };
 
 /**
@@ -40,7 +36,7 @@ int cooling_state_open(struct cooling_state *cs, int id);
  */
 int cooling_state_set(struct cooling_state *cs, unsigned long state);
 
-/** cooling_state_restore() - write back the state found at open. */
+/** cooling_state_restore() - write back the state found at open, unless another writer set one since (actor_file_restore()). */
 int cooling_state_restore(struct cooling_state *cs);
 
 /**

@@ -67,6 +67,9 @@ enum actor_kind {
  * @at_most_original: powercap: never write a limit above the one found at
  *	start (not a key: automatic x86 package zones, whose firmware set that
  *	long-term limit for the machine's cooling).
+ * @yield_external: on_external_write = "yield": when another writer
+ *	changes a file the actor writes, leave the actor to it (default
+ *	"reassert": write ours back, lib/control/external_write.h).
  */
 struct actor_config {
 	enum actor_kind kind;
@@ -80,6 +83,7 @@ struct actor_config {
 	bool optional;
 	unsigned int line;
 	bool at_most_original;
+	bool yield_external;
 };
 
 /**

@@ -12,11 +12,12 @@
 #include "control/divvy.h"
 
 const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight",
-					  "optional", NULL };
+					  "optional", "on_external_write", NULL };
 const char *const cfg_opp_keys[] = { "freq_khz", "voltage_uv", "power_mw", "static_power_mw", NULL };
-const char *const cfg_powercap_keys[] = { "type", "zone", "weight", "optional", NULL };
+const char *const cfg_powercap_keys[] = { "type", "zone", "weight", "optional", "on_external_write",
+					   NULL };
 const char *const cfg_devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight",
-					  "optional", NULL };
+					  "optional", "on_external_write", NULL };
 static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		     uint32_t dpc, struct opp *o)
 {
@@ -111,6 +112,8 @@ static int parse_actor_target(struct parse_ctx *ctx, const config_setting_t *g,
 	return 0;
 }
 
+static const char *const external_write_names[] = { "reassert", "yield", NULL };
+
 static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		       struct actor_config *a)
 {
@@ -119,7 +122,7 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	};
 	int64_t dpc;
 	double weight = 1.0;
-	int kind, r;
+	int kind, on_external = 0, r;
 
 	a->line = config_setting_source_line(g);
 	r = cfg_get_enum(ctx, g, prefix, "type", actor_kind_names, &kind);
@@ -139,6 +142,11 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	a->weight_q10 = (uint32_t)lround(weight * DIVVY_WEIGHT_ONE);
 	if ((r = cfg_get_bool(ctx, g, prefix, "optional", &a->optional)) < 0)
 		return r;
+	/* Another writer on its files: write ours back (with a back-off), or leave it the actor. */
+	if ((r = cfg_get_enum(ctx, g, prefix, "on_external_write", external_write_names,
+			      &on_external)) < 0)
+		return r;
+	a->yield_external = on_external == 1;
 	return parse_opps(ctx, g, prefix, a);
 }
 

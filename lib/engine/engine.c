@@ -163,17 +163,24 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	struct cycle_sample s;
 	int first_error = 0, r;
 
+	/* After a resume, what firmware reset in the sleep is no other writer:
+	 * this period writes every state again anyway. */
+	if (!e->force_writes)
+		engine_check_writes(e, now_us);
 	engine_sample_load(e);
 	s.prev = e->stat_prev;
 	s.cur = e->stat_cur;
 	s.now_us = now_us;
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
+	engine_leave_yielded(e);
 	engine_share_cap(e);
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 		bool have_temp;
 
+		if (zone->given_up_to[0])
+			continue;	/* another governor has it */
 		zone_observe_power(zone, now_us);
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
@@ -191,8 +198,9 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];
 
-		/* A device that failed a write is left alone until its backoff ends. */
-		if (!write_retry_due(&a->retry, now_us))
+		/* A device that failed a write is left alone until its backoff ends, and
+		 * one another writer holds, for its back-off or for good (yield). */
+		if (!write_retry_due(&a->retry, now_us) || external_write_holds(&a->external))
 			continue;
 		r = write_retry_note(&a->retry, apply_actor(e, a), now_us);
 		if (r < 0 && !first_error)
@@ -244,7 +252,7 @@ int engine_save(const struct engine *e, saved_value_fn fn, void *userdata)
 		if (!e->zones[z].original_policy[0])
 			continue;
 		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", e->zones[z].tz_id);
-		r = fn(userdata, path, e->zones[z].original_policy);
+		r = fn(userdata, path, e->zones[z].original_policy, "user_space");
 		if (r < 0)
 			return r;
 	}
@@ -256,7 +264,7 @@ void engine_free(struct engine *e)
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_destroy(e->actors[i]);
 	for (size_t z = 0; z < e->n_zones; z++)
-		zone_sensor_close(&e->zones[z]);
+		engine_zone_close(&e->zones[z]);
 	free(e->actors);
 	free(e->zones);
 	sysfs_attr_close(&e->proc_stat);

@@ -133,6 +133,37 @@ size_t engine_resume(struct engine *e, uint64_t now_us);
 int engine_cycle(struct engine *e, uint64_t now_us, const bool *due);
 
 /**
+ * engine_check_writes() - read back every actor's files (no open, no
+ * allocation) and act on another writer (lib/control/external_write.h):
+ * a new episode is logged with the file, the value last known there and
+ * the one found, and ours is written at once; a fight (rewritten within
+ * EXTERNAL_WRITE_FIGHT_MS of our reassert) is said once an episode at
+ * warning level and backs off; an actor whose policy is to yield is left
+ * to the other writer for good (logged).  Each counted in
+ * actor->external.count.  engine_cycle() calls it first.
+ */
+void engine_check_writes(struct engine *e, uint64_t now_us);
+
+/**
+ * engine_give_up_zone() - another writer set @z's policy to @policy (not
+ * user_space): stop controlling @z, put back as they were found its devices
+ * that no zone still controlled holds (a file another writer set is left)
+ * and leave them (yielded), and forget its original policy (theirs stays at
+ * stop).  @say: one warning naming the policy (engine_check_writes(); a
+ * rebuild that carries the zone given up says nothing).
+ */
+void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, bool say);
+
+/** engine_zone_close() - close @z's sensor and its policy file. */
+void engine_zone_close(struct zone *z);
+
+/**
+ * engine_leave_yielded() - after the actors were sampled: the actors
+ * yielded to another writer ask for nothing and take no share of a budget.
+ */
+void engine_leave_yielded(struct engine *e);
+
+/**
  * engine_share_cap() - divide e->cap_mw among the zones (lib/engine/engine_cap.c):
  * by divvy(), each zone asking what its actors asked of its last division
  * (an actor shared by zones counted once among them) and holding at most

@@ -8,6 +8,8 @@
 
 #include "engine.h"
 #include "model_record.h"
+#include "platform/log.h"
+#include "platform/thermal.h"
 #include "zone_sensor.h"
 
 static struct actor *old_actor(const struct engine *old, const struct actor *a)
@@ -134,6 +136,18 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	adopt_model(z, o);
 }
 
+/*
+ * A zone given up stays so across a rebuild: the build took it over again,
+ * so the policy the other writer had set is put back.
+ */
+static void keep_given_up(struct engine *e, struct zone *z, const char *policy)
+{
+	if (z->original_policy[0] && thermal_zone_set_policy(z->tz_id, policy) < 0)
+		pa_log(PA_LOG_ERR, "zone %s: cannot put back \"%s\" in thermal_zone%d/policy, "
+		       "which another program had set", z->name, policy, z->tz_id);
+	engine_give_up_zone(e, z, policy, false);
+}
+
 void engine_adopt_state(struct engine *e, const struct engine *old)
 {
 	for (size_t i = 0; i < e->n_actors; i++) {
@@ -147,5 +161,11 @@ void engine_adopt_state(struct engine *e, const struct engine *old)
 
 		if (o >= 0)
 			adopt_zone(&e->zones[z], &old->zones[o]);
+	}
+	for (size_t z = 0; z < e->n_zones; z++) {
+		long o = engine_zone_index(old, &e->zones[z]);
+
+		if (o >= 0 && old->zones[o].given_up_to[0])
+			keep_given_up(e, &e->zones[z], old->zones[o].given_up_to);
 	}
 }

@@ -141,6 +141,8 @@ static void take_over(struct zone *z, const struct thermal_zone_info *tz)
 		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
 		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
 		z->original_policy[0] = '\0';
+	} else if (thermal_zone_open_policy(tz->id, &z->policy) == 0) {
+		z->policy_open = true;	/* else not watched: another writer goes unseen */
 	}
 }
 
@@ -383,7 +385,7 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 			if (r == 0) {
 				e->n_zones++;
 			} else {
-				zone_sensor_close(z);
+				engine_zone_close(z);
 				drop_actors_from(e, n_actors);
 			}
 		}

@@ -117,7 +117,14 @@ enum zone_model_state {
  *	(lib/control/model_tuning.h); @tuning: which.
  * @efficiency_division: divide by efficiency, not by request.
  * @sp_source: where pid.sustainable_power_mw came from.
- * @original_policy: the zone's governor before we took it over.
+ * @original_policy: the zone's governor before we took it over ("" when
+ *	none was taken over, or the zone was given up: nothing to put back).
+ * @policy, @policy_open: its thermal zone's policy file, open for reading
+ *	while the zone is taken over (@policy_open), read each period without
+ *	an open: another writer's governor there gives the zone up.
+ * @given_up_to: the governor another writer set in its policy ("" while
+ *	the zone is controlled): the zone was given up, its actors restored,
+ *	and it is not controlled again until a restart or a reload.
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
  * @request_mw: this period's request per actor, mW, as the division took
  *	it (the actor's, or with saturated_request what its saturated CPUs ask).
@@ -182,6 +189,9 @@ struct zone {
 	bool efficiency_division;
 	enum sustainable_power_source sp_source;
 	char original_policy[64];
+	struct sysfs_attr policy;
+	bool policy_open;
+	char given_up_to[64];
 	size_t n_actors;
 	struct actor *actors[ZONE_MAX_ACTORS];
 	uint32_t request_mw[ZONE_MAX_ACTORS];

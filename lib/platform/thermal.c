@@ -371,3 +371,21 @@ int thermal_zone_set_policy(int id, const char *policy)
 
 	return r < 0 ? r : sysfs_write_str(path, policy);
 }
+
+int thermal_zone_open_policy(int id, struct sysfs_attr *attr)
+{
+	char path[SYSFS_PATH_MAX];
+	int r = sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", id);
+
+	return r < 0 ? r : sysfs_attr_open(attr, path, false);
+}
+
+int thermal_zone_read_policy(const struct sysfs_attr *attr, char *buf, size_t size)
+{
+	ssize_t n = sysfs_attr_read(attr, buf, size);
+
+	if (n < 0)
+		return (int)n;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}

@@ -165,3 +165,17 @@ bool thermal_zone_offers_policy(const struct thermal_zone_info *zone, const char
  * Return: 0 or negative errno.
  */
 int thermal_zone_set_policy(int id, const char *policy);
+
+/**
+ * thermal_zone_open_policy() - open thermal_zone@id/policy for reading into
+ * @attr, kept open so that each period can read it without an open.
+ * Return: 0 or negative errno (not logged).
+ */
+int thermal_zone_open_policy(int id, struct sysfs_attr *attr);
+
+/**
+ * thermal_zone_read_policy() - read the governor in @attr (pread, no open,
+ * no allocation) into @buf, without its newline.
+ * Return: 0 or negative errno.
+ */
+int thermal_zone_read_policy(const struct sysfs_attr *attr, char *buf, size_t size);

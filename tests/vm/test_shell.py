@@ -352,5 +352,72 @@ class Stopping(Shell):
         self.assert_restored()
 
 
+CPU0_WRITES = 'powerallocd_actor_external_writes_total{actor="cpufreq-cap-0"}'
+
+
+def counted_script(metrics):
+    """A guest script that exits 0 once CPU 0's actor has external writes counted."""
+    return "awk '$1 == \"%s\" && $2 > 0 { found = 1 } END { exit !found }' %s" % (
+        CPU0_WRITES.replace('"', '\\"'), metrics)
+
+
+class OtherWriters(Shell):
+    """Another program on the files the daemon writes: the zone's policy set
+    back to step_wise gives the zone up; a cap rewritten by a shell loop is
+    written back, fought over once, counted, and held once the loop stops."""
+
+    METRICS = "/tmp/metrics/powerallocd.prom"
+    controlled = Stopping.controlled
+
+    def test_policy_changed_by_another_writer_gives_the_zone_up(self):
+        self.controlled("--log-target stderr")
+        guest.check("echo step_wise > %s/policy" % (TZ % 0))
+        self.wait_log('another program set thermal_zone0/policy to "step_wise": the zone is '
+                      "given up", "the zone given up")
+        # Its caps back as found, and left: not fought over, not taken back.
+        guest.wait("test $(cat %s) = %d && test $(cat %s) = %d" %
+                   (POLICY % 0, MAX_KHZ, POLICY % 1, MAX_KHZ), "both caps restored",
+                   timeout=60)
+        guest.check("sleep 2")
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "step_wise")
+        self.assertEqual(int(guest.read(POLICY % 0)), MAX_KHZ)
+        self.assertEqual(self.log().count("given up"), 1, self.log())
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def external_writes(self):
+        """powerallocd_actor_external_writes_total of CPU 0's actor, 0 before the first file."""
+        rc, out = guest.run("grep '^%s' %s" % (CPU0_WRITES, self.METRICS))
+        return int(float(out.split()[-1])) if rc == 0 and out.split() else 0
+
+    def test_cap_rewritten_by_a_shell_loop_is_reasserted(self):
+        guest.check("mkdir -p /tmp/metrics")
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 'metrics_dir = "/tmp/metrics"; metrics_interval_ms = 200;'))
+        self.start("--log-target stderr")
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        loop = int(guest.check("(while :; do echo %d > %s; sleep 0.2; done) >/dev/null 2>&1 & "
+                               "echo $!" % (MAX_KHZ, POLICY % 0)).split()[-1])
+        try:
+            self.wait_log("scaling_max_freq: fought over", "the fight said", timeout=60)
+            guest.wait(counted_script(self.METRICS), "the external writes counted",
+                       timeout=60)
+        finally:
+            guest.run("kill %d" % loop)
+        # The loop gone: ours back within the back-off (at most 64 s), and it holds.
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped again",
+                   timeout=90)
+        guest.check("sleep 2")
+        self.assertLess(int(guest.read(POLICY % 0)), MAX_KHZ)
+        self.assertEqual(self.log().count("fought over"), 1, self.log())
+        self.assertGreater(self.external_writes(), 0)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -8,7 +8,8 @@ order, each on what the one before left: install with nothing to control
 (the unit skipped with why, thermald left running), a zone configured (the
 service active, READY and STATUS, thermald stopped), powerallocctl as root
 and as a user, the zone controlled through the kernel's trip events under
-the unit's sandbox, reload, what a user may not do, stop (thermald back),
+the unit's sandbox, reload, a cap rewritten by a shell loop (counted on the
+bus), what a user may not do, stop (thermald back),
 SIGKILL (ExecStopPost restores, Restart= restarts), suspend to idle by
 logind (the resume said, the caps written again), the
 daemon from a root shell, purge (thermald back).
@@ -199,6 +200,26 @@ class Systemd(unittest.TestCase):
                             "the fan cooling", timeout=60)
         self.assertNotIn("lowest-state", status)
         self.assertNotIn("limited", status)
+
+    def test_4a_a_cap_rewritten_by_a_loop_is_counted_on_the_bus(self):
+        """The zone test_4 controls: a shell loop rewrites CPU 0's cap every
+        0.2 s; the daemon writes its own back, warns once, and the actor's
+        ExternalWrites counts it; the loop killed, the cap is ours again."""
+        loop = int(guest.check("(while :; do echo %d > %s; sleep 0.2; done) >/dev/null 2>&1 & "
+                               "echo $!" % (MAX_KHZ, POLICY % 0)).split()[-1])
+        try:
+            self.wait_journal("scaling_max_freq: fought over", "the fight in the journal")
+            guest.wait("for a in /org/powerallocd1/actor/0 /org/powerallocd1/actor/1; do "
+                       "busctl get-property org.powerallocd1 $a org.powerallocd1.Actor "
+                       "ExternalWrites; done | grep -Eq '^u [1-9]'",
+                       "ExternalWrites on the bus", timeout=60, interval=1)
+        finally:
+            guest.run("kill %d" % loop)
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped again",
+                   timeout=90)
+        log = guest.check("journalctl -b -u powerallocd --no-pager -o cat")
+        self.assertEqual(log.count("fought over"), 1, log[-3000:])
+        self.wait_active()
 
     def test_5_a_user_may_not_reload_or_limit(self):
         rc, out = guest.run("runuser -u tester -- powerallocctl reload")

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A file an actor writes (struct actor_file): written only when the value
+ * changes, read back after each write (the kernel may round it: RAPL keeps
+ * its power units, cpufreq resolves a frequency) and each period, so that
+ * another writer is seen.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "actor_internal.h"
+#include "platform/log.h"
+
+void actor_file_init(struct actor_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->write.fd = f->read.fd = -1;
+}
+
+int actor_file_open(struct actor_file *f, const char *path)
+{
+	uint64_t v;
+	int r;
+
+	if ((r = sysfs_attr_open(&f->read, path, false)) < 0 ||
+	    (r = sysfs_attr_read_u64(&f->read, &v)) < 0 ||
+	    (r = sysfs_attr_open(&f->write, path, true)) < 0)
+		return r;
+	f->original = f->written = f->known = f->ours = v;
+	return 0;
+}
+
+int actor_file_set(struct actor_file *f, uint64_t value)
+{
+	bool writes = value != f->written || f->write.failures;
+	uint64_t there;
+	int r = actor_write_changed(&f->write, &f->written, value);
+
+	/* Read back only after a write: the period reads nothing more otherwise. */
+	if (r == 0 && writes)
+		f->ours = f->known = sysfs_attr_read_u64(&f->read, &there) == 0 ? there : value;
+	return r;
+}
+
+int actor_file_check(struct actor_file *f, struct external_found *found)
+{
+	uint64_t there;
+
+	if (f->read.fd < 0 || sysfs_attr_read_u64(&f->read, &there) < 0 || there == f->known)
+		return 0;
+	found->path = f->write.path;
+	found->known = f->known;
+	found->there = there;
+	/* Theirs is known now; the next write of ours is a change, so it is written. */
+	f->known = f->written = there;
+	return 1;
+}
+
+int actor_file_restore(struct actor_file *f)
+{
+	uint64_t there;
+
+	if (sysfs_attr_read_u64(&f->read, &there) == 0 && there != f->ours && there != f->original) {
+		pa_log(PA_LOG_NOTICE, "%s: left %" PRIu64 " as another writer set it (ours was %"
+		       PRIu64 ", found at start %" PRIu64 ")", f->write.path, there, f->ours,
+		       f->original);
+		return 0;
+	}
+	return actor_restore_u64(&f->write, &f->written, f->original);
+}
+
+void actor_file_adopt(struct actor_file *f, const struct actor_file *old)
+{
+	f->original = old->original;
+	f->ours = old->ours;
+	f->write.failures = old->write.failures;
+}
+
+int actor_file_save(const struct actor_file *f, saved_value_fn fn, void *userdata)
+{
+	char original[24], ours[24];
+
+	snprintf(original, sizeof(original), "%" PRIu64, f->original);
+	snprintf(ours, sizeof(ours), "%" PRIu64, f->ours);
+	return fn(userdata, f->write.path, original, ours);
+}
+
+void actor_file_close(struct actor_file *f)
+{
+	sysfs_attr_close(&f->read);
+	sysfs_attr_close(&f->write);
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Other programs writing the files the daemon writes, on the daemon binary,
+a private bus and the RK3399 fixture tree held hot: a cooling state
+rewritten once is written back at the next period and logged once; one
+rewritten in a loop is fought over (a warning, a back-off, counted on D-Bus
+and in the metrics); on_external_write = "yield" leaves the actor to the
+other writer for good; at stop a file another writer set is left to it; a
+zone whose policy another writer changes from user_space is given up, its
+devices put back, the policy left to it; --restore after a SIGKILL leaves
+a file another program set since (the state file holds what the daemon last
+wrote, updated in place), and restores every file from an older state file.
+
+usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
+"""
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_bus import PrivateBus, ctl  # noqa: E402
+from test_daemon import CDEV, ZONE0, Daemon, Tree, run, wait_for  # noqa: E402
+
+CONFIG = """
+idle_poll_ms = 200;
+metrics_dir = "%s";
+metrics_interval_ms = 100;
+zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  actors = ( { type = "cpufreq"; cpus = "0-3"; },
+             { type = "cpufreq"; cpus = "4-5"; on_external_write = "%s"; } ); } );
+"""
+BIG = CDEV % 1
+BIG_PATH_END = "cooling_device1/cur_state"
+
+
+class ExternalWrites(unittest.TestCase):
+    def setUp(self):
+        self.bus = PrivateBus()
+        self.tree = Tree()
+        self.tree.write(ZONE0 + "temp", "85000\n")
+        self.metrics = tempfile.mkdtemp(prefix="powerallocd-metrics.")
+        self.daemon = None
+        self.max_big = int(self.tree.read("sys/devices/virtual/thermal/cooling_device1/max_state"))
+
+    def tearDown(self):
+        if self.daemon:
+            self.daemon.close()
+        shutil.rmtree(self.metrics, ignore_errors=True)
+        self.tree.close()
+        self.bus.close()
+
+    def start(self, policy="reassert"):
+        self.daemon = Daemon(self.tree, CONFIG % (self.metrics, policy), bus="system")
+        self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
+        # Hot: the big cluster goes down to its deepest state and stays there.
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
+                        self.daemon.logtext())
+
+    def big(self):
+        text = self.tree.read(BIG)
+        return int(text) if text.strip().isdigit() else -1
+
+    def lines(self, text):
+        return [line for line in self.daemon.logtext().splitlines() if text in line]
+
+    def actor(self, name):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        actors = [a for z in json.loads(out.stdout)["zones"] for a in z["actors"]]
+        return next(a for a in actors if a["name"] == name)
+
+    def metric(self, actor):
+        """powerallocd_actor_external_writes_total of @actor, or None."""
+        try:
+            with open(os.path.join(self.metrics, "powerallocd.prom")) as f:
+                for line in f:
+                    if line.startswith('powerallocd_actor_external_writes_total{actor="%s"}' % actor):
+                        return int(float(line.split()[-1]))
+        except FileNotFoundError:
+            pass
+        return None
+
+    def test_rewritten_once_is_written_back_and_logged_once(self):
+        self.start()
+        self.tree.write(BIG, "1")
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big), self.daemon.logtext())
+        found = self.lines("another writer set")
+        self.assertEqual(len(found), 1, self.daemon.logtext())
+        self.assertIn(BIG_PATH_END + ": another writer set 1 where %d was" % self.max_big, found[0])
+        self.assertEqual(self.lines("fought over"), [])
+        self.assertEqual(self.actor("cpufreq-cpu4")["external_writes"], 1)
+        self.assertEqual(self.actor("cpufreq-cpu0")["external_writes"], 0)
+        self.assertTrue(wait_for(lambda: self.metric("cpufreq-cpu4") == 1), self.daemon.logtext())
+
+    def test_rewritten_in_a_loop_backs_off(self):
+        self.start()
+        stop = threading.Event()
+        writes = [0]
+
+        def loop():
+            while not stop.is_set():
+                if self.big() != 0:
+                    self.tree.write(BIG, "0")
+                    writes[0] += 1
+                time.sleep(0.02)
+        writer = threading.Thread(target=loop)
+        writer.start()
+        try:
+            self.assertTrue(wait_for(lambda: self.lines("fought over"), timeout=5),
+                            self.daemon.logtext())
+            # Backing off: 1 s, then 2 s, then 4 s between our writes back, so
+            # ours comes back about 3 times in 4 s, where every period would be 80.
+            time.sleep(4)
+        finally:
+            stop.set()
+            writer.join()
+        fought = self.lines("fought over")
+        self.assertEqual(len(fought), 1, self.daemon.logtext())
+        self.assertTrue(fought[0].startswith("warning:"), fought[0])
+        count = self.actor("cpufreq-cpu4")["external_writes"]
+        self.assertGreaterEqual(count, 3)
+        self.assertLess(count, 12)
+        self.assertLessEqual(count, writes[0])
+        self.assertTrue(wait_for(lambda: (self.metric("cpufreq-cpu4") or 0) >= 3))
+        # The loop is over: ours is back within the back-off (at most 8 s now).
+        self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
+                        self.daemon.logtext())
+
+    def test_yield_leaves_the_actor_and_stop_leaves_theirs(self):
+        self.start("yield")
+        self.tree.write(BIG, "1")
+        self.assertTrue(wait_for(lambda: self.lines('on_external_write = "yield"')),
+                        self.daemon.logtext())
+        periods = len(open(self.daemon.trace).read().splitlines())
+        time.sleep(2)
+        self.assertGreater(len(open(self.daemon.trace).read().splitlines()) - periods, 10)
+        self.assertEqual(self.big(), 1)
+        little = self.actor("cpufreq-cpu0")
+        self.assertTrue(self.actor("cpufreq-cpu4")["yielded"])
+        self.assertFalse(little["yielded"])
+        self.assertEqual(self.actor("cpufreq-cpu4")["requested_mw"], 0)
+        self.assertGreater(int(self.tree.read(CDEV % 0)), 0)
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        # Ours (the little cluster's) restored, theirs left, and said.
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+        self.assertEqual(self.big(), 1)
+        left = self.lines('left "')
+        self.assertEqual(len([x for x in left if BIG_PATH_END in x]), 1, self.daemon.logtext())
+        self.assertIn('left "1" as another writer set it (ours was "%d", found at start "0")'
+                      % self.max_big, left[0])
+
+    def zone(self):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return json.loads(out.stdout)["zones"][0]
+
+    def test_policy_changed_gives_the_zone_up(self):
+        # Found at start: power_allocator, so that step_wise at stop is theirs, not the original.
+        self.tree.write(ZONE0 + "policy", "power_allocator")
+        self.start()
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        self.assertEqual(self.zone()["given_up_to"], "")
+        self.tree.write(ZONE0 + "policy", "step_wise\n")
+        self.assertTrue(wait_for(lambda: self.lines("given up"), timeout=60), self.daemon.logtext())
+        # Both clusters back as found, at once (the give-up restores them).
+        self.assertTrue(wait_for(lambda: self.big() == 0 and self.tree.read(CDEV % 0) == "0",
+                                 timeout=10), self.daemon.logtext())
+        zone = self.zone()
+        self.assertEqual(zone["given_up_to"], "step_wise")
+        self.assertTrue(all(a["yielded"] for a in zone["actors"]), zone)
+        # Not fought over and not taken back: two seconds of periods change nothing.
+        time.sleep(2)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        given_up = self.lines("given up")
+        self.assertEqual(len(given_up), 1, self.daemon.logtext())
+        self.assertTrue(given_up[0].startswith("warning:"), given_up[0])
+        self.assertIn('another program set thermal_zone0/policy to "step_wise"', given_up[0])
+        self.assertIn("3 of its 3 devices put back", given_up[0])
+        # A rebuild (a reload) keeps it given up: the governor found is put back.
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: self.lines("reloaded")), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.zone()["given_up_to"], "step_wise")
+        time.sleep(1)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        # At stop, theirs stays: the original power_allocator is not put back.
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+
+    def state(self):
+        with open(self.daemon.state) as f:
+            return f.read()
+
+    def killed_at_max(self):
+        """Started hot, killed once the state file says both clusters were written."""
+        self.start()
+        little = int(self.tree.read("sys/devices/virtual/thermal/cooling_device0/max_state"))
+        self.assertTrue(wait_for(lambda: self.tree.read(CDEV % 0) == str(little), timeout=10))
+        # What each cycle wrote is in the state file, in place (fixed-width fields).
+        self.assertTrue(wait_for(lambda: "/sys/class/thermal/%s\t0\t%-24d\n"
+                                 % (BIG_PATH_END, self.max_big) in self.state(), timeout=10),
+                        self.state())
+        self.assertIn("/sys/class/thermal/cooling_device0/cur_state\t0\t%-24d\n" % little,
+                      self.state())
+        self.assertIn("/sys/class/thermal/thermal_zone0/policy\tstep_wise\t%-24s\n"
+                      % "user_space", self.state())
+        self.daemon.signal(signal.SIGKILL)
+        self.daemon.wait()
+
+    def restore(self):
+        return run(self.tree, "--restore", "--state-file", self.daemon.state,
+                   "--log-target", "stderr")
+
+    def test_sigkill_then_restore_leaves_another_writers_value(self):
+        self.killed_at_max()
+        self.tree.write(BIG, "1")   # another program, after the crash
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # Ours still there: restored; theirs: left, and said.
+        self.assertEqual(self.tree.read(CDEV % 0), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.big(), 1)
+        self.assertEqual(out.stdout, "restored 3 of 4 files from %s (1 zone policy, 3 cooling "
+                         "states); 1 left with the value another program set since "
+                         "powerallocd wrote it (said above)\n" % self.daemon.state)
+        self.assertIn('%s: left "1" as another writer set it (ours was "%d", found at start '
+                      '"0")' % (BIG_PATH_END, self.max_big), out.stderr)
+        self.assertFalse(os.path.exists(self.daemon.state))
+
+    def test_restore_from_an_older_state_file_restores_everything(self):
+        self.killed_at_max()
+        # An older powerallocd's file: "path<TAB>value", no ours: restored unconditionally.
+        old = "".join("\t".join(line.split("\t")[:2]) + "\n"
+                      for line in self.state().splitlines())
+        with open(self.daemon.state, "w") as f:
+            f.write(old)
+        self.tree.write(BIG, "1")
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "restored 4 files from %s: 1 zone policy, 3 cooling "
+                         "states\n" % self.daemon.state)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+
+if __name__ == "__main__":
+    unittest.main()
