@@ -59,8 +59,10 @@ static void trace_row(struct sim *sim, const char *row)
 		return;	/* another actor of the same period */
 	if (is_active && sim->trace_last_active && time_ms - sim->trace_last_ms > sim->trace_max_gap_ms)
 		sim->trace_max_gap_ms = time_ms - sim->trace_last_ms;
-	if (is_active && !sim->first_active_mc && temp)
+	if (is_active && !sim->first_active_mc && temp) {
 		sim->first_active_mc = strtol(temp, NULL, 10);
+		sim->first_active_daemon_ms = time_ms;
+	}
 	if (is_active)
 		count_swing(sim);
 	sim->trace_last_ms = time_ms;
