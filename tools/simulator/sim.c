@@ -196,9 +196,10 @@ static void print_trip_events(const struct sim *sim)
 		printf("  trip events                off (--no-trip-events)\n");
 		return;
 	}
-	printf("  kernel: %s alarm, polls %d ms, %d ms passive; trip events sent %lu%s\n",
-	       sim_alarm_name(k->alarm), k->polling_delay_ms, k->passive_delay_ms,
-	       sim->events_sent, sim->events_lost ? " (some lost)" : "");
+	printf("  kernel                     %s alarm, polls %d ms, %d ms passive\n",
+	       sim_alarm_name(k->alarm), k->polling_delay_ms, k->passive_delay_ms);
+	printf("  trip events sent           %6lu (%lu lost: the daemon's socket full)\n",
+	       sim->events_sent, sim->events_lost);
 	if (sim->switch_on_crossed_ms < 0)
 		printf("  switch-on trip event       - (not crossed)\n");
 	else if (sim->switch_on_event_ms < 0)
@@ -223,6 +224,9 @@ static void print_first_active(const struct sim *sim, double speed)
 		return;
 	printf("  first active period at     %6.2f °C (the sensor's)\n",
 	       sim->first_active_mc / 1000.0);
+	if (sim->first_model_sp_mw >= 0 && sim->first_model_confidence >= 0)
+		printf("  model, first active period %6ld mW, confidence %.2f\n",
+		       sim->first_model_sp_mw, sim->first_model_confidence);
 	if (sim->switch_on_crossed_ms < 0 || sim->plant_start_daemon_ms < 0)
 		return;
 	at_ms = ((double)sim->first_active_daemon_ms - sim->plant_start_daemon_ms) * speed;

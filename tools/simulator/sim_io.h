@@ -88,6 +88,9 @@ struct sim {
 	bool trace_last_active;
 	long first_active_mc;		/* the sensor at the first active period, 0: none yet */
 	long first_active_daemon_ms;	/* its time on the daemon's clock */
+	int sp_col, confidence_col;	/* learned_sp_mw, model_confidence in the trace, -1: none */
+	long first_model_sp_mw;		/* the model's at the first active period, -1: unknown */
+	double first_model_confidence;	/* likewise, 0-1 */
 	long trace_max_gap_ms;		/* longest gap between two active periods */
 	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;
