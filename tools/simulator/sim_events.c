@@ -135,7 +135,8 @@ static void send_event(struct sim *sim, const struct sim_trip_event *ev)
 	}
 	hdr = nlmsg_hdr(msg);
 	/* A daemon that does not read loses events, as from a full netlink socket. */
-	if (send(sim->event_fd, hdr, hdr->nlmsg_len, MSG_DONTWAIT) == (ssize_t)hdr->nlmsg_len)
+	if (send(sim->event_fd, hdr, hdr->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    (ssize_t)hdr->nlmsg_len)
 		sim->events_sent++;
 	else
 		sim->events_lost++;
