@@ -52,7 +52,7 @@ class TripEvents(unittest.TestCase):
         on its netlink socket and runs its first active period within a
         period of the crossing (0-2 ms measured).  Without the events it
         came 680 ms after (its rise prediction), 4.84 °C over control."""
-        out, log = simulate("--speed", "2", "--duration", "5", "--settled", "--die-share", "0.4",
+        out, log = simulate("--speed", "1", "--duration", "5", "--settled", "--die-share", "0.4",
                             debug_log=True)
         self.assertIn("restored: yes", out)
         self.assertRegex(out, r"switch-on trip event +0 ms after the crossing")
@@ -60,7 +60,7 @@ class TripEvents(unittest.TestCase):
         self.assertRegex(log, r"thermal event tz_trip_up \(zone 0, trip 0,")
         after_ms = number(r"first active period +(\d+) ms after the sensor crossed", out)
         self.assertIsNotNone(after_ms, out)
-        # One period is 100 ms simulated, 50 ms real at 2x: a loaded machine's margin.
+        # One period, 100 ms at real speed: a loaded machine's margin.
         self.assertLessEqual(after_ms, 100, out)
         self.assertLess(number(r"max overshoot +([\d.]+)", out), 0.5, out)
 
@@ -69,13 +69,14 @@ class TripEvents(unittest.TestCase):
         in half a second): the event's wake runs at once.  When the idle
         zone's wake was left in the idle poll's coalescing window (a
         quarter of the poll), it came 475-480 ms after the crossing in 2
-        runs of 3, 9.45 °C over control; 0-40 ms since (measured, 5x)."""
-        out, _ = simulate("--speed", "5", "--duration", "4", "--settled", "--die-share", "0.4",
+        runs of 3, 9.45 °C over control; 0-40 ms since (measured, 5x).
+        Run at real speed so that the bounds are a loaded machine's margin."""
+        out, _ = simulate("--speed", "1", "--duration", "4", "--settled", "--die-share", "0.4",
                           "--sim", "tools/simulator/more-boards/hi3660-hikey960.sim")
         self.assertRegex(out, r"switch-on trip event +0 ms after the crossing")
         after_ms = number(r"first active period +(\d+) ms after the sensor crossed", out)
         self.assertIsNotNone(after_ms, out)
-        # Two periods, 40 ms real at 5x: a loaded machine's margin.
+        # Two periods, 200 ms at real speed: a loaded machine's margin.
         self.assertLessEqual(after_ms, 200, out)
 
     def test_no_trip_events_option(self):
