@@ -89,7 +89,7 @@ void schedule_ran(struct schedule *s, const struct engine *e, size_t i, uint64_t
 
 void schedule_arm(const struct schedule *s, const struct engine *e, sd_event_source *tick)
 {
-	uint64_t next = SCHEDULE_NEVER, accuracy = USEC_PER_MSEC;
+	uint64_t next = SCHEDULE_NEVER, accuracy = USEC_PER_MSEC, now_us = 0;
 	bool fast = false;
 
 	for (size_t i = 0; i < e->n_zones; i++) {
@@ -101,8 +101,14 @@ void schedule_arm(const struct schedule *s, const struct engine *e, sd_event_sou
 		sd_event_source_set_enabled(tick, SD_EVENT_OFF);
 		return;
 	}
-	/* Idle: let the wakeup move by a quarter of the poll so it coalesces. */
-	if (!fast)
+	/*
+	 * Idle: let the wakeup move by a quarter of the poll so it coalesces;
+	 * not one due now (a trip event, a new power limit), which sd-event
+	 * would otherwise put at the end of that window, a quarter of the
+	 * poll late.
+	 */
+	sd_event_now(sd_event_source_get_event(tick), CLOCK_MONOTONIC, &now_us);
+	if (!fast && next > now_us + USEC_PER_MSEC)
 		accuracy = (s->idle_poll_ms ? s->idle_poll_ms : SCHEDULE_NO_EVENTS_POLL_MS) *
 			   USEC_PER_MSEC / 4;
 	sd_event_source_set_time(tick, next);

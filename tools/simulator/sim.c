@@ -134,6 +134,7 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 		sim_read_states(sim, pl);
 		plant_step(pl, dt_s);
 		sim_write_outputs(sim, pl, dt_s);
+		sim_events_step(sim, lround(pl->t_s * 1000));
 		record(s, pl, sim->control_c);
 		record_work(s, pl, work_before, sim->control_c, dt_s);
 		if (step % steps_per_second == 0) {
@@ -180,6 +181,59 @@ static void print_plant(const struct sim *sim, const struct plant *pl,
 	       used);
 }
 
+/*
+ * The simulated kernel: how it sees crossings, the events it sent, and
+ * how long after the sensor first crossed switch-on the daemon's zone had
+ * one ("none": switch-on is no trip of the zone, or the kernel had not
+ * polled it yet; "-": not crossed, the die started over it or stayed
+ * under).
+ */
+static void print_trip_events(const struct sim *sim)
+{
+	const struct sim_kernel_params *k = &sim->kernel;
+
+	if (!sim->trip_events) {
+		printf("  trip events                off (--no-trip-events)\n");
+		return;
+	}
+	printf("  kernel                     %s alarm, polls %d ms, %d ms passive\n",
+	       sim_alarm_name(k->alarm), k->polling_delay_ms, k->passive_delay_ms);
+	printf("  trip events sent           %6lu (%lu lost: the daemon's socket full)\n",
+	       sim->events_sent, sim->events_lost);
+	if (sim->switch_on_crossed_ms < 0)
+		printf("  switch-on trip event       - (not crossed)\n");
+	else if (sim->switch_on_event_ms < 0)
+		printf("  switch-on trip event       none (crossed at %.2f s)\n",
+		       sim->switch_on_crossed_ms / 1000.0);
+	else
+		printf("  switch-on trip event       %6ld ms after the crossing at %.2f s\n",
+		       sim->switch_on_event_ms - sim->switch_on_crossed_ms,
+		       sim->switch_on_crossed_ms / 1000.0);
+}
+
+/*
+ * When the zone first became active, on the plant's clock, after the
+ * sensor first crossed switch-on (to within the 5 ms x the speed that the
+ * simulator took to see the daemon's first row: 0 when it came sooner).
+ */
+static void print_first_active(const struct sim *sim, double speed)
+{
+	double at_ms;
+
+	if (!sim->first_active_mc)
+		return;
+	printf("  first active period at     %6.2f °C (the sensor's)\n",
+	       sim->first_active_mc / 1000.0);
+	if (sim->first_model_sp_mw >= 0 && sim->first_model_confidence >= 0)
+		printf("  model, first active period %6ld mW, confidence %.2f\n",
+		       sim->first_model_sp_mw, sim->first_model_confidence);
+	if (sim->switch_on_crossed_ms < 0 || sim->plant_start_daemon_ms < 0)
+		return;
+	at_ms = ((double)sim->first_active_daemon_ms - sim->plant_start_daemon_ms) * speed;
+	printf("  first active period        %6.0f ms after the sensor crossed switch-on\n",
+	       fmax(0, at_ms - (double)sim->switch_on_crossed_ms));
+}
+
 static void print_swings(const struct sim *sim, const struct sim_options *o)
 {
 	printf("  budget swings, second half %6u (0-%.0f%% to %.0f-100%% of %.0f mW or back)\n",
@@ -204,9 +258,8 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	printf("  maximum temperature        %6.2f °C\n", s->max_die_c);
 	printf("  max overshoot              %6.2f °C\n", fmax(0, s->max_die_c - sim->control_c));
 	printf("  time above control         %6.1f s\n", s->above_s);
-	if (sim->first_active_mc)
-		printf("  first active period at     %6.2f °C (the sensor's)\n",
-		       sim->first_active_mc / 1000.0);
+	print_first_active(sim, o->speed);
+	print_trip_events(sim);
 	printf("  mean |error|, second half  %6.2f °C\n",
 	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
 	printf("  work delivered             %6.2f %% of demanded\n",
@@ -245,7 +298,8 @@ int main(int argc, char **argv)
 				     .state_dir = o.state_dir,
 				     .vary = &o.vary, .sp = o.sp, .sp_factor = o.sp_factor,
 				     .sensor_step_c = o.sensor_step_c,
-				     .sensor_noise_c = o.sensor_noise_c, .seed = o.seed };
+				     .sensor_noise_c = o.sensor_noise_c, .seed = o.seed,
+				     .trip_events = !o.no_trip_events };
 	if (sim_setup(&sim, o.description, &set) < 0)
 		return 1;
 	sim.fault = o.fault;
@@ -254,6 +308,8 @@ int main(int argc, char **argv)
 	if (o.settled)
 		plant_start_settled(&pl, sim.control_c);
 	sim_write_outputs(&sim, &pl, 0);
+	sim.last_sensor_mc = sim.sensor_mc;
+	sim_events_start(&sim, 0);
 	if (o.check_config) {
 		int status = sim_check_config(&sim);
 

@@ -8,16 +8,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sim_io.h"
+#include "sim_netlink.h"
+
+/*
+ * The daemon's thermal netlink: a datagram socket pair, our end kept, its
+ * end inherited and read by its netlink socket through SIM_NETLINK_SHIM
+ * (sim_netlink_shim.c).  Return: its end, or -1 (said on stderr).
+ */
+static int open_netlink(struct sim *sim)
+{
+	int pair[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0) {
+		perror("socketpair");
+		return -1;
+	}
+	sim->event_fd = pair[0];
+	return pair[1];
+}
+
+/*
+ * In the child: its end (@fd, -1: none) inherited and named in its
+ * environment, the netlink shim preloaded, the fault shim too for @faults.
+ */
+static void give_netlink(int fd, bool faults)
+{
+	char number[16], preload[1100];
+
+	if (fd >= 0) {
+		fcntl(fd, F_SETFD, 0);
+		snprintf(number, sizeof(number), "%d", fd);
+		setenv(SIM_NETLINK_FD_ENV, number, 1);
+	}
+	snprintf(preload, sizeof(preload), "%s%s%s", SIM_NETLINK_SHIM, faults ? ":" : "",
+		 faults ? SIM_FAULT_SHIM : "");
+	setenv("LD_PRELOAD", preload, 1);
+}
 
 int sim_start_daemon(struct sim *sim)
 {
 	char conf[512], state[512], trace[512], log[512];
+	int netlink_fd = open_netlink(sim);
 
 	snprintf(conf, sizeof(conf), "%s/powerallocd.conf", sim->dir);
 	snprintf(state, sizeof(state), "%s/state", sim->dir);
@@ -30,14 +68,16 @@ int sim_start_daemon(struct sim *sim)
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
 		setenv("UMOCKDEV_DIR", sim->dir, 1);
-		if (sim->fault == FAULT_SENSOR_EIO || sim->fault == FAULT_CDEV_VANISH) {
+		bool faulty = sim->fault == FAULT_SENSOR_EIO || sim->fault == FAULT_CDEV_VANISH;
+
+		if (faulty) {
 			char faults[600];
 
 			snprintf(faults, sizeof(faults), "%s/faults", sim->dir);
 			mkdir(faults, 0755);
 			setenv("POWERALLOCD_FAULT_DIR", faults, 1);
-			setenv("LD_PRELOAD", SIM_FAULT_SHIM, 1);
 		}
+		give_netlink(netlink_fd, faulty);
 		/* The learnt models in the tree, unless asked to keep them elsewhere. */
 		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
 		       "--state-file", state, "--state-directory",
@@ -45,6 +85,8 @@ int sim_start_daemon(struct sim *sim)
 		       "--log-target", "stderr", (char *)NULL);
 		_exit(127);
 	}
+	if (netlink_fd >= 0)
+		close(netlink_fd);
 	if (sim->daemon < 0) {
 		perror("fork");
 		return -1;

@@ -135,6 +135,8 @@ static int read_description(struct sim *sim, const char *path)
 			r = 0;
 		if (r == 0)
 			r = read_fan(sim, &cfg);
+		if (r == 0)
+			r = sim_events_read_description(&cfg, &sim->kernel);
 	}
 	config_destroy(&cfg);
 	return r;
@@ -306,6 +308,8 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->budget_mw = -1;
 	sim->trace_last_ms = -1;
 	sim->plant_start_daemon_ms = -1;
+	sim->event_fd = -1;
+	sim->trip_events = set->trip_events;
 	sim->powerallocd = set->powerallocd;
 	sim->state_dir = set->state_dir;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
@@ -314,7 +318,8 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 		return -1;
 	apply_settings(sim, set);
 	if (build_tree(sim) < 0 || write_config(sim, set) < 0 || open_files(sim) < 0 ||
-	    (set->sp == SIM_SP_NONE && clear_tree_sustainable(sim) < 0)) {
+	    (set->sp == SIM_SP_NONE && clear_tree_sustainable(sim) < 0) ||
+	    sim_events_setup(sim) < 0) {
 		sim_cleanup(sim);
 		return -1;
 	}
@@ -348,8 +353,9 @@ void sim_write_outputs(struct sim *sim, const struct plant *pl, double dt_s)
 {
 	char text[64];
 
-	snprintf(text, sizeof(text), "%ld\n",
-		 sim->spike_now ? 150000L : sensor_model_read_mc(&sim->sensor_model, pl->die_c));
+	sim->sensor_mc = sim->spike_now ? 150000L : sensor_model_read_mc(&sim->sensor_model,
+									 pl->die_c);
+	snprintf(text, sizeof(text), "%ld\n", sim->sensor_mc);
 	for (size_t z = 0; z < sim->n_sensors; z++)
 		put_fd(sim->sensor_fd[z], text);
 	write_proc_stat(sim, pl, dt_s);
@@ -402,6 +408,8 @@ void sim_cleanup(struct sim *sim)
 		close(sim->fan_fd);
 	if (sim->trace_fd >= 0)
 		close(sim->trace_fd);
+	if (sim->event_fd >= 0)
+		close(sim->event_fd);
 	if (sim->dir[0] && strstr(sim->dir, "powerallocd-sim.") && !getenv("SIM_KEEP_TREE")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sim->dir);
 		(void)!system(cmd);

@@ -5,6 +5,7 @@
  * the files written every step and the cooling states read back, and the
  * daemon process itself.
  */
+#include <libconfig.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -14,6 +15,7 @@
 #include "plant.h"
 #include "plant_vary.h"
 #include "sensor_model.h"
+#include "sim_kernel.h"
 
 #define SIM_MAX_CPUS 64
 #define SIM_MAX_SENSORS 8
@@ -85,6 +87,10 @@ struct sim {
 	double plant_start_daemon_ms;	/* the daemon's clock at the plant's 0, -1: unknown */
 	bool trace_last_active;
 	long first_active_mc;		/* the sensor at the first active period, 0: none yet */
+	long first_active_daemon_ms;	/* its time on the daemon's clock */
+	int sp_col, confidence_col;	/* learned_sp_mw, model_confidence in the trace, -1: none */
+	long first_model_sp_mw;		/* the model's at the first active period, -1: unknown */
+	double first_model_confidence;	/* likewise, 0-1 */
 	long trace_max_gap_ms;		/* longest gap between two active periods */
 	double max_lag_s;		/* furthest the plant fell behind the clock, simulated s */
 	const char *powerallocd;
@@ -97,6 +103,18 @@ struct sim {
 	bool reloaded;		/* the garbage reload was sent */
 	bool rule_on;		/* the shim's fault rule is in place */
 	int restore_status;
+	/* The simulated kernel's trip events (sim_events.c). */
+	struct sim_kernel_params kernel;	/* the description's kernel = { ... } */
+	struct sim_tz tz[SIM_MAX_SENSORS];	/* the tree's zones, as the core keeps them */
+	int daemon_tz;			/* the zone the daemon reads, -1: none */
+	bool trip_events;		/* sent (--no-trip-events: not) */
+	int event_fd;			/* our end of the daemon's netlink, -1: none */
+	long sensor_mc;			/* the reading written last */
+	long last_sensor_mc;		/* the one before */
+	unsigned long events_sent;
+	unsigned long events_lost;	/* the daemon's socket full */
+	long switch_on_crossed_ms;	/* the sensor first crossed switch-on, -1: not */
+	long switch_on_event_ms;	/* the daemon's zone's first event since, -1: none */
 };
 
 /** sim_fault_parse() - "sensor-eio", "spike", ... Return: 0 or -1. */
@@ -121,6 +139,7 @@ void sim_apply_fault(struct sim *sim, double t_s);
  * @vary: changes to the description's thermal model.
  * @sp, @sp_factor: the daemon's sustainable power.
  * @sensor_step_c, @sensor_noise_c, @seed: the sensor (sensor_model.h).
+ * @trip_events: send the kernel's trip events (sim_events.c).
  */
 struct sim_settings {
 	const char *controller;
@@ -136,6 +155,7 @@ struct sim_settings {
 	double sensor_step_c;
 	double sensor_noise_c;
 	uint64_t seed;
+	bool trip_events;
 };
 
 /** sim_setup() - read the description, build the tree, write the daemon's config. */
@@ -218,6 +238,30 @@ bool sim_limit_cycle(const struct sim *sim, double settled_s);
  * from its log ("N mW (source)"), into @buf; "?" when it says none.
  */
 void sim_daemon_sustainable(const struct sim *sim, char *buf, size_t size);
+
+/**
+ * sim_events_read_description() - the description's kernel = { alarm =
+ * "none"|"rising"|"both"; polling_delay_ms = N; passive_delay_ms = N; }
+ * into @k, each defaulting to rising, 1000 and 100.  Return: 0 or -1.
+ */
+int sim_events_read_description(config_t *cfg, struct sim_kernel_params *k);
+
+/** sim_alarm_name() - "none", "rising" or "both". */
+const char *sim_alarm_name(enum sim_alarm a);
+
+/** sim_events_setup() - the tree's zones and trips, the daemon's zone among them. */
+int sim_events_setup(struct sim *sim);
+
+/** sim_events_start() - the zones as the kernel kept them, at the reading written at @now_ms. */
+void sim_events_start(struct sim *sim, long now_ms);
+
+/**
+ * sim_events_step() - after the reading of @now_ms (plant ms) is written:
+ * the kernel's update of each zone where it makes one, its trip events
+ * sent to the daemon; notes when the sensor first crossed switch-on and
+ * when the daemon's zone's first event came after.
+ */
+void sim_events_step(struct sim *sim, long now_ms);
 
 /** sim_cleanup() - close files and remove the tree. */
 void sim_cleanup(struct sim *sim);

@@ -33,6 +33,10 @@ static void usage(FILE *out)
 		"                          150 °C reading), cdev-vanish (ENODEV for 5 s),\n"
 		"                          cpu-offline (CPU 5 for 5 s), reload-garbage,\n"
 		"                          sigkill (then powerallocd --restore; the run ends)\n"
+		"      --no-trip-events    the simulated kernel sends no thermal netlink trip\n"
+		"                          events (by default it sends them where its thermal\n"
+		"                          core would: the description's kernel = { alarm;\n"
+		"                          polling_delay_ms; passive_delay_ms; })\n"
 		"  -q, --quiet             only the summary\n"
 		"  -C, --check-config      print the daemon's powerallocd.conf for this run and\n"
 		"                          what powerallocd --check-config finds with it on the\n"
@@ -126,7 +130,7 @@ static int parse_sustainable(const char *text, struct sim_options *o)
 enum {
 	OPT_DIE_TAU = 256, OPT_CASE_TAU, OPT_DIE_SHARE, OPT_RESISTANCE, OPT_POWER_SCALE,
 	OPT_AMBIENT_STEP, OPT_SETTLED, OPT_SENSOR_STEP, OPT_SENSOR_NOISE, OPT_SEED,
-	OPT_SUSTAINABLE,
+	OPT_SUSTAINABLE, OPT_NO_TRIP_EVENTS,
 };
 
 /* The plant's options (no short forms). */
@@ -154,6 +158,7 @@ static int parse_plant_option(int c, const char *arg, struct sim_options *o)
 		o->seed = (uint64_t)seed;
 		return 0;
 	case OPT_SUSTAINABLE: return parse_sustainable(arg, o);
+	case OPT_NO_TRIP_EVENTS: o->no_trip_events = 1; return 0;
 	default: usage(stderr); return -1;
 	}
 }
@@ -185,6 +190,7 @@ static const struct option longopts[] = {
 	{ "sensor-noise", required_argument, NULL, OPT_SENSOR_NOISE },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "sustainable-power", required_argument, NULL, OPT_SUSTAINABLE },
+	{ "no-trip-events", no_argument, NULL, OPT_NO_TRIP_EVENTS },
 	{ 0 },
 };
 

@@ -28,6 +28,7 @@ struct sim_options {
 	double sensor_noise_c;
 	uint64_t seed;
 	int settled;		/* start the case at its equilibrium */
+	int no_trip_events;	/* the simulated kernel sends no trip events */
 };
 
 /**

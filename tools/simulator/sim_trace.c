@@ -23,6 +23,28 @@ static const char *trace_field(const char *row, int col)
 	return row;
 }
 
+/* The 0-based column named @name in the trace's header row, -1 when it has none. */
+static int header_column(const char *header, const char *name)
+{
+	size_t len = strlen(name);
+	int col = 0;
+
+	for (const char *f = header; f; f = strchr(f, ','), f = f ? f + 1 : NULL, col++)
+		if (strncmp(f, name, len) == 0 && (f[len] == ',' || f[len] == '\0' || f[len] == '\n'))
+			return col;
+	return -1;
+}
+
+/* The model the zone had at its first active period: its sustainable power and confidence. */
+static void note_first_model(struct sim *sim, const char *row)
+{
+	const char *sp = sim->sp_col > 0 ? trace_field(row, sim->sp_col) : NULL;
+	const char *conf = sim->confidence_col > 0 ? trace_field(row, sim->confidence_col) : NULL;
+
+	sim->first_model_sp_mw = sp ? strtol(sp, NULL, 10) : -1;
+	sim->first_model_confidence = conf ? strtod(conf, NULL) : -1;
+}
+
 /*
  * The limit-cycle detector, once per active period: the budget's band
  * (under SIM_BUDGET_LOW or over SIM_BUDGET_HIGH of the maximum, else the
@@ -52,6 +74,10 @@ static void trace_row(struct sim *sim, const char *row)
 	long time_ms = strtol(row, NULL, 10);
 	bool is_active = active && active[0] == '1';
 
+	if (strncmp(row, "time_ms,", 8) == 0) {
+		sim->sp_col = header_column(row, "learned_sp_mw");
+		sim->confidence_col = header_column(row, "model_confidence");
+	}
 	if (row[0] < '0' || row[0] > '9' || !budget || !strchr(budget, ','))
 		return;	/* the header, or not a row */
 	sim->budget_mw = strtol(budget, NULL, 10);
@@ -59,8 +85,11 @@ static void trace_row(struct sim *sim, const char *row)
 		return;	/* another actor of the same period */
 	if (is_active && sim->trace_last_active && time_ms - sim->trace_last_ms > sim->trace_max_gap_ms)
 		sim->trace_max_gap_ms = time_ms - sim->trace_last_ms;
-	if (is_active && !sim->first_active_mc && temp)
+	if (is_active && !sim->first_active_mc && temp) {
 		sim->first_active_mc = strtol(temp, NULL, 10);
+		sim->first_active_daemon_ms = time_ms;
+		note_first_model(sim, row);
+	}
 	if (is_active)
 		count_swing(sim);
 	sim->trace_last_ms = time_ms;
