@@ -239,6 +239,23 @@ class ExternalWrites(unittest.TestCase):
                       '"0")' % (BIG_PATH_END, self.max_big), out.stderr)
         self.assertFalse(os.path.exists(self.daemon.state))
 
+    def test_sigkill_then_a_limit_heavier_than_ours_is_put_back(self):
+        """A limit heavier than the one the state file says powerallocd left
+        (ours gone stale, a write the crash kept from the file, the kernel's
+        own clamp seen through the file) is put back to the original: what
+        powerallocd may have left never stays."""
+        self.killed_at_max()
+        noted = "%s\t0\t%-24d\n" % (BIG_PATH_END, self.max_big)
+        state = self.state()
+        self.assertIn(noted, state)
+        with open(self.daemon.state, "w") as f:
+            f.write(state.replace(noted, "%s\t0\t%-24d\n" % (BIG_PATH_END, 1)))
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertNotIn("left", out.stderr + out.stdout)
+        self.assertFalse(os.path.exists(self.daemon.state))
+
     def test_restore_from_an_older_state_file_restores_everything(self):
         self.killed_at_max()
         # An older powerallocd's file: "path<TAB>value", no ours: restored unconditionally.

@@ -18,7 +18,7 @@ void actor_file_init(struct actor_file *f)
 	f->write.fd = f->read.fd = -1;
 }
 
-int actor_file_open(struct actor_file *f, const char *path)
+int actor_file_open(struct actor_file *f, const char *path, bool deeper_when_higher)
 {
 	uint64_t v;
 	int r;
@@ -28,12 +28,15 @@ int actor_file_open(struct actor_file *f, const char *path)
 	    (r = sysfs_attr_open(&f->write, path, true)) < 0)
 		return r;
 	f->original = f->written = f->known = f->ours = v;
+	f->deeper_when_higher = deeper_when_higher;
 	return 0;
 }
 
 int actor_file_set(struct actor_file *f, uint64_t value)
 {
-	bool writes = value != f->written || f->write.failures;
+	/* After another writer's value was seen, ours is read back even where the
+	 * file holds the value wanted (then nothing is written): ours is what is there. */
+	bool writes = value != f->written || f->write.failures || f->known != f->ours;
 	uint64_t there;
 	int r = actor_write_changed(&f->write, &f->written, value);
 
@@ -61,7 +64,8 @@ int actor_file_restore(struct actor_file *f)
 {
 	uint64_t there;
 
-	if (sysfs_attr_read_u64(&f->read, &there) == 0 && there != f->ours && there != f->original) {
+	if (sysfs_attr_read_u64(&f->read, &there) == 0 &&
+	    external_write_leaves(there, f->ours, f->original, f->deeper_when_higher)) {
 		pa_log(PA_LOG_NOTICE, "%s: left %" PRIu64 " as another writer set it (ours was %"
 		       PRIu64 ", found at start %" PRIu64 ")", f->write.path, there, f->ours,
 		       f->original);

@@ -3,6 +3,7 @@
 /*
  * A file an actor writes, read back to see another writer (actor_file.c).
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "actor.h"
@@ -17,6 +18,8 @@
  * @known: the value last known there: ours as read back after our write,
  *	or another writer's once seen.
  * @ours: what our last write left there, as read back (@original before any).
+ * @deeper_when_higher: a higher value is a heavier limit (a cooling state);
+ *	else a lower one is (a frequency or power limit).
  */
 struct actor_file {
 	struct sysfs_attr write;
@@ -25,6 +28,7 @@ struct actor_file {
 	uint64_t written;
 	uint64_t known;
 	uint64_t ours;
+	bool deeper_when_higher;
 };
 
 /** actor_file_init() - closed, values 0. */
@@ -32,13 +36,15 @@ void actor_file_init(struct actor_file *f);
 
 /**
  * actor_file_open() - open @path for reading and writing and read its value
- * (the original).  Return: 0 or negative errno (not logged).
+ * (the original); @deeper_when_higher as in struct actor_file.
+ * Return: 0 or negative errno (not logged).
  */
-int actor_file_open(struct actor_file *f, const char *path);
+int actor_file_open(struct actor_file *f, const char *path, bool deeper_when_higher);
 
 /**
  * actor_file_set() - write @value unless it is the value last written
- * (actor_write_changed()); after a write, read back what is there.
+ * (actor_write_changed()) and ours is what is known there; after a write,
+ * read back what is there.
  * Return: as actor_write_u64().
  */
 int actor_file_set(struct actor_file *f, uint64_t value);
@@ -51,9 +57,9 @@ int actor_file_set(struct actor_file *f, uint64_t value);
 int actor_file_check(struct actor_file *f, struct external_found *found);
 
 /**
- * actor_file_restore() - write the original back where the file holds ours
- * or the original (or cannot be read); leave another writer's value (one
- * notice naming the file, theirs, ours and the original).
+ * actor_file_restore() - write the original back unless the file holds
+ * another writer's lighter limit than ours (external_write_leaves()), which
+ * is left (one notice naming the file, theirs, ours and the original).
  * Return: 0 or negative errno (logged).
  */
 int actor_file_restore(struct actor_file *f);
