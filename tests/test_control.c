@@ -924,6 +924,40 @@ static void test_actor_file_after_another_writer(void **unused)
 	actor_file_close(&f);
 }
 
+/*
+ * scaling_max_freq shows the lowest of every limit on the policy: a value
+ * under ours (the kernel's clamp) is not another writer, nor ours coming
+ * back when the clamp lifts; a higher one (our cap lifted) is.  At stop the
+ * clamp, heavier than ours, is no reason to leave our cap.
+ */
+static void test_actor_file_under_a_clamp(void **unused)
+{
+	const char *path = "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+	struct actor_file f;
+	struct external_found found;
+
+	(void)unused;
+	tree_put(path, "1416000\n");
+	actor_file_init(&f);
+	assert_int_equal(actor_file_open(&f, path, false), 0);
+	f.shows_lowest = true;
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	tree_put(path, "600000\n");		/* clamped under ours */
+	assert_int_equal(actor_file_check(&f, &found), 0);
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	assert_int_equal(f.ours, 1200000);
+	tree_put(path, "1200000\n");		/* the clamp lifted */
+	assert_int_equal(actor_file_check(&f, &found), 0);
+	tree_put(path, "1416000\n");		/* our cap lifted: another writer */
+	assert_int_equal(actor_file_check(&f, &found), 1);
+	assert_int_equal(found.there, 1416000);
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	tree_put(path, "600000\n");
+	assert_int_equal(actor_file_restore(&f), 0);
+	assert_int_equal(tree_get(path), 1416000);
+	actor_file_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -934,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_actor_file_after_another_writer),
+		cmocka_unit_test(test_actor_file_under_a_clamp),
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),

@@ -41,8 +41,11 @@ int actor_file_set(struct actor_file *f, uint64_t value)
 	int r = actor_write_changed(&f->write, &f->written, value);
 
 	/* Read back only after a write: the period reads nothing more otherwise. */
-	if (r == 0 && writes)
-		f->ours = f->known = sysfs_attr_read_u64(&f->read, &there) == 0 ? there : value;
+	if (r == 0 && writes) {
+		f->known = sysfs_attr_read_u64(&f->read, &there) == 0 ? there : value;
+		/* Under what we asked in a file that shows the lowest limit: a clamp over ours. */
+		f->ours = f->shows_lowest && f->known < value ? value : f->known;
+	}
 	return r;
 }
 
@@ -52,6 +55,12 @@ int actor_file_check(struct actor_file *f, struct external_found *found)
 
 	if (f->read.fd < 0 || sysfs_attr_read_u64(&f->read, &there) < 0 || there == f->known)
 		return 0;
+	if (there == f->ours || (f->shows_lowest && there < f->ours)) {
+		/* Ours again (a clamp lifted), or a limit under ours, maybe the
+		 * kernel's: cooler than ours, not fought. */
+		f->known = there;
+		return 0;
+	}
 	found->path = f->write.path;
 	found->known = f->known;
 	found->there = there;

@@ -17,9 +17,13 @@
  *	seen), for writing only changes.
  * @known: the value last known there: ours as read back after our write,
  *	or another writer's once seen.
- * @ours: what our last write left there, as read back (@original before any).
+ * @ours: what our last write left there, as read back (@original before
+ *	any); what we asked where the file shows a lower limit (@shows_lowest).
  * @deeper_when_higher: a higher value is a heavier limit (a cooling state);
  *	else a lower one is (a frequency or power limit).
+ * @shows_lowest: the file shows the lowest of every limit on the device,
+ *	the kernel's own among them (scaling_max_freq: _PPC, the kernel's
+ *	cooling devices, no_turbo): a value under ours is no other writer.
  */
 struct actor_file {
 	struct sysfs_attr write;
@@ -29,6 +33,7 @@ struct actor_file {
 	uint64_t known;
 	uint64_t ours;
 	bool deeper_when_higher;
+	bool shows_lowest;
 };
 
 /** actor_file_init() - closed, values 0. */
@@ -51,7 +56,8 @@ int actor_file_set(struct actor_file *f, uint64_t value);
 
 /**
  * actor_file_check() - read @f back (pread, no open); another value than
- * the one last known there fills @found and becomes the known one.
+ * the one last known there fills @found and becomes the known one (one
+ * under ours in a file that shows the lowest limit is known silently).
  * Return: 1 another value, 0 none or a failed read.
  */
 int actor_file_check(struct actor_file *f, struct external_found *found);
