@@ -118,6 +118,40 @@ static void test_names(void **unused)
  * which is further than the way down to 40 °C (0.20 °C).  At 85 °C the way
  * down is the further.  No time: the die's step alone.
  */
+/*
+ * A sensor that spikes every 15 s for a day: said at most once in
+ * SPIKE_QUIET_MS (the first at once), the ones between counted and handed
+ * out with the next one said; a spike after a long quiet is said at once.
+ */
+static void test_spikes_said_once_in_a_while(void **unused)
+{
+	struct spike_quiet q = { 0 };
+	uint64_t t = 5000 * 1000ULL, last_said = 0;
+	uint32_t unsaid = 99, counted = 0;
+	int said = 0, spikes = 0;
+
+	(void)unused;
+	assert_true(spike_quiet_step(&q, t, &unsaid));
+	assert_int_equal(unsaid, 0);
+	last_said = t;
+	said++, spikes++;
+	for (t += 15000000ULL; t < 5000000ULL + 86400000000ULL; t += 15000000ULL) {
+		spikes++;
+		if (!spike_quiet_step(&q, t, &unsaid))
+			continue;
+		assert_true(t - last_said >= SPIKE_QUIET_MS * 1000ULL);
+		assert_int_equal(unsaid, SPIKE_QUIET_MS / 15000 - 1);
+		counted += unsaid;
+		last_said = t;
+		said++;
+	}
+	assert_int_equal(said, 86400 / (SPIKE_QUIET_MS / 1000));
+	assert_int_equal(said + (int)counted + (int)q.unsaid, spikes);
+	/* After a quiet longer than the bound, the next spike is said, with its tail. */
+	assert_true(spike_quiet_step(&q, t + SPIKE_QUIET_MS * 1000ULL, &unsaid));
+	assert_int_equal(unsaid, spikes - said - counted);
+}
+
 static void test_model_max_change(void **unused)
 {
 	struct thermal_estimate est = { .time_constant_s = 10, .gain_k_per_w = 10,
@@ -139,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_needs_its_readings),
 		cmocka_unit_test(test_no_power_and_reset),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_spikes_said_once_in_a_while),
 		cmocka_unit_test(test_model_max_change),
 	};
 

@@ -42,3 +42,14 @@ void stuck_sensor_reset(struct stuck_sensor *s)
 {
 	memset(s, 0, sizeof(*s));
 }
+
+bool spike_quiet_step(struct spike_quiet *q, uint64_t now_us, uint32_t *unsaid)
+{
+	if (q->said && now_us < q->said_us + (uint64_t)SPIKE_QUIET_MS * 1000) {
+		q->unsaid += q->unsaid < UINT32_MAX;
+		return false;
+	}
+	*unsaid = q->unsaid;
+	*q = (struct spike_quiet){ .said = true, .said_us = now_us };
+	return true;
+}

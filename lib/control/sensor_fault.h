@@ -80,3 +80,29 @@ bool stuck_sensor_step(struct stuck_sensor *s, int32_t temp_mc, uint32_t power_m
 
 /** stuck_sensor_reset() - forget the value held (a failed read: the next one starts anew). */
 void stuck_sensor_reset(struct stuck_sensor *s);
+
+/*
+ * A spike is said at most once in this long per zone (ms): a sensor that
+ * spikes every 15 s says so 6 times an hour, not 240.  The spikes between
+ * are counted, and said with the next one said.
+ */
+#define SPIKE_QUIET_MS 600000
+
+/**
+ * struct spike_quiet - when a zone's spikes are said.
+ * @said: one was said (@said_us is set).
+ * @said_us: when the last one said was, monotonic µs.
+ * @unsaid: spikes since then, not said (saturates).
+ */
+struct spike_quiet {
+	bool said;
+	uint64_t said_us;
+	uint32_t unsaid;
+};
+
+/**
+ * spike_quiet_step() - a spike at @now_us (monotonic µs): whether to say it
+ * (none said for SPIKE_QUIET_MS), else it is counted.
+ * @unsaid: when said, the spikes not said since the previous one said.
+ */
+bool spike_quiet_step(struct spike_quiet *q, uint64_t now_us, uint32_t *unsaid);
