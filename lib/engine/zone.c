@@ -69,7 +69,7 @@ static void say_fault(struct zone *z, int r, const char *why, uint64_t now_us)
 int zone_read_temp(struct zone *z, uint64_t now_us)
 {
 	struct zone_fields f;
-	char sensor[SYSFS_PATH_MAX], why[192];
+	char sensor[SYSFS_PATH_MAX], why[256];
 	int64_t temp = 0;
 	int r = zone_sensor_read(z, &temp);
 	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
