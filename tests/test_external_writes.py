@@ -139,8 +139,8 @@ class ExternalWrites(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.lines('on_external_write = "yield"')),
                         self.daemon.logtext())
         periods = len(open(self.daemon.trace).read().splitlines())
-        time.sleep(2)
-        self.assertGreater(len(open(self.daemon.trace).read().splitlines()) - periods, 10)
+        self.assertTrue(wait_for(lambda: len(open(self.daemon.trace).read().splitlines())
+                                 - periods > 10, timeout=30), self.daemon.logtext())
         self.assertEqual(self.big(), 1)
         little = self.actor("cpufreq-cpu0")
         self.assertTrue(self.actor("cpufreq-cpu4")["yielded"])

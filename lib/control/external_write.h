@@ -17,8 +17,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A rewrite this soon after our reassert is a fight; ours holding this long ends an episode, ms. */
-#define EXTERNAL_WRITE_FIGHT_MS 5000
+/*
+ * A rewrite this soon after our reassert is a fight; ours holding this long
+ * ends an episode, ms.  Minutes, so that a writer that rewrites every 6 to
+ * 60 s (auto-cpufreq, a TLP or shell loop) is one episode fought over
+ * (a notice, one warning, a growing back-off), not a new episode and its
+ * lines at each round.
+ */
+#define EXTERNAL_WRITE_FIGHT_MS 300000
 /* The first back-off of an episode, ms. */
 #define EXTERNAL_WRITE_FIRST_MS 1000
 /* The longest back-off between two reasserts, ms. */

@@ -63,7 +63,7 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 		/* The reading before the sleep is no reference for a spike or a stuck value. */
 		z->reading_sane = false;
 		z->stuck = (struct stuck_sensor){ 0 };
-		if (zone_read_temp(z) == 0) {
+		if (zone_read_temp(z, now_us) == 0) {
 			z->prev_temp_mc = z->temp_mc;
 			n_read++;
 		}
@@ -184,7 +184,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		zone_observe_power(zone, now_us);
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		have_temp = zone_read_temp(zone) == 0;
+		have_temp = zone_read_temp(zone, now_us) == 0;
 		zone_observe(zone, have_temp);
 		if (have_temp) {
 			rise_track(&zone->rise, zone->temp_mc, now_us);

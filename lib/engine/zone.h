@@ -48,8 +48,6 @@
  * plus this margin for the sensor's noise and steps (m°C).
  */
 #define ZONE_SPIKE_MARGIN_MC 5000
-/* Spikes closer than this many sane readings apart are one episode, said once. */
-#define ZONE_SPIKE_QUIET_READS 100
 /* The learnt sustainable power is worth a word in the journal when it is
  * this sure of itself and departs from the configured one by this much. */
 #define ZONE_MODEL_CONFIDENT 0.9
@@ -137,8 +135,8 @@ enum zone_model_state {
  * @failed_reads: consecutive periods without a sane temperature.
  * @reading_sane: the last read gave a sane temperature (@temp_mc), the
  *	reference the next reading's spike is judged against.
- * @spike_quiet: sane readings left before a spike is said again (0: said
- *	at once).
+ * @spike_quiet: when a spike was last said, and those since not said
+ *	(lib/control/sensor_fault.h: at most one said in SPIKE_QUIET_MS).
  * @fault_said: this fault episode was said (a spike in a run of them is
  *	not), and so its end is.
  * @sensor_fault: why the last read gave no temperature (none when it did).
@@ -203,7 +201,7 @@ struct zone {
 	bool sensor_failed;
 	unsigned int failed_reads;
 	bool reading_sane;
-	unsigned int spike_quiet;
+	struct spike_quiet spike_quiet;
 	bool fault_said;
 	enum sensor_fault sensor_fault;
 	enum sensor_fault fault_shown;
@@ -232,10 +230,13 @@ struct zone {
  * failed read, and so is a slow sensor's reading that is too old, a
  * spike and a stuck sensor (zone_sensor_judge()); a combined sensor fails
  * when none of its inputs reads.  z->sensor_fault says which.
+ * @now_us: the period's time, monotonic µs (a spike is said at most once
+ *	in SPIKE_QUIET_MS).
  * Return: 0, or negative errno (-EDOM for a spike, -ESTALE for a stuck
- * sensor; logged once until the sensor reads again, a run of spikes once).
+ * sensor; logged once until the sensor reads again, a spike at most once
+ * in SPIKE_QUIET_MS, the ones between counted).
  */
-int zone_read_temp(struct zone *z);
+int zone_read_temp(struct zone *z, uint64_t now_us);
 
 /**
  * zone_cycle() - one control period for @z, after its actors were sampled
