@@ -10,6 +10,9 @@ zone whose policy another writer changes from user_space is given up, its
 devices put back, the policy left to it; --restore after a SIGKILL leaves
 a file another program set since (the state file holds what the daemon last
 wrote, updated in place), and restores every file from an older state file.
+A reload or a rescan after a give-up leaves the zone's devices to the
+kernel's governor: what it set stays, even where it equals what the daemon
+last wrote there.
 
 usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -38,6 +41,10 @@ zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
 """
 BIG = CDEV % 1
 BIG_PATH_END = "cooling_device1/cur_state"
+# CONFIG with a second zone that cannot be built (no such devfreq device).
+BAD_ZONE = CONFIG.replace("} ); } );", """} ); },
+  { name = "gpu"; sensor = "gpu-thermal"; sustainable_power = 1500;
+    actors = ( { type = "devfreq"; device = "nosuch.gpu"; } ); } );""")
 
 
 class ExternalWrites(unittest.TestCase):
@@ -56,8 +63,8 @@ class ExternalWrites(unittest.TestCase):
         self.tree.close()
         self.bus.close()
 
-    def start(self, policy="reassert"):
-        self.daemon = Daemon(self.tree, CONFIG % (self.metrics, policy), bus="system")
+    def start(self, policy="reassert", config=CONFIG, *args):
+        self.daemon = Daemon(self.tree, config % (self.metrics, policy), *args, bus="system")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
         # Hot: the big cluster goes down to its deepest state and stays there.
         self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
@@ -198,6 +205,41 @@ class ExternalWrites(unittest.TestCase):
         # At stop, theirs stays: the original power_allocator is not put back.
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+
+    def given_up(self, *start):
+        """Starts hot with power_allocator found, then another program sets step_wise."""
+        self.tree.write(ZONE0 + "policy", "power_allocator")
+        self.start(*start)
+        self.tree.write(ZONE0 + "policy", "step_wise\n")
+        self.assertTrue(wait_for(lambda: self.lines("given up"), timeout=60), self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: self.big() == 0, timeout=10), self.daemon.logtext())
+
+    def rebuilt_after_give_up_leaves_the_governors_state(self, rebuild, done, *start):
+        self.given_up(*start)
+        # The kernel's step_wise throttles the big cluster to its deepest state,
+        # the value powerallocd last wrote there before the give-up.
+        self.tree.write(BIG, str(self.max_big))
+        before = len(self.lines(done))
+        rebuild()
+        self.assertTrue(wait_for(lambda: len(self.lines(done)) > before, timeout=20),
+                        self.daemon.logtext())
+        self.assertEqual(self.big(), self.max_big, self.daemon.logtext())
+        time.sleep(1)
+        self.assertEqual(self.big(), self.max_big, self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        zone = self.zone()
+        self.assertEqual(zone["given_up_to"], "step_wise")
+        self.assertTrue(all(a["yielded"] for a in zone["actors"]), zone)
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+
+    def test_reload_after_give_up_leaves_the_governors_state(self):
+        self.rebuilt_after_give_up_leaves_the_governors_state(
+            lambda: self.daemon.signal(signal.SIGHUP), "reloaded")
+
+    def test_rescan_after_give_up_leaves_the_governors_state(self):
+        # A configured zone that cannot be built: the engine is rebuilt every 5 s.
+        self.rebuilt_after_give_up_leaves_the_governors_state(
+            lambda: None, "rescanning", "reassert", BAD_ZONE, "--log-level", "debug")
 
     def state(self):
         with open(self.daemon.state) as f:

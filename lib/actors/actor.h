@@ -128,6 +128,9 @@ struct actor_ops {
  * @limit: why its zones hold it back (limit.h).
  * @yield_external: on_external_write = "yield": another writer takes it over.
  * @external: other writers on its files (lib/control/external_write.h).
+ * @given_up: put back (and yielded) when a zone holding it was given up to
+ *	the kernel's governor, which drives it since: yielded until a restart,
+ *	a rebuild (a reload, a rescan) included.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -154,6 +157,7 @@ struct actor {
 	struct limit_tracker limit;
 	bool yield_external;
 	struct external_write external;
+	bool given_up;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)

@@ -75,7 +75,7 @@ static size_t release_actor(const struct engine *e, struct actor *a)
 	if (a->external.yielded || held_by_controlled_zone(e, a))
 		return 0;
 	actor_restore(a);	/* a file another writer set is left; failures logged */
-	a->external.yielded = true;
+	a->external.yielded = a->given_up = true;
 	return 1;
 }
 
