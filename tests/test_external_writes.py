@@ -12,7 +12,8 @@ a file another program set since (the state file holds what the daemon last
 wrote, updated in place), and restores every file from an older state file.
 A reload or a rescan after a give-up leaves the zone's devices to the
 kernel's governor: what it set stays, even where it equals what the daemon
-last wrote there.
+last wrote there; a reload rejected after its build took the zone over
+again puts the other program's governor back.
 
 usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -213,6 +214,21 @@ class ExternalWrites(unittest.TestCase):
         self.tree.write(ZONE0 + "policy", "step_wise\n")
         self.assertTrue(wait_for(lambda: self.lines("given up"), timeout=60), self.daemon.logtext())
         self.assertTrue(wait_for(lambda: self.big() == 0, timeout=10), self.daemon.logtext())
+
+    def test_rejected_reload_keeps_a_given_up_zone_to_its_governor(self):
+        self.given_up()
+        # A config with one zone that cannot be built: rejected, after the new
+        # engine took thermal_zone0 over (user_space) to build it.
+        with open(self.daemon.config, "w") as f:
+            f.write(BAD_ZONE % (self.metrics, "reassert"))
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: self.lines("reload rejected")), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.zone()["given_up_to"], "step_wise")
+        time.sleep(1)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
 
     def rebuilt_after_give_up_leaves_the_governors_state(self, rebuild, done, *start):
         self.given_up(*start)

@@ -213,9 +213,20 @@ long engine_zone_index(const struct engine *e, const struct zone *z);
  * memory (PID state, budget, grants, step_wise states, whether it is
  * active), even when its actors or gains changed, and, while its actors
  * and their power tables, control temperature and period are the same,
- * its thermal model.  Opens and writes nothing.
+ * its thermal model.  A thermal zone @old gave up stays given up
+ * (engine_put_back_given_up()), its devices left to the kernel's governor;
+ * else it opens and writes nothing.
  */
 void engine_adopt_state(struct engine *e, const struct engine *old);
+
+/**
+ * engine_put_back_given_up() - writes back, in the policy of each thermal
+ * zone that building @e took over and @old had given up, the governor
+ * another program had set there (a failure logged); for a rebuild that
+ * goes on, and one that is dropped (a rejected reload), whose build still
+ * took those zones over.
+ */
+void engine_put_back_given_up(const struct engine *e, const struct engine *old);
 
 /** engine_free() - close and free everything (does not restore). */
 void engine_free(struct engine *e);
