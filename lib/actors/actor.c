@@ -70,6 +70,7 @@ void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind ki
 	a->yield_external = cfg && cfg->yield_external;
 	a->n_cpus = 1;
 	a->cdev_id = -1;
+	a->kernel_tz = -1;
 	a->capacity = 1024;
 }
 

@@ -154,6 +154,21 @@ void engine_check_writes(struct engine *e, uint64_t now_us);
  */
 void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, bool say);
 
+/**
+ * engine_note_given_up_bound() - @z is given up: the actors of @e on the
+ * cooling devices bound to its thermal zone get it in kernel_tz, its
+ * governor driving them now (engine_kernel.c).
+ */
+void engine_note_given_up_bound(struct engine *e, const struct zone *z);
+
+/**
+ * engine_leave_to_kernel() - @f was found written on @a: where a thermal
+ * zone the kernel governs is bound to its device (kernel_tz), the write is
+ * the kernel's: @a is yielded for good (given_up), said once, not counted.
+ * Return: whether it was.
+ */
+bool engine_leave_to_kernel(struct actor *a, const struct external_found *f);
+
 /** engine_zone_close() - close @z's sensor and its policy file. */
 void engine_zone_close(struct zone *z);
 
