@@ -128,6 +128,13 @@ struct actor_ops {
  * @limit: why its zones hold it back (limit.h).
  * @yield_external: on_external_write = "yield": another writer takes it over.
  * @external: other writers on its files (lib/control/external_write.h).
+ * @kernel_tz: a thermal zone the daemon does not control (not taken over,
+ *	or given up) whose kernel governor drives its cooling device too: a
+ *	write found there is the kernel's (engine_kernel.c); -1 for none.
+ * @given_up: left to the kernel's governor: put back (and yielded) when a
+ *	zone holding it was given up, or yielded at a write found from the
+ *	kernel's governor of @kernel_tz: yielded until a restart, a rebuild (a
+ *	reload, a rescan) included.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -154,6 +161,8 @@ struct actor {
 	struct limit_tracker limit;
 	bool yield_external;
 	struct external_write external;
+	int kernel_tz;
+	bool given_up;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)

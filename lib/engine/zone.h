@@ -18,6 +18,7 @@
 #include "control/sensor_combine.h"
 #include "control/sensor_fault.h"
 #include "platform/sysfs.h"
+#include "platform/thermal.h"
 #include "control/model_tuning.h"
 #include "control/thermal_model.h"
 
@@ -123,6 +124,8 @@ enum zone_model_state {
  * @given_up_to: the governor another writer set in its policy ("" while
  *	the zone is controlled): the zone was given up, its actors restored,
  *	and it is not controlled again until a restart or a reload.
+ * @bound_cdev, @n_bound: the cooling devices bound to its thermal zone
+ *	when it was taken over (its governor drives them once it is given up).
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
  * @request_mw: this period's request per actor, mW, as the division took
  *	it (the actor's, or with saturated_request what its saturated CPUs ask).
@@ -190,6 +193,8 @@ struct zone {
 	struct sysfs_attr policy;
 	bool policy_open;
 	char given_up_to[64];
+	size_t n_bound;
+	int bound_cdev[THERMAL_MAX_BINDINGS];
 	size_t n_actors;
 	struct actor *actors[ZONE_MAX_ACTORS];
 	uint32_t request_mw[ZONE_MAX_ACTORS];
