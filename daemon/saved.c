@@ -249,6 +249,11 @@ static int restore_entry(const struct saved_entry *e)
 {
 	char there[SAVED_VALUE_MAX];
 
+	if (strcmp(e->ours, ACTOR_HANDED_OVER) == 0) {
+		pa_log(PA_LOG_INFO, "%s: left to the kernel's governor (put back when its zone was "
+		       "given up)", e->path);
+		return 0;
+	}
 	if (e->ours[0] && sysfs_read_str(e->path, there, sizeof(there)) >= 0 && leaves(e, there)) {
 		pa_log(PA_LOG_NOTICE, "%s: left \"%s\" as another writer set it (ours was \"%s\", "
 		       "found at start \"%s\")", e->path, there, e->ours, e->value);

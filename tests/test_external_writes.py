@@ -215,11 +215,15 @@ class ExternalWrites(unittest.TestCase):
         time.sleep(1)
         self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
         self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+        # The kernel's governor throttles the big cluster as deep as powerallocd had.
+        self.tree.write(BIG, str(self.max_big))
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
-        # At stop, theirs stays: the original power_allocator is not put back.
+        # At stop, theirs stays: the original power_allocator is not put back,
+        # nor the state the kernel's governor set.
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
-        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (self.max_big, "0"))
+        self.assertIn("%s: left to the kernel's governor" % BIG_PATH_END, self.daemon.logtext())
 
     def given_up(self, *start):
         """Starts hot with power_allocator found, then another program sets step_wise."""

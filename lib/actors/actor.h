@@ -37,12 +37,16 @@ struct cycle_sample {
 
 struct actor;
 
+/* @ours of a file handed over to the kernel's governor (saved_value_fn). */
+#define ACTOR_HANDED_OVER "handed_over"
+
 /**
  * saved_value_fn - receives one file an actor will restore, the value it
  * will write there (@value) and the value it last wrote there (@ours, as
  * read back; @value when it wrote none), for the state file a crashed
- * daemon is restored from: a file that holds neither was set by another
- * writer since, and is left to it.
+ * daemon is restored from: a file that holds another writer's lighter limit
+ * is left to it; @ours ACTOR_HANDED_OVER: the file was put back when its
+ * zone was given up and is the kernel's governor's since, left whatever it holds.
  * Return: 0 or negative errno (stops the walk).
  */
 typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value,
