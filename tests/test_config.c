@@ -721,7 +721,7 @@ static void test_man_page_documents_every_key(void **unused)
 {
 	const char *const *lists[] = { cfg_root_keys, cfg_zone_keys, cfg_cpufreq_keys,
 				       cfg_devfreq_keys, cfg_powercap_keys, cfg_opp_keys,
-				       cfg_sensor_keys, cfg_sensor_sum_keys };
+				       cfg_sensor_keys, cfg_sensor_sum_keys, cfg_meter_keys };
 	char *man = read_text(PROJECT_SOURCE_DIR "/man/powerallocd.conf.5.scd");
 	size_t n = 0;
 

@@ -14,6 +14,7 @@
 #include "control/cpu_load.h"
 #include "control/external_write.h"
 #include "control/limit.h"
+#include "platform/meter.h"
 #include "platform/opp_source.h"
 #include "control/power_table.h"
 #include "control/write_retry.h"
@@ -139,6 +140,14 @@ struct actor_ops {
  *	zone holding it was given up, or yielded at a write found from the
  *	kernel's governor of @kernel_tz: yielded until a restart, a rebuild (a
  *	reload, a rescan) included.
+ * @meter: what measures its power: the config's power_meter (owned, freed
+ *	with the actor, and dropped at its first fault until a rebuild), a
+ *	powercap zone's own energy_uj (part of the actor), or NULL for none.
+ * @meter_owned: @meter was allocated for it (a configured one).
+ * @measured_mw: what @meter said this period (mean power since its last
+ *	reading), mW; meaningful only while @measured_valid.
+ * @measured_valid: @meter gave a reading this period.
+ * @meter_read_us: when @meter was last read (once a period), µs.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -167,6 +176,11 @@ struct actor {
 	struct external_write external;
 	int kernel_tz;
 	bool given_up;
+	struct power_meter *meter;
+	bool meter_owned;
+	uint32_t measured_mw;
+	bool measured_valid;
+	uint64_t meter_read_us;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
@@ -243,10 +257,39 @@ bool actor_same_device(const struct actor *a, const struct actor *b);
  */
 void actor_adopt(struct actor *a, const struct actor *old);
 
+/**
+ * actor_set_meter() - @m (allocated, opened) becomes @a's meter, freed with
+ * it; a meter @a had is freed.
+ */
+void actor_set_meter(struct actor *a, struct power_meter *m);
+
+/** actor_free_meter() - close and free @a's configured meter; none is left. */
+void actor_free_meter(struct actor *a);
+
+/**
+ * actor_read_meter() - read @a's meter once for the period at @now_us (a
+ * second call at the same @now_us reads nothing): @a->measured_mw and
+ * @a->measured_valid.  Readings above METER_JUMP_FACTOR times @a->max_mw
+ * are jumps; the meter counts as stopped only while @a requests power.  A
+ * configured meter that faults is dropped (closed, freed, never read again
+ * until the engine is rebuilt) with one warning that names the actor, the
+ * meter and the fault: the actor goes on from its power table.
+ * Return: 1 for a reading, 0 for none, minus an enum meter_fault.
+ */
+int actor_read_meter(struct actor *a, uint64_t now_us);
+
+/**
+ * actor_meter_fault() - say @a's meter's @fault (enum meter_fault), once
+ * per fault, with @outcome: what the actor goes on from.
+ */
+void actor_meter_fault(struct actor *a, int fault, const char *outcome);
+
 static inline void actor_destroy(struct actor *a)
 {
-	if (a)
+	if (a) {
+		actor_free_meter(a);
 		a->ops->destroy(a);
+	}
 }
 
 struct cpufreq_policy_info;

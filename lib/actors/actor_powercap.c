@@ -26,17 +26,14 @@
 
 struct powercap_actor {
 	struct actor base;
-	struct sysfs_attr energy;
+	struct power_meter meter;	/* energy_uj: its request, and its measured power */
 	struct actor_file limit;	/* constraint_0_power_limit_uw; its original, the limit found */
 	uint64_t max_energy_range_uj;
 	uint64_t max_power_uw;
 	uint64_t tdp_uw;	/* constraint_0_max_power_uw, or the limit found */
 	bool at_most_original;
 	uint64_t min_power_uw;
-	uint64_t last_energy_uj;
-	uint64_t last_us;
-	bool have_last;
-	bool energy_failed;	/* logged once until it reads again */
+	bool energy_failed;	/* a fault of energy_uj, said once until it reads again */
 };
 
 static struct powercap_actor *to_powercap(struct actor *a)
@@ -44,38 +41,45 @@ static struct powercap_actor *to_powercap(struct actor *a)
 	return (struct powercap_actor *)a;
 }
 
-/* Energy used between two readings of a counter that wraps after @range. */
-static uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)
+/*
+ * A fault of energy_uj, said once until it reads again.  The counter is the
+ * actor's only measure of its request (it has no power table): it is read
+ * again next period, from a fresh start.
+ */
+static int powercap_fault(struct actor *a, int fault)
 {
-	if (cur >= prev)
-		return cur - prev;
-	return range >= prev ? range - prev + cur : cur;
+	struct powercap_actor *p = to_powercap(a);
+
+	if (!p->energy_failed)
+		actor_meter_fault(a, fault, "its request starts again from the next reading");
+	p->energy_failed = true;
+	a->measured_valid = false;
+	if (fault != METER_UNREADABLE && fault != METER_VANISHED)
+		return 0;	/* the next reading counts from the value that faulted */
+	p->meter.track.have_last = false;
+	return -p->meter.error;
 }
 
+/* The request: the mean power since the last reading of energy_uj (0 until there is one). */
 static int powercap_sample(struct actor *a, const struct cycle_sample *s)
 {
 	struct powercap_actor *p = to_powercap(a);
-	uint64_t uj, mw = 0;
-	int r = sysfs_attr_read_u64(&p->energy, &uj);
+	uint32_t mw = 0;
+	int r;
 
-	if (r < 0) {
-		if (!p->energy_failed)
-			pa_log(PA_LOG_WARNING, "%s: %s", p->energy.path, strerror(-r));
-		p->energy_failed = true;
-		p->have_last = false;
-		return r;
-	}
-	p->energy_failed = false;
-	/* uJ / us = W, so mW = 1000 * uJ / us. */
-	if (p->have_last && s->now_us > p->last_us)
-		mw = 1000 * energy_delta(p->last_energy_uj, uj, p->max_energy_range_uj) /
-		     (s->now_us - p->last_us);
-	p->last_energy_uj = uj;
-	p->last_us = s->now_us;
-	p->have_last = true;
+	a->meter_read_us = s->now_us;	/* read here, once a period, for the engine too */
 	a->max_mw = (uint32_t)(p->max_power_uw / 1000);
 	a->min_mw = (uint32_t)(p->min_power_uw / 1000);
-	a->req_mw = mw > a->max_mw ? a->max_mw : (uint32_t)mw;
+	p->meter.track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
+					? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
+	/* No model says whether it draws: a counter that stops reads as nothing requested. */
+	r = power_meter_read(&p->meter, s->now_us / 1000, false, &mw);
+	if (r < 0)
+		return powercap_fault(a, -r);
+	p->energy_failed = false;
+	a->measured_valid = r == 1;
+	a->measured_mw = mw;
+	a->req_mw = mw > a->max_mw ? a->max_mw : mw;
 	a->load_pct = a->max_mw ? (unsigned int)((uint64_t)a->req_mw * 100 / a->max_mw) : 0;
 	return 0;
 }
@@ -148,9 +152,7 @@ static void powercap_adopt(struct actor *a, const struct actor *old)
 	if (p->at_most_original && o->limit.original >= p->min_power_uw)
 		p->max_power_uw = p->tdp_uw < o->limit.original ? p->tdp_uw : o->limit.original;
 	a->max_mw = (uint32_t)(p->max_power_uw / 1000);
-	p->last_energy_uj = o->last_energy_uj;
-	p->last_us = o->last_us;
-	p->have_last = o->have_last;
+	p->meter.track = o->meter.track;
 	p->energy_failed = o->energy_failed;
 }
 
@@ -158,7 +160,7 @@ static void powercap_destroy(struct actor *a)
 {
 	struct powercap_actor *p = to_powercap(a);
 
-	sysfs_attr_close(&p->energy);
+	power_meter_close(&p->meter);
 	actor_file_close(&p->limit);
 	free(p);
 }
@@ -210,8 +212,10 @@ static int open_zone(struct powercap_actor *p, const char *dir)
 	if (p->at_most_original && limit_uw < p->max_power_uw && limit_uw >= p->min_power_uw)
 		p->max_power_uw = limit_uw;
 	sysfs_pathf(path, "%s/energy_uj", dir);
-	if ((r = sysfs_attr_open(&p->energy, path, false)) == 0)
+	if ((r = power_meter_open_path(&p->meter, path)) == 0) {
+		p->meter.track.range_uj = p->max_energy_range_uj;
 		return 0;
+	}
 fail:
 	pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
 	return r;
@@ -225,7 +229,8 @@ struct actor *actor_powercap_new(const struct actor_config *cfg)
 	if (!p)
 		return NULL;
 	actor_init(&p->base, &powercap_ops, ACTOR_POWERCAP, cfg);
-	p->energy.fd = -1;
+	power_meter_init(&p->meter);
+	p->base.meter = &p->meter;
 	actor_file_init(&p->limit);
 	snprintf(p->base.name, sizeof(p->base.name), "%s", cfg->powercap_zone);
 	p->at_most_original = cfg->at_most_original;

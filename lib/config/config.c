@@ -33,7 +33,7 @@ const char *const cfg_zone_keys[] = {
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
 	"control_margin", "dither_grants", "saturated_request", "division", "step_wise_fallback",
-	"actors", NULL
+	"power_meter", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
@@ -247,7 +247,8 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	z->step_wise_fallback = true;
 	if ((r = cfg_get_bool(ctx, g, prefix, "step_wise_fallback", &z->step_wise_fallback)) < 0)
 		return r;
-	if ((r = parse_gains(ctx, g, prefix, z)) < 0 || (r = parse_fixes(ctx, g, prefix, z)) < 0)
+	if ((r = parse_gains(ctx, g, prefix, z)) < 0 || (r = parse_fixes(ctx, g, prefix, z)) < 0 ||
+	    (r = cfg_parse_meter(ctx, g, prefix, &z->meter)) < 0)
 		return r;
 	return cfg_parse_actors(ctx, g, prefix, z);
 }
@@ -371,7 +372,9 @@ static void zone_config_free(struct zone_config *z)
 		free(z->actors[i].device);
 		free(z->actors[i].powercap_zone);
 		free(z->actors[i].opps);
+		cfg_free_meter(&z->actors[i].meter);
 	}
+	cfg_free_meter(&z->meter);
 	free(z->actors);
 	free(z->name);
 	for (size_t i = 0; i < z->sensor.n_inputs; i++)

@@ -52,6 +52,26 @@ enum actor_kind {
 #define GAIN_INTEGRAL_CUTOFF (1u << 4)
 
 /**
+ * struct meter_config - a power meter, as configured (power_meter).
+ * @path: a file under /sys (powerN_input, energyN_input or energy_uj), or NULL.
+ * @hwmon, @label: else the hwmon device's name and its channel's label; NULL
+ *	for none.
+ * @line: line of the key in the file.
+ */
+struct meter_config {
+	char *path;
+	char *hwmon;
+	char *label;
+	unsigned int line;
+};
+
+/** meter_configured() - whether @m names a meter. */
+static inline bool meter_configured(const struct meter_config *m)
+{
+	return m->path || m->hwmon;
+}
+
+/**
  * struct actor_config - one actor of a zone, as configured.
  * @kind: see enum actor_kind.
  * @cpus: cpufreq kinds: the CPUs of the policy.
@@ -70,6 +90,8 @@ enum actor_kind {
  * @yield_external: on_external_write = "yield": when another writer
  *	changes a file the actor writes, leave the actor to it (default
  *	"reassert": write ours back, lib/control/external_write.h).
+ * @meter: its power meter (power_meter; none configured: a powercap actor
+ *	still measures itself through its energy_uj).
  */
 struct actor_config {
 	enum actor_kind kind;
@@ -84,6 +106,7 @@ struct actor_config {
 	unsigned int line;
 	bool at_most_original;
 	bool yield_external;
+	struct meter_config meter;
 };
 
 /**
@@ -119,6 +142,7 @@ struct sensor_config {
  * @step_wise_fallback: drive the devices bound to the zone that have no
  *	power model (fans) with step_wise (default true).
  * @actors, @n_actors: the zone's actors (at least one).
+ * @meter: the board's total power meter (power_meter), for all its actors together.
  * @line: line of the zone in the file.
  */
 struct zone_config {
@@ -138,6 +162,7 @@ struct zone_config {
 	bool step_wise_fallback;
 	struct actor_config *actors;
 	size_t n_actors;
+	struct meter_config meter;
 	unsigned int line;
 };
 

@@ -12,12 +12,12 @@
 #include "control/divvy.h"
 
 const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight",
-					  "optional", "on_external_write", NULL };
+					  "optional", "on_external_write", "power_meter", NULL };
 const char *const cfg_opp_keys[] = { "freq_khz", "voltage_uv", "power_mw", "static_power_mw", NULL };
 const char *const cfg_powercap_keys[] = { "type", "zone", "weight", "optional", "on_external_write",
 					   NULL };
 const char *const cfg_devfreq_keys[] = { "type", "device", "dynamic_power_coefficient", "opps", "weight",
-					  "optional", "on_external_write", NULL };
+					  "optional", "on_external_write", "power_meter", NULL };
 static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
 		     uint32_t dpc, struct opp *o)
 {
@@ -131,6 +131,10 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	if (r < 0)
 		return r;
 	a->kind = (enum actor_kind)kind;
+	if (a->kind == ACTOR_POWERCAP && cfg_has(g, "power_meter"))
+		return cfg_fail(ctx, config_setting_get_member(g, "power_meter"), prefix,
+				"power_meter", "a powercap actor is measured by its zone's own "
+				"energy_uj: remove power_meter");
 	if ((r = cfg_check_keys(ctx, g, prefix, keys_by_kind[kind])) < 0 ||
 	    (r = parse_actor_target(ctx, g, prefix, a)) < 0)
 		return r;
@@ -147,6 +151,8 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 			      &on_external)) < 0)
 		return r;
 	a->yield_external = on_external == 1;
+	if ((r = cfg_parse_meter(ctx, g, prefix, &a->meter)) < 0)
+		return r;
 	return parse_opps(ctx, g, prefix, a);
 }
 

@@ -140,6 +140,18 @@ int cfg_parse_sensor(struct parse_ctx *ctx, const config_setting_t *zone, const 
 int cfg_parse_actors(struct parse_ctx *ctx, const config_setting_t *zone, const char *prefix,
 		     struct zone_config *z);
 
+/**
+ * cfg_parse_meter() - the "power_meter" of @group (an actor's or a zone's)
+ * into @m: a path under /sys to a powerN_input, energyN_input or
+ * energy_uj, or a group { hwmon = "NAME"; label = "LABEL"; }
+ * (config_meter.c).  Return: 1 when present, 0 when absent, negative errno.
+ */
+int cfg_parse_meter(struct parse_ctx *ctx, const config_setting_t *group, const char *prefix,
+		    struct meter_config *m);
+
+/** cfg_free_meter() - free what cfg_parse_meter() allocated in @m. */
+void cfg_free_meter(struct meter_config *m);
+
 /* The keys valid in each kind of group, NULL-terminated (also checked
  * against the man page by the tests). */
 extern const char *const cfg_root_keys[];
@@ -150,3 +162,4 @@ extern const char *const cfg_cpufreq_keys[];
 extern const char *const cfg_devfreq_keys[];
 extern const char *const cfg_powercap_keys[];
 extern const char *const cfg_opp_keys[];
+extern const char *const cfg_meter_keys[];

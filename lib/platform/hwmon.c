@@ -39,28 +39,46 @@ static int visit_attr(const char *name, void *userdata)
 	return 0;
 }
 
-int hwmon_coretemp_tjmax(int package, int32_t *tjmax_mc)
+int hwmon_each(int (*fn)(const char *dir, const char *name, void *userdata), void *userdata)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
-	int r = -ENOENT;
+	int r = 0;
 
 	if (sysfs_list_ids(HWMON_CLASS_DIR, "hwmon", &ids, &n) < 0)
 		return -ENOENT;
-	for (size_t i = 0; i < n && r < 0; i++) {
-		char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX], name[32];
-		struct coretemp_walk w = { .dir = dir, .package = package };
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX], name[64];
 
-		if (sysfs_pathf(dir, HWMON_CLASS_DIR "/hwmon%lld", (long long)ids[i]) < 0 ||
-		    sysfs_pathf(path, "%s/name", dir) < 0 ||
-		    sysfs_read_str(path, name, sizeof(name)) <= 0 || strcmp(name, "coretemp") != 0)
-			continue;
-		sysfs_list_dir(dir, visit_attr, &w);
-		if (w.is_package && w.crit_mc > 0 && w.crit_mc <= INT32_MAX) {
-			*tjmax_mc = (int32_t)w.crit_mc;
-			r = 0;
-		}
+		if (sysfs_pathf(dir, HWMON_CLASS_DIR "/hwmon%lld", (long long)ids[i]) == 0 &&
+		    sysfs_pathf(path, "%s/name", dir) == 0 &&
+		    sysfs_read_str(path, name, sizeof(name)) > 0)
+			r = fn(dir, name, userdata);
 	}
 	free(ids);
 	return r;
+}
+
+/* A coretemp device that names w->package: its lowest tempN_crit into w->crit_mc; 1 when found. */
+static int visit_coretemp(const char *dir, const char *name, void *userdata)
+{
+	struct coretemp_walk *w = userdata;
+
+	if (strcmp(name, "coretemp") != 0)
+		return 0;
+	w->dir = dir;
+	w->is_package = false;
+	w->crit_mc = 0;
+	sysfs_list_dir(dir, visit_attr, w);
+	return w->is_package && w->crit_mc > 0 && w->crit_mc <= INT32_MAX;
+}
+
+int hwmon_coretemp_tjmax(int package, int32_t *tjmax_mc)
+{
+	struct coretemp_walk w = { .package = package };
+
+	if (hwmon_each(visit_coretemp, &w) != 1)
+		return -ENOENT;
+	*tjmax_mc = (int32_t)w.crit_mc;
+	return 0;
 }

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An actor's power meter, read once a period: what the calibration of its
+ * power model compares the table with.  A configured meter that faults is
+ * dropped with one warning and the actor goes on from its table, as
+ * without a meter.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "actor.h"
+#include "platform/log.h"
+
+void actor_set_meter(struct actor *a, struct power_meter *m)
+{
+	actor_free_meter(a);
+	a->meter = m;
+	a->meter_owned = true;
+}
+
+void actor_free_meter(struct actor *a)
+{
+	if (a->meter && a->meter_owned) {
+		power_meter_close(a->meter);
+		free(a->meter);
+	}
+	if (a->meter_owned)
+		a->meter = NULL;
+	a->meter_owned = false;
+	a->measured_valid = false;
+}
+
+void actor_meter_fault(struct actor *a, int fault, const char *outcome)
+{
+	const struct power_meter *m = a->meter;
+
+	if (fault == METER_UNREADABLE || fault == METER_VANISHED)
+		pa_log(PA_LOG_WARNING, "%s: power meter %s %s (%s); %s", a->name, m->name,
+		       meter_fault_name((enum meter_fault)fault), strerror(m->error), outcome);
+	else
+		pa_log(PA_LOG_WARNING, "%s: power meter %s %s; %s", a->name, m->name,
+		       meter_fault_name((enum meter_fault)fault), outcome);
+}
+
+int actor_read_meter(struct actor *a, uint64_t now_us)
+{
+	uint32_t mw = 0;
+	int r;
+
+	if (!a->meter || a->meter_read_us == now_us)
+		return a->measured_valid;
+	a->meter_read_us = now_us;
+	/* A reading above ten times the table's most is no reading of this rail. */
+	a->meter->track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
+					 ? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
+	r = power_meter_read(a->meter, now_us / 1000, a->req_mw > 0, &mw);
+	a->measured_valid = r == 1;
+	if (r == 1)
+		a->measured_mw = mw;
+	if (r < 0 && a->meter_owned) {
+		actor_meter_fault(a, -r, "dropped until a reload, going on from the power table");
+		actor_free_meter(a);
+	}
+	return r;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Power meters that lie: what a reading of a meter (a rail monitor's
+ * instantaneous power in µW, or a cumulative energy counter in µJ) means,
+ * and the faults that make it worthless.  Pure computation (no I/O, no
+ * clock): lib/platform/meter.c reads the files and feeds each value here
+ * with the caller's monotonic time in ms.
+ *
+ * A meter stops when an energy counter does not move, or a power reading
+ * holds one exact value, for METER_STOP_READS reads in a row while the
+ * actor draws.  30 reads are 3 s at the default 100 ms period: three times
+ * the slowest refresh of the meters read (SCMI/SCPI sensors update about
+ * once a second, the INA3221 every 100 ms or so at its defaults, RAPL every
+ * ms), so a slow meter never trips it, and a dead one is dropped within
+ * seconds of control.  A meter jumps when it says more than the most the
+ * caller finds plausible (METER_JUMP_FACTOR times the actor's table maximum)
+ * or a negative power.  An energy counter that goes backwards wrapped: that
+ * is expected only where it has a range (max_energy_range_uj) and the wrap
+ * is near it (the energy through the wrap is no more than the plausible
+ * most in the time since the last read); any other step back is a fault.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Reads in a row of an unmoving energy or one exact power while the actor draws: stopped. */
+#define METER_STOP_READS 30
+/* A meter above this many times the actor's table maximum has jumped. */
+#define METER_JUMP_FACTOR 10
+
+/**
+ * enum meter_fault - why a meter is dropped.
+ * @METER_OK: none.
+ * @METER_VANISHED: its file is gone (the device was removed).
+ * @METER_UNREADABLE: its file is there but its read failed.
+ * @METER_STOPPED: it stopped counting (METER_STOP_READS).
+ * @METER_JUMP: a power beyond the plausible most, or negative.
+ * @METER_BACKWARDS: an energy counter went back where no wrap was due.
+ */
+enum meter_fault {
+	METER_OK,
+	METER_VANISHED,
+	METER_UNREADABLE,
+	METER_STOPPED,
+	METER_JUMP,
+	METER_BACKWARDS,
+};
+
+/** meter_fault_name() - "vanished", "unreadable", "stopped", "jumped", "went backwards". */
+const char *meter_fault_name(enum meter_fault fault);
+
+/**
+ * energy_delta() - the energy counted between readings @prev and @cur of a
+ * counter that wraps after @range (µJ): @cur - @prev, or through the wrap.
+ */
+uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range);
+
+/**
+ * struct meter_track - what one meter's readings showed so far.
+ * @energy: a cumulative counter in µJ (else an instantaneous power in µW).
+ * @range_uj: where the counter wraps, µJ; 0 for a counter that never should.
+ * @max_mw: the most a reading may say, mW; 0 for no bound.
+ * @have_last, @last_value, @last_ms: the last value that counted (µJ or
+ *	µW) and when it was read, ms.
+ * @same: reads in a row that showed no move while the actor drew.
+ */
+struct meter_track {
+	bool energy;
+	uint64_t range_uj;
+	uint32_t max_mw;
+	bool have_last;
+	int64_t last_value;
+	uint64_t last_ms;
+	unsigned int same;
+};
+
+/**
+ * meter_track_step() - one raw reading @value of the meter (µJ or µW, as
+ * read: signed, so that a negative power shows) at @now_ms; @drawing: the
+ * actor's model says it draws power now.  An energy counter gives the mean
+ * power since the last value it moved from (so a counter slower than the
+ * period averages over its own steps); a power meter gives @value.
+ * Return: 1 with the power in *@power_mw, 0 when there is none yet (the
+ * first energy value, or one that has not moved), or minus an enum
+ * meter_fault (METER_STOPPED, METER_JUMP, METER_BACKWARDS); after a jump or
+ * a step back, the next energy reading counts from the value that faulted.
+ */
+int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_ms, bool drawing,
+		     uint32_t *power_mw);

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Power meters: hwmon rails and energy counters, powercap's energy_uj (meter.h). */
+#include "meter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hwmon.h"
+
+/* The channel kinds a label may name, in the order one is preferred: power, energy, in. */
+static const char *const channel_kinds[] = { "power", "energy", "in" };
+#define N_KINDS 3
+
+void power_meter_init(struct power_meter *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->input.fd = -1;
+	m->current.fd = -1;
+}
+
+/* "power3_label" -> kind 0, channel 3; -1 for another name. */
+static int channel_of(const char *file, const char *suffix, unsigned int *channel)
+{
+	for (int k = 0; k < N_KINDS; k++) {
+		size_t n = strlen(channel_kinds[k]);
+		int len = 0;
+
+		if (strncmp(file, channel_kinds[k], n) == 0 &&
+		    sscanf(file + n, "%u%n", channel, &len) == 1 && strcmp(file + n + len, suffix) == 0)
+			return k;
+	}
+	return -1;
+}
+
+static int open_input(struct power_meter *m, const char *path, enum meter_unit unit)
+{
+	int r = sysfs_attr_open(&m->input, path, false);
+
+	if (r < 0)
+		return r;
+	m->unit = unit;
+	m->track.energy = unit == METER_ENERGY_UJ;
+	return 0;
+}
+
+int power_meter_open_path(struct power_meter *m, const char *path)
+{
+	const char *file = strrchr(path, '/');
+	char range[SYSFS_PATH_MAX];
+	unsigned int channel;
+	int kind, r;
+
+	file = file ? file + 1 : path;
+	kind = channel_of(file, "_input", &channel);
+	if (strcmp(file, "energy_uj") == 0)
+		kind = 1;
+	else if (kind != 0 && kind != 1)
+		return -EINVAL;
+	if ((r = open_input(m, path, kind == 0 ? METER_POWER_UW : METER_ENERGY_UJ)) < 0)
+		return r;
+	snprintf(m->name, sizeof(m->name), "%s", path);
+	/* powercap's counter wraps at max_energy_range_uj; hwmon's never should. */
+	if (strcmp(file, "energy_uj") == 0 &&
+	    sysfs_pathf(range, "%.*s/max_energy_range_uj", (int)(file - 1 - path), path) == 0 &&
+	    sysfs_read_u64(range, &m->track.range_uj) < 0)
+		m->track.range_uj = 0;
+	return 0;
+}
+
+/* Searching the hwmon devices named @hwmon for the channel labelled @label. */
+struct label_search {
+	const char *hwmon;
+	const char *label;
+	const char *dir;
+	bool named;		/* a device of that name exists */
+	int kind;		/* the best match's kind, N_KINDS for none */
+	unsigned int channel;
+};
+
+static int visit_label(const char *file, void *userdata)
+{
+	struct label_search *s = userdata;
+	char path[SYSFS_PATH_MAX], label[128];
+	unsigned int channel;
+	int kind = channel_of(file, "_label", &channel);
+
+	if (kind < 0 || kind >= s->kind || sysfs_pathf(path, "%s/%s", s->dir, file) < 0 ||
+	    sysfs_read_str(path, label, sizeof(label)) <= 0 || strcmp(label, s->label) != 0)
+		return 0;
+	s->kind = kind;
+	s->channel = channel;
+	return 0;
+}
+
+/* Opens the channel found in @dir. */
+static int open_channel(struct power_meter *m, const char *dir, int kind, unsigned int channel)
+{
+	char path[SYSFS_PATH_MAX], curr[SYSFS_PATH_MAX];
+	int r;
+
+	/* A voltage channel: its power where the driver gives one, else volts times amps. */
+	if (kind == 2 && sysfs_pathf(path, "%s/power%u_input", dir, channel) == 0 &&
+	    sysfs_exists(path))
+		kind = 0;
+	if (sysfs_pathf(path, "%s/%s%u_input", dir, channel_kinds[kind], channel) < 0)
+		return -ENAMETOOLONG;
+	r = open_input(m, path, kind == 0 ? METER_POWER_UW : kind == 1 ? METER_ENERGY_UJ
+								      : METER_VOLT_AMP);
+	if (r < 0 || kind != 2)
+		return r;
+	if ((r = sysfs_pathf(curr, "%s/curr%u_input", dir, channel)) == 0)
+		r = sysfs_attr_open(&m->current, curr, false);
+	return r;
+}
+
+static int visit_device(const char *dir, const char *name, void *userdata)
+{
+	struct label_search *s = userdata;
+
+	if (strcmp(name, s->hwmon) != 0)
+		return 0;
+	s->named = true;
+	s->dir = dir;
+	sysfs_list_dir(dir, visit_label, s);
+	return s->kind < N_KINDS;	/* the first device with the label */
+}
+
+int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char *label)
+{
+	struct label_search s = { .hwmon = hwmon, .label = label, .kind = N_KINDS };
+	char dir[SYSFS_PATH_MAX];
+	int r;
+
+	if (hwmon_each(visit_device, &s) != 1)
+		return s.named ? -ENOENT : -ENODEV;
+	snprintf(dir, sizeof(dir), "%s", s.dir);
+	if ((r = open_channel(m, dir, s.kind, s.channel)) < 0) {
+		power_meter_close(m);
+		return r;
+	}
+	snprintf(m->name, sizeof(m->name), "hwmon \"%s\" label \"%s\" (%s)", hwmon, label,
+		 m->input.path);
+	return 0;
+}
+
+int power_meter_read(struct power_meter *m, uint64_t now_ms, bool drawing, uint32_t *power_mw)
+{
+	int64_t value, ma = 0;
+	int r = sysfs_attr_read_s64(&m->input, &value);
+
+	if (r == 0 && m->unit == METER_VOLT_AMP && (r = sysfs_attr_read_s64(&m->current, &ma)) == 0)
+		value *= ma;	/* mV * mA = µW */
+	if (r < 0) {
+		m->error = -r;
+		return sysfs_attr_still_there(&m->input) &&
+		       (m->unit != METER_VOLT_AMP || sysfs_attr_still_there(&m->current))
+			       ? -METER_UNREADABLE : -METER_VANISHED;
+	}
+	m->error = 0;
+	return meter_track_step(&m->track, value, now_ms, drawing, power_mw);
+}
+
+void power_meter_close(struct power_meter *m)
+{
+	sysfs_attr_close(&m->input);
+	sysfs_attr_close(&m->current);
+}
+
+/* Collecting labels: into a text list, or into an array for "did you mean". */
+struct label_walk {
+	const char *dir;
+	char *buf;
+	size_t size, used;
+	const char **labels;
+	size_t max, n;
+	const char *hwmon;	/* the device name wanted, or NULL for all */
+};
+
+/* Appends @a then @b to the text list, cut at its end. */
+static void append(struct label_walk *w, const char *a, const char *b)
+{
+	int n;
+
+	if (w->used >= w->size)
+		return;
+	n = snprintf(w->buf + w->used, w->size - w->used, "%s%s", a, b);
+	if (n > 0)
+		w->used = w->used + (size_t)n < w->size ? w->used + (size_t)n : w->size;
+}
+
+static int collect_label(const char *file, void *userdata)
+{
+	struct label_walk *w = userdata;
+	char path[SYSFS_PATH_MAX], label[128];
+	unsigned int channel;
+
+	if (channel_of(file, "_label", &channel) < 0 || sysfs_pathf(path, "%s/%s", w->dir, file) < 0 ||
+	    sysfs_read_str(path, label, sizeof(label)) <= 0)
+		return 0;
+	if (w->labels) {
+		if (w->n + 1 < w->max && w->used + strlen(label) + 1 <= w->size) {
+			w->labels[w->n++] = strcpy(w->buf + w->used, label);
+			w->used += strlen(label) + 1;
+		}
+		return 0;
+	}
+	append(w, w->n++ ? ", " : "", label);
+	return 0;
+}
+
+static int list_device(const char *dir, const char *name, void *userdata)
+{
+	struct label_walk *w = userdata;
+	const char *base = strrchr(dir, '/');
+
+	w->dir = dir;
+	if (w->labels) {
+		if (strcmp(name, w->hwmon) == 0)
+			sysfs_list_dir(dir, collect_label, w);
+		return 0;
+	}
+	append(w, w->used ? "; " : "", name);
+	append(w, " (", base ? base + 1 : dir);
+	append(w, "): ", "");
+	w->n = 0;
+	sysfs_list_dir(dir, collect_label, w);
+	if (w->n == 0)
+		append(w, "no labelled power channels", "");
+	return 0;
+}
+
+void hwmon_meter_list(char *buf, size_t size)
+{
+	struct label_walk w = { .buf = buf, .size = size };
+
+	buf[0] = '\0';
+	hwmon_each(list_device, &w);
+	if (w.used == 0)
+		snprintf(buf, size, "no hwmon devices");
+}
+
+size_t hwmon_meter_labels(const char *hwmon, char *buf, size_t size, const char **labels,
+			  size_t max)
+{
+	struct label_walk w = { .buf = buf, .size = size, .labels = labels, .max = max,
+				.hwmon = hwmon };
+
+	if (max == 0)
+		return 0;
+	hwmon_each(list_device, &w);
+	labels[w.n] = NULL;
+	return w.n;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Power meters: the files that say what a rail or a package really draws,
+ * opened once and re-read with pread each period (the control path opens
+ * nothing).  Three kinds of file: a hwmon powerN_input (instantaneous, µW),
+ * a hwmon energyN_input or a powercap energy_uj (cumulative, µJ; energy_uj
+ * wraps at its sibling max_energy_range_uj where there is one), and a
+ * hwmon channel with only a voltage and a current (the INA3221 gives
+ * inN_input in mV and currN_input in mA, and its label as inN_label: mV x
+ * mA = µW).  A meter is named by its path, or by its hwmon device's name
+ * and its channel's label (powerN_label, energyN_label or inN_label): hwmon
+ * numbers change between boots, names and labels do not.  What the
+ * readings mean and when a meter lies: lib/control/meter_fault.h.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control/meter_fault.h"
+#include "sysfs.h"
+
+/**
+ * enum meter_unit - what a meter's file counts.
+ * @METER_POWER_UW: instantaneous power, µW (powerN_input).
+ * @METER_ENERGY_UJ: cumulative energy, µJ (energyN_input, energy_uj).
+ * @METER_VOLT_AMP: a voltage in mV (inN_input) times a current in mA
+ *	(currN_input), µW.
+ */
+enum meter_unit {
+	METER_POWER_UW,
+	METER_ENERGY_UJ,
+	METER_VOLT_AMP,
+};
+
+/* Room for a meter's name in messages: a path, or a hwmon name, label and path. */
+#define METER_NAME_MAX (SYSFS_PATH_MAX + 160)
+/* Room for the list of hwmon devices and their labels in a message. */
+#define METER_LIST_MAX 1024
+
+/**
+ * struct power_meter - one meter, opened.
+ * @input: powerN_input, energyN_input, energy_uj or inN_input.
+ * @current: currN_input of a METER_VOLT_AMP meter, else closed.
+ * @unit: see enum meter_unit.
+ * @track: its readings so far; the caller sets @track.max_mw, the most a
+ *	reading may say (METER_JUMP_FACTOR times the actor's maximum).
+ * @error: the errno of its last failed read, 0 for none.
+ * @name: what messages call it.
+ */
+struct power_meter {
+	struct sysfs_attr input;
+	struct sysfs_attr current;
+	enum meter_unit unit;
+	struct meter_track track;
+	int error;
+	char name[METER_NAME_MAX];
+};
+
+/** power_meter_init() - a closed meter (power_meter_close() is then harmless). */
+void power_meter_init(struct power_meter *m);
+
+/**
+ * power_meter_open_path() - the meter at @path: a powerN_input,
+ * energyN_input or energy_uj (with max_energy_range_uj beside it when
+ * there is one).  Return: 0, -EINVAL for another file name, or the open's
+ * negative errno (-ENOENT: no such file).
+ */
+int power_meter_open_path(struct power_meter *m, const char *path);
+
+/**
+ * power_meter_open_hwmon() - the channel labelled @label of the first
+ * hwmon device named @hwmon that has one: its powerN_input, else its
+ * energyN_input, else its inN_input times currN_input.
+ * Return: 0, -ENODEV when no hwmon device is named @hwmon, -ENOENT when
+ * none of them has a channel labelled @label, or the open's negative errno.
+ */
+int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char *label);
+
+/**
+ * power_meter_read() - read @m once at @now_ms (CLOCK_MONOTONIC, ms, from
+ * the caller); @drawing: the actor draws power by its model.
+ * Return: 1 with the mean power since its last reading in *@power_mw, 0
+ * when there is none yet, or minus an enum meter_fault: -METER_VANISHED
+ * (its file is gone) or -METER_UNREADABLE (@m->error holds why), and
+ * meter_track_step()'s.
+ */
+int power_meter_read(struct power_meter *m, uint64_t now_ms, bool drawing, uint32_t *power_mw);
+
+/** power_meter_close() - close @m's files. */
+void power_meter_close(struct power_meter *m);
+
+/**
+ * hwmon_meter_list() - every hwmon device and the labels of its channels a
+ * meter may name, for a message: "ina3221 (hwmon1): VDD_CPU, VDD_GPU;
+ * coretemp (hwmon0): no power channels", or "no hwmon devices".
+ */
+void hwmon_meter_list(char *buf, size_t size);
+
+/**
+ * hwmon_meter_labels() - the labels of the meter channels of the hwmon
+ * devices named @hwmon, into @buf (@size bytes) with a pointer to each in
+ * @labels (at most @max - 1, NULL-terminated), for "did you mean".
+ * Return: how many.
+ */
+size_t hwmon_meter_labels(const char *hwmon, char *buf, size_t size, const char **labels,
+			  size_t max);

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Power meters that lie (lib/control/meter_fault.c): the mean power of an
+ * energy counter, through a wrap that is due and not through one that is
+ * not; a stopped counter and a frozen power; a jump; the fault names.
+ * Figures by hand: µJ / ms = mW.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "control/meter_fault.h"
+
+/* 1 s of 2.5 W on an energy counter: 2 500 000 µJ over 1000 ms is 2500 mW. */
+static void test_energy_mean_power(void **unused)
+{
+	struct meter_track t = { .energy = true, .max_mw = 30000 };
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&t, 1000000, 5000, true, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 3500000, 6000, true, &mw), 1);
+	assert_int_equal(mw, 2500);
+	/* Unmoved: no reading; the next move averages over both periods (1 J in 200 ms). */
+	assert_int_equal(meter_track_step(&t, 3500000, 6100, true, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 4500000, 6200, true, &mw), 1);
+	assert_int_equal(mw, 5000);
+}
+
+/* A wrap at max_energy_range_uj near its end is counted through; elsewhere it is a fault. */
+static void test_energy_wrap(void **unused)
+{
+	struct meter_track t = { .energy = true, .range_uj = 10000000, .max_mw = 30000 };
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_int_equal(energy_delta(9900000, 100000, 10000000), 200000);
+	assert_int_equal(energy_delta(100, 300, 10000000), 200);
+	assert_int_equal(meter_track_step(&t, 9900000, 0, true, &mw), 0);
+	/* 100 000 µJ to the wrap, 100 000 after it, in 100 ms: 2000 mW. */
+	assert_int_equal(meter_track_step(&t, 100000, 100, true, &mw), 1);
+	assert_int_equal(mw, 2000);
+	/* Back by 50 000 µJ, 9.95 J away from the wrap: 99 500 mW in 100 ms, not plausible. */
+	assert_int_equal(meter_track_step(&t, 50000, 200, true, &mw), -METER_BACKWARDS);
+}
+
+/* Without a range, any step back is an unexpected wrap. */
+static void test_energy_backwards_without_range(void **unused)
+{
+	struct meter_track t = { .energy = true };
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&t, 5000000, 0, true, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 4999000, 100, true, &mw), -METER_BACKWARDS);
+}
+
+/* A counter that does not move for METER_STOP_READS reads while the actor draws has stopped. */
+static void test_energy_stopped(void **unused)
+{
+	struct meter_track t = { .energy = true };
+	uint32_t mw = 0;
+	uint64_t ms = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&t, 7000, ms, true, &mw), 0);
+	/* Idle: never stopped, however long. */
+	for (int k = 0; k < 3 * METER_STOP_READS; k++)
+		assert_int_equal(meter_track_step(&t, 7000, ms += 100, false, &mw), 0);
+	for (int k = 1; k < METER_STOP_READS; k++)
+		assert_int_equal(meter_track_step(&t, 7000, ms += 100, true, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 7000, ms += 100, true, &mw), -METER_STOPPED);
+}
+
+/* A power that holds one exact value for METER_STOP_READS reads while drawing is frozen. */
+static void test_power_frozen(void **unused)
+{
+	struct meter_track t = { .max_mw = 20000 };
+	uint32_t mw = 0;
+	uint64_t ms = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&t, 1234567, ms, true, &mw), 1);
+	assert_int_equal(mw, 1234);
+	for (int k = 1; k < METER_STOP_READS; k++)
+		assert_int_equal(meter_track_step(&t, 1234567, ms += 100, true, &mw), 1);
+	/* One move starts the count again. */
+	assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), 1);
+	for (int k = 1; k < METER_STOP_READS; k++)
+		assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), 1);
+	assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), -METER_STOPPED);
+}
+
+/* Above the bound, or negative: a jump; at the bound, a reading. */
+static void test_jump(void **unused)
+{
+	struct meter_track p = { .max_mw = 20000 };
+	struct meter_track e = { .energy = true, .max_mw = 20000 };
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&p, 20000999, 0, true, &mw), 1);
+	assert_int_equal(mw, 20000);
+	assert_int_equal(meter_track_step(&p, 20001000, 100, true, &mw), -METER_JUMP);
+	assert_int_equal(meter_track_step(&p, -5000, 200, true, &mw), -METER_JUMP);
+	/* 2 000 100 µJ in 100 ms: 20 001 mW. */
+	assert_int_equal(meter_track_step(&e, 0, 0, true, &mw), 0);
+	assert_int_equal(meter_track_step(&e, 2000100, 100, true, &mw), -METER_JUMP);
+}
+
+static void test_names(void **unused)
+{
+	(void)unused;
+	assert_string_equal(meter_fault_name(METER_VANISHED), "vanished");
+	assert_string_equal(meter_fault_name(METER_UNREADABLE), "unreadable");
+	assert_string_equal(meter_fault_name(METER_STOPPED), "stopped");
+	assert_string_equal(meter_fault_name(METER_JUMP), "jumped");
+	assert_string_equal(meter_fault_name(METER_BACKWARDS), "went backwards");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_energy_mean_power),
+		cmocka_unit_test(test_energy_wrap),
+		cmocka_unit_test(test_energy_backwards_without_range),
+		cmocka_unit_test(test_energy_stopped),
+		cmocka_unit_test(test_power_frozen),
+		cmocka_unit_test(test_jump),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
