@@ -313,6 +313,39 @@ def add_coretemp(t, package, crit_mc, max_mc, temp_mc, n_cores, hwmon=None):
     t.link("sys/class/hwmon/hwmon%d" % hwmon, rel)
 
 
+def add_hwmon(t, n, name, device_rel, attrs):
+    """hwmon device hwmonN named @name under the device @device_rel, with @attrs."""
+    rel = "%s/hwmon/hwmon%d" % (device_rel, n)
+    t.write(rel + "/name", name)
+    t.attrs(rel, attrs)
+    t.link("sys/class/hwmon/hwmon%d" % n, rel)
+
+
+# The board's rail monitor: per rail, its label, bus voltage (mV) and current (mA).
+INA3221_RAILS = [("VDD_CPU_B", 900, 1500), ("VDD_CPU_L", 850, 400), ("VDD_GPU", 900, 800)]
+
+
+def add_rail_meters(t):
+    """Power meters as an ARM board has them: a TI INA3221 on I2C with a
+    rail per channel as drivers/hwmon/ina3221.c names them (inN_label from
+    the device tree, inN_input bus voltage in mV, currN_input in mA,
+    in4-6_input shunt voltages in uV; the driver has no powerN_input: power
+    is volts times amps), and an SCMI firmware's sensors
+    (drivers/hwmon/scmi-hwmon.c: energyN_input in uJ and powerN_input in
+    uW, each with its label from the firmware)."""
+    ina = {"update_interval": 100, "samples": 16}
+    for k, (label, mv, ma) in enumerate(INA3221_RAILS, 1):
+        ina.update({"in%d_label" % k: label, "in%d_input" % k: mv, "in%d_enable" % k: 1,
+                    "curr%d_input" % k: ma, "shunt%d_resistor" % k: 10000,
+                    "in%d_input" % (k + 3): ma * 10})
+    add_hwmon(t, 0, "ina3221", "sys/devices/platform/ff3d0000.i2c/i2c-4/4-0040", ina)
+    add_hwmon(t, 1, "scmi_sensors", "sys/devices/platform/firmware:scmi/scmi_dev.7",
+              {"energy1_label": "BIG_CPU_ENERGY", "energy1_input": 5000000000,
+               "energy2_label": "GPU_ENERGY", "energy2_input": 2000000000,
+               "power1_label": "SOC_POWER", "power1_input": 3200000,
+               "temp1_label": "SOC_TEMP", "temp1_input": 45000})
+
+
 def x86_laptop(t):
     """8 threads on intel_pstate (one policy per CPU, no frequency table), an
     acpitz zone with one passive trip bound to the Processor cooling devices,
@@ -424,6 +457,8 @@ TREES = {
     "rk3399-dt": lambda t: board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
     "rk3399-opp-debugfs": lambda t: board_tree(t, "rk3399-rockpro64", "opp-debugfs", RK3399_GPU),
     "rk3399-em": lambda t: board_tree(t, "rk3399-rockpro64", "em", RK3399_GPU),
+    "rk3399-meters": lambda t: (board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
+                                add_rail_meters(t)),
     "rk3399-no-user-space": lambda t: (board_tree(t, "rk3399-rockpro64", "dt", RK3399_GPU),
                                        without_governor(t, "user_space")),
     "odroid-xu4": lambda t: board_tree(t, "odroid-xu4", "dt"),

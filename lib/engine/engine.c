@@ -194,6 +194,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */
 	}
+	engine_read_meters(e, now_us, due);
 	actor_force_writes(e->force_writes);
 	for (size_t i = 0; i < e->n_actors; i++) {
 		struct actor *a = e->actors[i];

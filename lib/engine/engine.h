@@ -34,6 +34,9 @@
  *	governor), whose sensor names several thermal zones, or whose
  *	sustainable power or gains their actors rule out (build_check_power()):
  *	not worth retrying.
+ * @n_bad_meters: configured power meters that could not be opened (said
+ *	with what exists; their actors and zones run from their power tables):
+ *	--check-config fails on them.
  * @cap_mw: the external power cap on every actor together, mW (0: none);
  *	the daemon sets it (Manager.SetPowerLimit), engine_share_cap() divides it.
  * @lowest_mw: what every actor draws at its lowest state, mW (the least a
@@ -56,6 +59,7 @@ struct engine {
 	bool stat_failed;
 	size_t n_missing;
 	size_t n_refused;
+	size_t n_bad_meters;
 	uint32_t cap_mw;
 	uint32_t lowest_mw;
 	bool force_writes;
@@ -100,6 +104,21 @@ int engine_sample_load(struct engine *e);
  * counters are no load).  Return: engine_sample_load()'s.
  */
 int engine_restart_load(struct engine *e);
+
+/**
+ * engine_read_meters() - read, once, the power meter of each zone due
+ * (@due; NULL: all) that is active, and of each of its actors (an actor
+ * shared by zones is read once): zone->measured_mw and actor->measured_mw,
+ * valid for this period only (actor_read_meter()).  A powercap actor reads
+ * its own in its sample.  A configured meter that faults is dropped with
+ * one warning and its actor or zone goes on from its power table until
+ * the engine is rebuilt.  engine_cycle() calls it each period.
+ * @now_us: monotonic time, µs.
+ */
+void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due);
+
+/** engine_zone_free_meter() - close and free @z's power meter; it has none after. */
+void engine_zone_free_meter(struct zone *z);
 
 /**
  * engine_resume() - after the machine slept: read every zone's sensor

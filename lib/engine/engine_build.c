@@ -218,8 +218,10 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
 			a = NULL;
 		}
-		if (a)
+		if (a) {
+			build_open_actor_meter(b, zc, i, a);
 			continue;
+		}
 		if (!ac->optional) {
 			pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s; zone skipped: "
 			       "the kernel's governor keeps it (optional = true on this actor runs "
@@ -350,6 +352,7 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 	}
 	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
+	build_open_zone_meter(b, zc, z);
 	return build_finish_zone(b, z, tz, zc);
 }
 

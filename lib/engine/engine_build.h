@@ -126,3 +126,16 @@ bool build_is_x86_package_zone(const struct thermal_zone_info *tz);
  * or negative errno when it is not controlled (said once, with why).
  */
 int build_x86_package_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z);
+
+/**
+ * build_open_actor_meter() - open the power_meter of @zc's actors[@i] for
+ * @a, its actor (engine_meter.c), unless @a has one.  A meter that cannot
+ * be opened is said with what exists instead (the hwmon devices and their
+ * labels, the nearest label), counted in e->n_bad_meters, and @a goes on
+ * from its power table.
+ */
+void build_open_actor_meter(struct build *b, const struct zone_config *zc, size_t i,
+			    struct actor *a);
+
+/** build_open_zone_meter() - as build_open_actor_meter(), @zc's own meter for @z. */
+void build_open_zone_meter(struct build *b, const struct zone_config *zc, struct zone *z);

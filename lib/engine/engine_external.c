@@ -126,6 +126,7 @@ static void check_policies(struct engine *e)
 void engine_zone_close(struct zone *z)
 {
 	zone_sensor_close(z);
+	engine_zone_free_meter(z);
 	if (z->policy_open)
 		sysfs_attr_close(&z->policy);
 	z->policy_open = false;

@@ -170,6 +170,10 @@ enum zone_model_state {
  * @cap_limited: this period's budget is the cap's share, lower than what
  *	its controller (or, idle, its actors' maximum) gave: the zone is
  *	limited by the power cap, not by its temperature.
+ * @meter: the board's total power meter (the config's power_meter), or
+ *	NULL (none, or dropped at a fault until a rebuild); owned.
+ * @measured_mw: what @meter said this period, mW, while @measured_valid.
+ * @measured_valid: @meter gave a reading this period.
  */
 struct zone {
 	char name[64];
@@ -226,6 +230,9 @@ struct zone {
 	bool capped;
 	uint32_t cap_mw;
 	bool cap_limited;
+	struct power_meter *meter;
+	uint32_t measured_mw;
+	bool measured_valid;
 };
 
 /**

@@ -72,7 +72,8 @@ int power_meter_open_path(struct power_meter *m, const char *path)
 struct label_search {
 	const char *hwmon;
 	const char *label;
-	const char *dir;
+	const char *dir;	/* the device being walked */
+	char found[SYSFS_PATH_MAX];	/* the device with the label */
 	bool named;		/* a device of that name exists */
 	int kind;		/* the best match's kind, N_KINDS for none */
 	unsigned int channel;
@@ -123,19 +124,20 @@ static int visit_device(const char *dir, const char *name, void *userdata)
 	s->named = true;
 	s->dir = dir;
 	sysfs_list_dir(dir, visit_label, s);
-	return s->kind < N_KINDS;	/* the first device with the label */
+	if (s->kind == N_KINDS)
+		return 0;
+	snprintf(s->found, sizeof(s->found), "%s", dir);
+	return 1;	/* the first device with the label */
 }
 
 int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char *label)
 {
 	struct label_search s = { .hwmon = hwmon, .label = label, .kind = N_KINDS };
-	char dir[SYSFS_PATH_MAX];
 	int r;
 
 	if (hwmon_each(visit_device, &s) != 1)
 		return s.named ? -ENOENT : -ENODEV;
-	snprintf(dir, sizeof(dir), "%s", s.dir);
-	if ((r = open_channel(m, dir, s.kind, s.channel)) < 0) {
+	if ((r = open_channel(m, s.found, s.kind, s.channel)) < 0) {
 		power_meter_close(m);
 		return r;
 	}
@@ -189,24 +191,27 @@ static void append(struct label_walk *w, const char *a, const char *b)
 		w->used = w->used + (size_t)n < w->size ? w->used + (size_t)n : w->size;
 }
 
-static int collect_label(const char *file, void *userdata)
-{
-	struct label_walk *w = userdata;
-	char path[SYSFS_PATH_MAX], label[128];
-	unsigned int channel;
+/* Channels looked at for labels in a listing: 0 to this, of each kind. */
+#define LIST_CHANNELS_MAX 32
 
-	if (channel_of(file, "_label", &channel) < 0 || sysfs_pathf(path, "%s/%s", w->dir, file) < 0 ||
-	    sysfs_read_str(path, label, sizeof(label)) <= 0)
-		return 0;
-	if (w->labels) {
-		if (w->n + 1 < w->max && w->used + strlen(label) + 1 <= w->size) {
-			w->labels[w->n++] = strcpy(w->buf + w->used, label);
-			w->used += strlen(label) + 1;
+/* The labels of w->dir's meter channels, by kind then channel (power, energy, in). */
+static void collect_labels(struct label_walk *w)
+{
+	for (int k = 0; k < N_KINDS; k++) {
+		for (unsigned int ch = 0; ch <= LIST_CHANNELS_MAX; ch++) {
+			char path[SYSFS_PATH_MAX], label[128];
+
+			if (sysfs_pathf(path, "%s/%s%u_label", w->dir, channel_kinds[k], ch) < 0 ||
+			    sysfs_read_str(path, label, sizeof(label)) <= 0)
+				continue;
+			if (!w->labels) {
+				append(w, w->n++ ? ", " : "", label);
+			} else if (w->n + 1 < w->max && w->used + strlen(label) + 1 <= w->size) {
+				w->labels[w->n++] = strcpy(w->buf + w->used, label);
+				w->used += strlen(label) + 1;
+			}
 		}
-		return 0;
 	}
-	append(w, w->n++ ? ", " : "", label);
-	return 0;
 }
 
 static int list_device(const char *dir, const char *name, void *userdata)
@@ -217,14 +222,14 @@ static int list_device(const char *dir, const char *name, void *userdata)
 	w->dir = dir;
 	if (w->labels) {
 		if (strcmp(name, w->hwmon) == 0)
-			sysfs_list_dir(dir, collect_label, w);
+			collect_labels(w);
 		return 0;
 	}
 	append(w, w->used ? "; " : "", name);
 	append(w, " (", base ? base + 1 : dir);
 	append(w, "): ", "");
 	w->n = 0;
-	sysfs_list_dir(dir, collect_label, w);
+	collect_labels(w);
 	if (w->n == 0)
 		append(w, "no labelled power channels", "");
 	return 0;

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The power meters of the config: opened with the engine (a meter that
+ * cannot be is said with what exists instead, and its actor or zone runs
+ * from its power table), read once each active period, dropped at their
+ * first fault.  The calibration of the power tables uses what they read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_build.h"
+#include "platform/log.h"
+
+/* Labels offered for "did you mean", and the room their text takes. */
+#define MAX_LABELS 64
+#define LABELS_TEXT_MAX 2048
+
+/* Why @mc could not be opened (@r), into @why, with what exists instead. */
+static void meter_why(const struct meter_config *mc, int r, char *why, size_t size)
+{
+	char list[METER_LIST_MAX], text[LABELS_TEXT_MAX], hint[160] = "";
+	const char *labels[MAX_LABELS], *near;
+
+	hwmon_meter_list(list, sizeof(list));
+	if (mc->path) {
+		snprintf(why, size, "\"%s\": %s; hwmon devices: %s", mc->path, sysfs_strerror(r),
+			 list);
+		return;
+	}
+	if (r == -ENODEV) {
+		snprintf(why, size, "no hwmon device is named \"%s\"; hwmon devices: %s", mc->hwmon,
+			 list);
+		return;
+	}
+	hwmon_meter_labels(mc->hwmon, text, sizeof(text), labels, MAX_LABELS);
+	if (r == -ENOENT && (near = pa_nearest_name(mc->label, labels)))
+		snprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", near);
+	snprintf(why, size, "hwmon \"%s\" has %s \"%s\"%s%s%s; hwmon devices: %s", mc->hwmon,
+		 r == -ENOENT ? "no channel labelled" : "a channel it cannot read labelled",
+		 mc->label, hint, r == -ENOENT ? "" : ": ", r == -ENOENT ? "" : sysfs_strerror(r),
+		 list);
+}
+
+/* @mc opened, or NULL (said, counted in e->n_bad_meters) when it cannot be. */
+static struct power_meter *open_meter(struct engine *e, const struct meter_config *mc,
+				      const char *who)
+{
+	struct power_meter *m = malloc(sizeof(*m));
+	char why[BUILD_WHY_MAX + METER_LIST_MAX];
+	int r = -ENOMEM;
+
+	if (m) {
+		power_meter_init(m);
+		r = mc->path ? power_meter_open_path(m, mc->path)
+			     : power_meter_open_hwmon(m, mc->hwmon, mc->label);
+		if (r == 0) {
+			pa_log(PA_LOG_INFO, "%s: power meter %s", who, m->name);
+			return m;
+		}
+		power_meter_close(m);
+		free(m);
+	}
+	meter_why(mc, r, why, sizeof(why));
+	pa_log(PA_LOG_WARNING, "%s: power_meter (line %u): %s; going on from the power table",
+	       who, mc->line, why);
+	e->n_bad_meters++;
+	return NULL;
+}
+
+void build_open_actor_meter(struct build *b, const struct zone_config *zc, size_t i,
+			    struct actor *a)
+{
+	const struct actor_config *ac = &zc->actors[i];
+	struct power_meter *m;
+	char who[160];
+
+	if (!meter_configured(&ac->meter) || a->meter)
+		return;	/* none, or already opened for another zone's config */
+	snprintf(who, sizeof(who), "zone %s: actors[%zu] %s", zc->name, i, a->name);
+	if ((m = open_meter(b->e, &ac->meter, who)))
+		actor_set_meter(a, m);
+}
+
+void build_open_zone_meter(struct build *b, const struct zone_config *zc, struct zone *z)
+{
+	char who[160];
+
+	if (!meter_configured(&zc->meter))
+		return;
+	snprintf(who, sizeof(who), "zone %s", zc->name);
+	z->meter = open_meter(b->e, &zc->meter, who);
+}
+
+void engine_zone_free_meter(struct zone *z)
+{
+	if (z->meter) {
+		power_meter_close(z->meter);
+		free(z->meter);
+	}
+	z->meter = NULL;
+	z->measured_valid = false;
+}
+
+/* The board's meter of @z: its reading, or dropped at a fault. */
+static void read_zone_meter(struct zone *z, uint64_t now_us)
+{
+	uint64_t most_mw = 0;
+	bool drawing = false;
+	uint32_t mw = 0;
+	int r;
+
+	for (size_t k = 0; k < z->n_actors; k++) {
+		most_mw += z->actors[k]->max_mw;
+		drawing |= z->actors[k]->req_mw > 0;
+	}
+	most_mw *= METER_JUMP_FACTOR;
+	z->meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
+	r = power_meter_read(z->meter, now_us / 1000, drawing, &mw);
+	z->measured_valid = r == 1;
+	z->measured_mw = r == 1 ? mw : z->measured_mw;
+	if (r >= 0)
+		return;
+	if (-r == METER_UNREADABLE || -r == METER_VANISHED)
+		pa_log(PA_LOG_WARNING, "zone %s: power meter %s %s (%s); dropped until a reload, "
+		       "going on from the power table", z->name, z->meter->name,
+		       meter_fault_name((enum meter_fault)-r), strerror(z->meter->error));
+	else
+		pa_log(PA_LOG_WARNING, "zone %s: power meter %s %s; dropped until a reload, going "
+		       "on from the power table", z->name, z->meter->name,
+		       meter_fault_name((enum meter_fault)-r));
+	engine_zone_free_meter(z);
+}
+
+void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
+{
+	for (size_t z = 0; z < e->n_zones; z++) {
+		struct zone *zone = &e->zones[z];
+
+		if (zone->given_up_to[0] || (due && !due[z]) || !zone->active) {
+			zone->measured_valid = false;
+			continue;
+		}
+		if (zone->meter)
+			read_zone_meter(zone, now_us);
+		for (size_t k = 0; k < zone->n_actors; k++)
+			actor_read_meter(zone->actors[k], now_us);
+	}
+	/* An actor no active zone read this period has no reading for it. */
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (e->actors[i]->meter_read_us != now_us)
+			e->actors[i]->measured_valid = false;
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Power meters on the fixture trees (suite integration): on rk3399-meters
+ * (an INA3221 rail monitor and SCMI energy and power sensors), meters named
+ * by hwmon name and label and by path, read once each active period; a
+ * meter that does not exist said with what does; each fault dropping the
+ * meter with one warning.  On x86-laptop, RAPL: the powercap actor's own
+ * energy_uj without configuration, and the core's energy_uj by path, whose
+ * wrap at max_energy_range_uj is counted through and whose unexpected step
+ * back is a fault.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "engine/engine.h"
+#include "platform/log.h"
+#include "platform/sysfs.h"
+#include "tree.h"
+
+#define INA "/sys/class/hwmon/hwmon0"
+#define SCMI "/sys/class/hwmon/hwmon1"
+#define CPU_TEMP "/sys/class/thermal/thermal_zone0/temp"
+#define PERIOD_US 100000ULL
+
+static bool on(const char *tree)
+{
+	return strcmp(getenv("FIXTURE"), tree) == 0;
+}
+
+/* The RK3399's CPU zone, each cluster and the GPU metered, and the board's SoC power. */
+static const char metered[] =
+	"zones = ( { name = \"soc\"; sensor = \"cpu-thermal\";\n"
+	"  switch_on_temp = 60000; control_temp = 75000; sustainable_power = 2500;\n"
+	"  power_meter = { hwmon = \"scmi_sensors\"; label = \"SOC_POWER\"; };\n"
+	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\";\n"
+	"               power_meter = { hwmon = \"ina3221\"; label = \"VDD_CPU_L\"; }; },\n"
+	"             { type = \"cpufreq\"; cpus = \"4-5\";\n"
+	"               power_meter = { hwmon = \"ina3221\"; label = \"%s\"; }; },\n"
+	"             { type = \"devfreq\"; device = \"ff9a0000.gpu\";\n"
+	"               power_meter = \"%s\"; } ); } );\n";
+
+static struct pa_config *metered_config(const char *big_label, const char *gpu_path)
+{
+	char text[sizeof(metered) + 256];
+
+	snprintf(text, sizeof(text), metered, big_label, gpu_path);
+	return tree_config(text);
+}
+
+static struct actor *actor_named(const struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (strcmp(e->actors[i]->name, name) == 0)
+			return e->actors[i];
+	fail_msg("no actor %s", name);
+	return NULL;
+}
+
+static unsigned int busy_ticks;
+
+/* A period of busy CPUs: the clusters draw power by their tables. */
+static void busy_period(void)
+{
+	busy_ticks += 100;
+	tree_stat_cpus(6, busy_ticks, 0);
+}
+
+static void put_defaults(void)
+{
+	tree_put_u64(INA "/in1_input", 900);
+	tree_put_u64(INA "/curr1_input", 1500);
+	tree_put_u64(SCMI "/energy2_input", 2000000000ULL);
+	tree_put_u64(SCMI "/power1_input", 3200000);
+}
+
+static int setup(void **unused)
+{
+	(void)unused;
+	tree_log_clear();
+	if (on("rk3399-meters"))
+		put_defaults();
+	return 0;
+}
+
+/*
+ * By label: the INA3221's channels are volts times amps (850 mV x 400 mA =
+ * 340 mW; 900 mV x 1500 mA = 1350 mW); SCMI's SOC_POWER is 3.2 W for the
+ * zone; by path, the GPU's energy counter gives 100 000 µJ in 100 ms = 1000
+ * mW from its second reading.  A zone below switch-on reads none.
+ */
+static void test_by_label_and_path(void **unused)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct actor *little, *big, *gpu;
+	struct engine e;
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_bad_meters, 0);
+	little = actor_named(&e, "cpufreq-cpu0");
+	big = actor_named(&e, "cpufreq-cpu4");
+	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	assert_int_equal(big->meter->unit, METER_VOLT_AMP);
+	assert_int_equal(gpu->meter->unit, METER_ENERGY_UJ);
+	tree_put(CPU_TEMP, "70000\n");
+	busy_period();
+	assert_int_equal(engine_cycle(&e, 1 * PERIOD_US, NULL), 0);
+	assert_true(e.zones[0].active);
+	assert_true(little->measured_valid && big->measured_valid && e.zones[0].measured_valid);
+	assert_int_equal(little->measured_mw, 340);
+	assert_int_equal(big->measured_mw, 1350);
+	assert_int_equal(e.zones[0].measured_mw, 3200);
+	assert_false(gpu->measured_valid);	/* an energy counter's first value */
+	tree_put_u64(SCMI "/energy2_input", 2000100000ULL);
+	busy_period();
+	assert_int_equal(engine_cycle(&e, 2 * PERIOD_US, NULL), 0);
+	assert_true(gpu->measured_valid);
+	assert_int_equal(gpu->measured_mw, 1000);
+	/* Below switch-on: not read, no reading this period. */
+	tree_put(CPU_TEMP, "40000\n");
+	tree_put_u64(SCMI "/power1_input", 5000000);
+	assert_int_equal(engine_cycle(&e, 3 * PERIOD_US, NULL), 0);
+	assert_false(e.zones[0].active);
+	assert_false(little->measured_valid || big->measured_valid || e.zones[0].measured_valid);
+	assert_int_equal(tree_log_count("dropped until a reload"), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A label one letter off: said with the nearest and every device's labels,
+ * counted, and the actor runs from its table (the zone is still built).
+ * A hwmon name nothing has, and a path that does not exist, likewise.
+ */
+static void test_missing_meters(void **unused)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_BB", SCMI "/energy9_input");
+	struct engine e;
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_bad_meters, 2);
+	assert_null(actor_named(&e, "cpufreq-cpu4")->meter);
+	assert_null(actor_named(&e, "devfreq-ff9a0000.gpu")->meter);
+	assert_int_equal(tree_log_count("hwmon \"ina3221\" has no channel labelled \"VDD_CPU_BB\" "
+					"(did you mean \"VDD_CPU_B\"?)"), 1);
+	assert_int_equal(tree_log_count("hwmon devices: ina3221 (hwmon0): VDD_CPU_B, VDD_CPU_L, "
+					"VDD_GPU; scmi_sensors (hwmon1): SOC_POWER, BIG_CPU_ENERGY, "
+					"GPU_ENERGY; going on"), 2);
+	assert_int_equal(tree_log_count(SCMI "/energy9_input\": No such file or directory"), 1);
+	assert_int_equal(tree_log_count("going on from the power table"), 2);
+	engine_free(&e);
+	pa_config_free(cfg);
+	cfg = tree_config("zones = ( { name = \"soc\"; sensor = \"cpu-thermal\";\n"
+			  "  power_meter = { hwmon = \"ina3222\"; label = \"VDD_CPU_B\"; };\n"
+			  "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	tree_log_clear();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_int_equal(e.n_bad_meters, 1);
+	assert_null(e.zones[0].meter);
+	assert_int_equal(tree_log_count("no hwmon device is named \"ina3222\"; hwmon devices: "
+					"ina3221 (hwmon0): VDD_CPU_B"), 1);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/* Runs @n hot, busy periods from *@t_us. */
+static void run_hot(struct engine *e, int n, uint64_t *t_us)
+{
+	tree_put(CPU_TEMP, "70000\n");
+	for (int k = 0; k < n; k++) {
+		busy_period();
+		*t_us += PERIOD_US;
+		engine_cycle(e, *t_us, NULL);
+	}
+}
+
+static const char *fault_path;
+static int fault_error;
+
+static int meter_fault_hook(const char *path, bool write)
+{
+	return !write && strcmp(path, fault_path) == 0 ? fault_error : 0;
+}
+
+/*
+ * The big cluster's meter faults: dropped at once with one warning naming
+ * the actor, the meter, the fault and what it goes on from; never read
+ * again (20 more periods say nothing more), and the others still read.
+ */
+static void check_dropped(struct engine *e, uint64_t *t_us, const char *fault)
+{
+	struct actor *big = actor_named(e, "cpufreq-cpu4");
+	char words[256];
+
+	snprintf(words, sizeof(words), "cpufreq-cpu4: power meter hwmon \"ina3221\" label "
+		 "\"VDD_CPU_B\" (" INA "/in1_input) %s", fault);
+	assert_null(big->meter);
+	assert_false(big->measured_valid);
+	assert_int_equal(tree_log_count(words), 1);
+	assert_int_equal(tree_log_count("dropped until a reload, going on from the power table"), 1);
+	run_hot(e, 20, t_us);
+	assert_int_equal(tree_log_count("dropped until a reload"), 1);
+	assert_null(big->meter);
+	assert_true(actor_named(e, "cpufreq-cpu0")->measured_valid);
+}
+
+/* Builds the metered zone, runs a hot period, breaks the big meter with @breaks, runs one more. */
+static void fault_case(void (*breaks)(void), const char *fault)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	uint64_t t_us = 0;
+	struct engine e;
+
+	assert_int_equal(engine_build(&e, cfg), 1);
+	run_hot(&e, 1, &t_us);
+	assert_true(actor_named(&e, "cpufreq-cpu4")->measured_valid);
+	breaks();
+	run_hot(&e, 1, &t_us);
+	check_dropped(&e, &t_us, fault);
+	sysfs_set_fault_hook(NULL);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+static void gone(void)
+{
+	static char moved[SYSFS_PATH_MAX];
+
+	snprintf(moved, sizeof(moved), "%s.gone", tree_real_path(INA "/in1_input"));
+	assert_int_equal(rename(tree_real_path(INA "/in1_input"), moved), 0);
+	fault_path = INA "/in1_input";
+	fault_error = -ENODEV;
+	sysfs_set_fault_hook(meter_fault_hook);
+}
+
+static void eio(void)
+{
+	fault_path = INA "/curr1_input";
+	fault_error = -EIO;
+	sysfs_set_fault_hook(meter_fault_hook);
+}
+
+static void huge(void)
+{
+	tree_put_u64(INA "/curr1_input", 100000);	/* 90 W on a 2-CPU cluster's rail */
+}
+
+static void negative(void)
+{
+	tree_put(INA "/curr1_input", "-20\n");
+}
+
+static void test_vanished(void **unused)
+{
+	char moved[SYSFS_PATH_MAX];
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	fault_case(gone, "vanished (No such device)");
+	snprintf(moved, sizeof(moved), "%s.gone", tree_real_path(INA "/in1_input"));
+	assert_int_equal(rename(moved, tree_real_path(INA "/in1_input")), 0);
+}
+
+static void test_unreadable(void **unused)
+{
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	fault_case(eio, "unreadable (Input/output error)");
+}
+
+static void test_jump(void **unused)
+{
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	fault_case(huge, "jumped");
+	tree_log_clear();
+	put_defaults();
+	fault_case(negative, "jumped");
+}
+
+/* A hot, busy period in which every meter but the big cluster's moves. */
+static void run_others_moving(struct engine *e, int k, uint64_t *t_us)
+{
+	tree_put_u64(INA "/curr2_input", 400 + (unsigned int)k % 2);
+	tree_put_u64(SCMI "/power1_input", 3200000 + (unsigned int)k % 2);
+	tree_put_u64(SCMI "/energy2_input", 2000000000ULL + 100000ULL * (unsigned int)k);
+	run_hot(e, 1, t_us);
+}
+
+/*
+ * One exact power for METER_STOP_READS reads after the first while the
+ * cluster is busy: stopped at the 30th repeat, not before; the meters that
+ * move go on.
+ */
+static void test_stopped(void **unused)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	uint64_t t_us = 0;
+	struct engine e;
+	int k;
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	/* The first read sets the value; the next 29 repeat it. */
+	for (k = 0; k < METER_STOP_READS; k++)
+		run_others_moving(&e, k, &t_us);
+	assert_non_null(actor_named(&e, "cpufreq-cpu4")->meter);
+	assert_int_equal(tree_log_count("dropped until a reload"), 0);
+	run_others_moving(&e, k++, &t_us);
+	assert_int_equal(tree_log_count("\"VDD_CPU_B\" (" INA "/in1_input) stopped; dropped "
+					"until a reload, going on from the power table"), 1);
+	assert_null(actor_named(&e, "cpufreq-cpu4")->meter);
+	for (int n = 0; n < 20; n++)
+		run_others_moving(&e, k++, &t_us);
+	assert_int_equal(tree_log_count("dropped until a reload"), 1);
+	assert_true(actor_named(&e, "devfreq-ff9a0000.gpu")->measured_valid);
+	assert_true(e.zones[0].measured_valid);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/* A hwmon energy counter (no range: it never wraps) that goes back is dropped. */
+static void test_backwards(void **unused)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct actor *gpu;
+	uint64_t t_us = 0;
+	struct engine e;
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	run_hot(&e, 1, &t_us);
+	tree_put_u64(SCMI "/energy2_input", 1999000000ULL);
+	run_hot(&e, 1, &t_us);
+	assert_null(gpu->meter);
+	assert_int_equal(tree_log_count("devfreq-ff9a0000.gpu: power meter " SCMI "/energy2_input "
+					"went backwards; dropped until a reload, going on from "
+					"the power table"), 1);
+	run_hot(&e, 20, &t_us);
+	assert_int_equal(tree_log_count("dropped until a reload"), 1);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+#define RAPL "/sys/class/powercap/intel-rapl:0"
+#define RAPL_CORE "/sys/class/powercap/intel-rapl:0:0"
+#define RAPL_RANGE 262143328850ULL
+
+/* A powercap actor is metered by its own energy_uj, unasked: 3 J in 100 ms is 30 W. */
+static void test_powercap_implicit(void **unused)
+{
+	struct pa_config *cfg = pa_config_new_default();
+	struct actor *a;
+	struct engine e;
+
+	(void)unused;
+	if (!on("x86-laptop"))
+		skip();
+	tree_put_u64(RAPL "/energy_uj", 1000000000ULL);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	a = actor_named(&e, "intel-rapl:0");
+	assert_non_null(a->meter);
+	assert_int_equal(a->meter->unit, METER_ENERGY_UJ);
+	assert_int_equal(a->meter->track.range_uj, RAPL_RANGE);
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "95000\n");
+	tree_put_u64(RAPL "/energy_uj", 1001000000ULL);
+	assert_int_equal(engine_cycle(&e, 1000000, NULL), 0);
+	tree_put_u64(RAPL "/energy_uj", 1004000000ULL);
+	assert_int_equal(engine_cycle(&e, 1100000, NULL), 0);
+	assert_true(a->measured_valid);
+	assert_int_equal(a->measured_mw, 30000);
+	assert_int_equal(a->req_mw, 28000);	/* the request stays within its limit */
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+static const char core_metered[] =
+	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
+	"  switch_on_temp = 80000; control_temp = 90000; sustainable_power = 15000;\n"
+	"  actors = ( { type = \"cpufreq_cap\"; cpus = \"0-7\";\n"
+	"               power_meter = \"" RAPL_CORE "/energy_uj\";\n"
+	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"
+	"                        { freq_khz = 4700000; power_mw = 5200; } ); } ); } );\n";
+
+/*
+ * RAPL's core counter by path: through its wrap at max_energy_range_uj
+ * (0.5 J before it, 1 J after, in 100 ms: 15 W), then back by 0.1 J far
+ * from the wrap: an unexpected wrap, dropped.
+ */
+static void test_rapl_core_wrap(void **unused)
+{
+	struct pa_config *cfg = tree_config(core_metered);
+	struct actor *a;
+	struct engine e;
+
+	(void)unused;
+	if (!on("x86-laptop"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	a = e.zones[0].actors[0];
+	assert_int_equal(a->meter->track.range_uj, RAPL_RANGE);
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "95000\n");
+	tree_busy_cpus(8, 100);
+	tree_put_u64(RAPL_CORE "/energy_uj", RAPL_RANGE - 500000);
+	assert_int_equal(engine_cycle(&e, 1000000, NULL), 0);
+	tree_put_u64(RAPL_CORE "/energy_uj", 1000000);
+	tree_busy_cpus(8, 200);
+	assert_int_equal(engine_cycle(&e, 1100000, NULL), 0);
+	assert_true(a->measured_valid);
+	assert_int_equal(a->measured_mw, 15000);
+	tree_put_u64(RAPL_CORE "/energy_uj", 900000);
+	tree_busy_cpus(8, 300);
+	assert_int_equal(engine_cycle(&e, 1200000, NULL), 0);
+	assert_null(a->meter);
+	assert_int_equal(tree_log_count(RAPL_CORE "/energy_uj went backwards; dropped until a "
+					"reload, going on from the power table"), 1);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_by_label_and_path, setup),
+		cmocka_unit_test_setup(test_missing_meters, setup),
+		cmocka_unit_test_setup(test_vanished, setup),
+		cmocka_unit_test_setup(test_unreadable, setup),
+		cmocka_unit_test_setup(test_jump, setup),
+		cmocka_unit_test_setup(test_stopped, setup),
+		cmocka_unit_test_setup(test_backwards, setup),
+		cmocka_unit_test_setup(test_powercap_implicit, setup),
+		cmocka_unit_test_setup(test_rapl_core_wrap, setup),
+	};
+
+	if (tree_main_guard())
+		return 1;
+	tree_log_capture();
+	pa_log_set_level(PA_LOG_NOTICE);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
