@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -62,6 +63,43 @@ static void print_fallback(const struct fallback_device *f)
 	printf(" m°C\n");
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * @m's reading now, for a power meter at most @max_mw: an energy counter
+ * read twice 100 ms apart; one that does not move in that time is read in
+ * the daemon's first period.
+ */
+static void print_meter(struct power_meter *m, uint32_t max_mw)
+{
+	const struct timespec wait = { 0, 100 * 1000000L };
+	uint32_t mw = 0;
+	int r;
+
+	m->track.have_last = false;	/* from now, not from the build's sample */
+	m->track.max_mw = max_mw <= UINT32_MAX / METER_JUMP_FACTOR ? max_mw * METER_JUMP_FACTOR : 0;
+	r = power_meter_read(m, monotonic_ms(), false, &mw);
+	if (r == 0) {
+		nanosleep(&wait, NULL);
+		r = power_meter_read(m, monotonic_ms(), false, &mw);
+	}
+	if (r == 1)
+		printf("      power meter %s: %u mW\n", m->name, mw);
+	else if (r == 0)
+		printf("      power meter %s: no energy counted in 100 ms; reading in the first "
+		       "period\n", m->name);
+	else
+		printf("      power meter %s: %s%s%s\n", m->name,
+		       meter_fault_name((enum meter_fault)-r), m->error ? ": " : "",
+		       m->error ? strerror(m->error) : "");
+}
+
 static void print_actor(const struct actor *a)
 {
 	printf("    actor %s (%s), weight %.2f, %s\n      max %u mW, states 0-%lu, power model: "
@@ -73,6 +111,21 @@ static void print_actor(const struct actor *a)
 		printf("      %8u kHz %8u mW%s\n", a->table.entry[k].freq_khz,
 		       a->table.entry[k].power_mw,
 		       a->kind == ACTOR_CPUFREQ || a->kind == ACTOR_CPUFREQ_CAP ? " per CPU" : "");
+	if (a->meter)
+		print_meter(a->meter, a->max_mw);
+}
+
+/* The board's meter of @z, at most ten times its actors' most together. */
+static void print_zone_meter(const struct zone *z)
+{
+	uint64_t most_mw = 0;
+
+	if (!z->meter)
+		return;
+	for (size_t k = 0; k < z->n_actors; k++)
+		most_mw += z->actors[k]->max_mw;
+	printf("    board's power:\n");
+	print_meter(z->meter, most_mw < UINT32_MAX ? (uint32_t)most_mw : 0);
 }
 
 /* A combined sensor's inputs, as found: each thermal zone, its type and weight. */
@@ -102,6 +155,7 @@ static void print_engine(const struct engine *e)
 		       z->control_mc,
 		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
 		print_inputs(z);
+		print_zone_meter(z);
 		print_gains(z);
 		for (size_t k = 0; k < z->n_actors; k++)
 			print_actor(z->actors[k]);
@@ -132,7 +186,7 @@ int daemon_check_config(const struct options *opts)
 {
 	struct pa_config *c;
 	struct engine e;
-	int n;
+	int n, status = EXIT_OK;
 
 	/* Notices too: why a zone is not controlled is one.  Set before the file is read,
 	 * so that its warnings (a retired key, a switch-on below room temperature) say so. */
@@ -156,13 +210,17 @@ int daemon_check_config(const struct options *opts)
 		fprintf(stderr, "%s: %zu of %zu configured zones cannot be controlled (see above):",
 			opts->config_path, c->n_zones - (size_t)n, c->n_zones);
 		print_missing(c, &e);
-		engine_free(&e);
-		pa_config_free(c);
-		return EXIT_BAD_CONFIG;
+		status = EXIT_BAD_CONFIG;
+	}
+	if (e.n_bad_meters) {
+		/* A meter named wrong is the config's to fix: it fails as a zone refused does. */
+		fprintf(stderr, "%s: %zu configured power %s cannot be read (see above)\n",
+			opts->config_path, e.n_bad_meters, plural(e.n_bad_meters, "meter", "meters"));
+		status = EXIT_BAD_CONFIG;
 	}
 	engine_free(&e);
 	pa_config_free(c);
-	return EXIT_OK;
+	return status;
 }
 
 int daemon_check_controllable(const struct options *opts)

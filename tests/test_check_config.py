@@ -535,5 +535,78 @@ class QemuX86(CheckConfig):
         self.assertEqual(stderr.count("sustainable_power"), 1, stderr)
 
 
+METERED = ('zones = ( { name = "soc"; sensor = "cpu-thermal";\n'
+           '  switch_on_temp = 60000; control_temp = 75000; sustainable_power = 2500;\n'
+           '  power_meter = { hwmon = "scmi_sensors"; label = "SOC_POWER"; };\n'
+           '  actors = ( { type = "cpufreq"; cpus = "4-5";\n'
+           '               power_meter = { hwmon = "ina3221"; label = "%s"; }; },\n'
+           '             { type = "devfreq"; device = "ff9a0000.gpu";\n'
+           '               power_meter = "%s"; } ); } );\n')
+HWMON_LIST = ("hwmon devices: ina3221 (hwmon0): VDD_CPU_B, VDD_CPU_L, VDD_GPU; "
+              "scmi_sensors (hwmon1): SOC_POWER, BIG_CPU_ENERGY, GPU_ENERGY")
+
+
+class Meters(CheckConfig):
+    """Power meters on the RK3399 with an INA3221 and SCMI sensors."""
+
+    tree_name = "rk3399-meters"
+
+    def test_each_meter_and_its_reading(self):
+        status, stdout, stderr = self.check(METERED % ("VDD_CPU_B",
+                                                       "/sys/class/hwmon/hwmon1/energy2_input"))
+        self.assertEqual(status, 0, stdout + stderr)
+        # 900 mV x 1500 mA; SCMI's 3.2 W; a counter that does not move in the fake tree.
+        self.assertIn('power meter hwmon "ina3221" label "VDD_CPU_B" '
+                      '(/sys/class/hwmon/hwmon0/in1_input): 1350 mW', stdout)
+        self.assertIn('board\'s power:\n      power meter hwmon "scmi_sensors" label '
+                      '"SOC_POWER" (/sys/class/hwmon/hwmon1/power1_input): 3200 mW', stdout)
+        self.assertIn("power meter /sys/class/hwmon/hwmon1/energy2_input: no energy counted "
+                      "in 100 ms; reading in the first period", stdout)
+
+    def test_a_label_a_typo_away(self):
+        stderr = self.assert_fails(METERED % ("VDD_CPU_b", "/sys/class/hwmon/hwmon1/energy2_input"),
+                                   'hwmon "ina3221" has no channel labelled "VDD_CPU_b" '
+                                   '(did you mean "VDD_CPU_B"?); ' + HWMON_LIST,
+                                   "1 configured power meter cannot be read")
+        self.assertEqual(stderr.count("did you mean"), 1, stderr)
+
+    def test_a_path_that_does_not_exist(self):
+        self.assert_fails(METERED % ("VDD_CPU_B", "/sys/class/hwmon/hwmon2/energy1_input"),
+                          '"/sys/class/hwmon/hwmon2/energy1_input": No such file or directory; '
+                          + HWMON_LIST)
+
+    def test_an_unknown_hwmon(self):
+        self.assert_fails(METERED.replace('"scmi_sensors"', '"scmi"') %
+                          ("VDD_CPU_B", "/sys/class/hwmon/hwmon1/energy2_input"),
+                          'no hwmon device is named "scmi"; ' + HWMON_LIST)
+
+    def test_malformed_meters(self):
+        self.assert_fails(METERED % ("VDD_CPU_B", "/sys/class/hwmon/hwmon0/in1_input"),
+                          '"/sys/class/hwmon/hwmon0/in1_input" is no meter: give a hwmon '
+                          "powerN_input")
+        self.assert_fails(METERED % ("VDD_CPU_B", "hwmon1/energy2_input"),
+                          "is not a file under /sys/")
+        self.assert_fails(METERED.replace('label = "%s"; ', 'lable = "%s"; ') %
+                          ("VDD_CPU_B", "/sys/class/hwmon/hwmon1/energy2_input"),
+                          'did you mean "label"?')
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "powercap"; zone = "intel-rapl:0"; '
+                                         'power_meter = "/sys/class/powercap/intel-rapl:0/'
+                                         'energy_uj"; }'),
+                          "a powercap actor is measured by its zone's own energy_uj: "
+                          "remove power_meter")
+
+
+class X86Meters(CheckConfig):
+    """RAPL: the package's powercap actor is metered by its energy_uj, unasked."""
+
+    tree_name = "x86-laptop"
+
+    def test_powercap_meter_shown(self):
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("power meter /sys/class/powercap/intel-rapl:0/energy_uj: no energy "
+                      "counted in 100 ms; reading in the first period", stdout)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
