@@ -87,6 +87,9 @@ static int setup(void **unused)
 	tree_log_clear();
 	if (on("rk3399-meters"))
 		put_defaults();
+	else	/* the firmware's long-term limit, whatever a test before wrote */
+		tree_put_u64("/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw",
+			     28000000);
 	return 0;
 }
 
@@ -439,6 +442,75 @@ static void test_rapl_core_wrap(void **unused)
 	pa_config_free(cfg);
 }
 
+/* The board's meter says 100 W, more than ten times its actors' most together: dropped. */
+static void test_zone_meter_jump(void **unused)
+{
+	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	uint64_t t_us = 0;
+	struct engine e;
+
+	(void)unused;
+	if (!on("rk3399-meters"))
+		skip();
+	assert_int_equal(engine_build(&e, cfg), 1);
+	run_hot(&e, 1, &t_us);
+	assert_true(e.zones[0].measured_valid);
+	tree_put_u64(SCMI "/power1_input", 100000000);
+	run_hot(&e, 1, &t_us);
+	assert_null(e.zones[0].meter);
+	assert_false(e.zones[0].measured_valid);
+	assert_int_equal(tree_log_count("zone soc: power meter hwmon \"scmi_sensors\" label "
+					"\"SOC_POWER\" (" SCMI "/power1_input) jumped; dropped until "
+					"a reload, going on from the power table"), 1);
+	run_hot(&e, 20, &t_us);
+	assert_int_equal(tree_log_count("dropped until a reload"), 1);
+	assert_true(actor_named(&e, "cpufreq-cpu4")->measured_valid);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * RAPL's energy_uj failing its reads: said once however long it lasts; the
+ * actor keeps its meter (its request has nothing else to go on) and
+ * measures again once it reads.
+ */
+static void test_powercap_fault_said_once(void **unused)
+{
+	struct pa_config *cfg = pa_config_new_default();
+	unsigned long long energy = 1000000000ULL;
+	uint64_t t_us = 1000000;
+	struct actor *a;
+	struct engine e;
+
+	(void)unused;
+	if (!on("x86-laptop"))
+		skip();
+	tree_put_u64(RAPL "/energy_uj", energy);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	a = actor_named(&e, "intel-rapl:0");
+	tree_put("/sys/class/thermal/thermal_zone1/temp", "95000\n");
+	fault_path = RAPL "/energy_uj";
+	fault_error = -EIO;
+	sysfs_set_fault_hook(meter_fault_hook);
+	for (int k = 0; k < 10; k++, t_us += PERIOD_US)
+		engine_cycle(&e, t_us, NULL);
+	sysfs_set_fault_hook(NULL);
+	assert_int_equal(tree_log_count("intel-rapl:0: power meter " RAPL "/energy_uj unreadable "
+					"(Input/output error); its request starts again from the "
+					"next reading"), 1);
+	assert_non_null(a->meter);
+	assert_false(a->measured_valid);
+	for (int k = 0; k < 2; k++, t_us += PERIOD_US) {
+		tree_put_u64(RAPL "/energy_uj", energy += 2000000);	/* 20 W */
+		assert_int_equal(engine_cycle(&e, t_us, NULL), 0);
+	}
+	assert_true(a->measured_valid);
+	assert_int_equal(a->measured_mw, 20000);
+	assert_int_equal(tree_log_count("energy_uj"), 1);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +521,8 @@ int main(void)
 		cmocka_unit_test_setup(test_jump, setup),
 		cmocka_unit_test_setup(test_stopped, setup),
 		cmocka_unit_test_setup(test_backwards, setup),
+		cmocka_unit_test_setup(test_zone_meter_jump, setup),
+		cmocka_unit_test_setup(test_powercap_fault_said_once, setup),
 		cmocka_unit_test_setup(test_powercap_implicit, setup),
 		cmocka_unit_test_setup(test_rapl_core_wrap, setup),
 	};
