@@ -101,13 +101,14 @@ static int setup(void **unused)
  */
 static void test_by_label_and_path(void **unused)
 {
-	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct pa_config *cfg;
 	struct actor *little, *big, *gpu;
 	struct engine e;
 
 	(void)unused;
 	if (!on("rk3399-meters"))
 		skip();
+	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_bad_meters, 0);
 	little = actor_named(&e, "cpufreq-cpu0");
@@ -147,12 +148,13 @@ static void test_by_label_and_path(void **unused)
  */
 static void test_missing_meters(void **unused)
 {
-	struct pa_config *cfg = metered_config("VDD_CPU_BB", SCMI "/energy9_input");
+	struct pa_config *cfg;
 	struct engine e;
 
 	(void)unused;
 	if (!on("rk3399-meters"))
 		skip();
+	cfg = metered_config("VDD_CPU_BB", SCMI "/energy9_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_bad_meters, 2);
 	assert_null(actor_named(&e, "cpufreq-cpu4")->meter);
@@ -313,7 +315,7 @@ static void run_others_moving(struct engine *e, int k, uint64_t *t_us)
  */
 static void test_stopped(void **unused)
 {
-	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct pa_config *cfg;
 	uint64_t t_us = 0;
 	struct engine e;
 	int k;
@@ -321,6 +323,7 @@ static void test_stopped(void **unused)
 	(void)unused;
 	if (!on("rk3399-meters"))
 		skip();
+	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	/* The first read sets the value; the next 29 repeat it. */
 	for (k = 0; k < METER_STOP_READS; k++)
@@ -343,7 +346,7 @@ static void test_stopped(void **unused)
 /* A hwmon energy counter (no range: it never wraps) that goes back is dropped. */
 static void test_backwards(void **unused)
 {
-	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct pa_config *cfg;
 	struct actor *gpu;
 	uint64_t t_us = 0;
 	struct engine e;
@@ -351,6 +354,7 @@ static void test_backwards(void **unused)
 	(void)unused;
 	if (!on("rk3399-meters"))
 		skip();
+	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
 	run_hot(&e, 1, &t_us);
@@ -373,13 +377,14 @@ static void test_backwards(void **unused)
 /* A powercap actor is metered by its own energy_uj, unasked: 3 J in 100 ms is 30 W. */
 static void test_powercap_implicit(void **unused)
 {
-	struct pa_config *cfg = pa_config_new_default();
+	struct pa_config *cfg;
 	struct actor *a;
 	struct engine e;
 
 	(void)unused;
 	if (!on("x86-laptop"))
 		skip();
+	cfg = pa_config_new_default();
 	tree_put_u64(RAPL "/energy_uj", 1000000000ULL);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	a = actor_named(&e, "intel-rapl:0");
@@ -413,13 +418,14 @@ static const char core_metered[] =
  */
 static void test_rapl_core_wrap(void **unused)
 {
-	struct pa_config *cfg = tree_config(core_metered);
+	struct pa_config *cfg;
 	struct actor *a;
 	struct engine e;
 
 	(void)unused;
 	if (!on("x86-laptop"))
 		skip();
+	cfg = tree_config(core_metered);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	a = e.zones[0].actors[0];
 	assert_int_equal(a->meter->track.range_uj, RAPL_RANGE);
@@ -445,13 +451,14 @@ static void test_rapl_core_wrap(void **unused)
 /* The board's meter says 100 W, more than ten times its actors' most together: dropped. */
 static void test_zone_meter_jump(void **unused)
 {
-	struct pa_config *cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
+	struct pa_config *cfg;
 	uint64_t t_us = 0;
 	struct engine e;
 
 	(void)unused;
 	if (!on("rk3399-meters"))
 		skip();
+	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	run_hot(&e, 1, &t_us);
 	assert_true(e.zones[0].measured_valid);
@@ -476,7 +483,7 @@ static void test_zone_meter_jump(void **unused)
  */
 static void test_powercap_fault_said_once(void **unused)
 {
-	struct pa_config *cfg = pa_config_new_default();
+	struct pa_config *cfg;
 	unsigned long long energy = 1000000000ULL;
 	uint64_t t_us = 1000000;
 	struct actor *a;
@@ -485,6 +492,7 @@ static void test_powercap_fault_said_once(void **unused)
 	(void)unused;
 	if (!on("x86-laptop"))
 		skip();
+	cfg = pa_config_new_default();
 	tree_put_u64(RAPL "/energy_uj", energy);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	a = actor_named(&e, "intel-rapl:0");
