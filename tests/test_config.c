@@ -596,6 +596,45 @@ static char *read_text(const char *path)
 	return text;
 }
 
+/* power_meter in both forms, on an actor and on a zone, as parsed. */
+static void test_power_meter_forms(void **unused)
+{
+	static const char text[] =
+		"zones = ( { name = \"soc\"; sensor = \"soc-thermal\";\n"
+		"  power_meter = \"/sys/class/hwmon/hwmon1/energy2_input\";\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\";\n"
+		"    power_meter = { hwmon = \"ina3221\"; label = \"VDD_CPU_L\"; }; },\n"
+		"    { type = \"powercap\"; zone = \"intel-rapl:0\"; } ); } );\n";
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	(void)unused;
+	assert_int_equal(pa_config_load_string(text, "t", &c, &err), 0);
+	assert_string_equal(c->zones[0].meter.path, "/sys/class/hwmon/hwmon1/energy2_input");
+	assert_null(c->zones[0].meter.hwmon);
+	assert_int_equal(c->zones[0].meter.line, 2);
+	assert_null(c->zones[0].actors[0].meter.path);
+	assert_string_equal(c->zones[0].actors[0].meter.hwmon, "ina3221");
+	assert_string_equal(c->zones[0].actors[0].meter.label, "VDD_CPU_L");
+	assert_false(meter_configured(&c->zones[0].actors[1].meter));
+	pa_config_free(c);
+	/* A number, an empty label, a group without its label: refused, saying what to give. */
+	assert_int_equal(pa_config_load_string("zones = ( { name = \"a\"; sensor = \"s\"; "
+					       "power_meter = 5; actors = ( { type = \"cpufreq\"; "
+					       "cpus = \"0\"; } ); } );", "t", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "zones[0].power_meter: give a path under /sys/"));
+	assert_int_equal(pa_config_load_string("zones = ( { name = \"a\"; sensor = \"s\"; "
+					       "power_meter = { hwmon = \"x\"; label = \"\"; }; "
+					       "actors = ( { type = \"cpufreq\"; cpus = \"0\"; } ); } );",
+					       "t", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "zones[0].power_meter.label: empty"));
+	assert_int_equal(pa_config_load_string("zones = ( { name = \"a\"; sensor = \"s\"; "
+					       "power_meter = { hwmon = \"x\"; }; "
+					       "actors = ( { type = \"cpufreq\"; cpus = \"0\"; } ); } );",
+					       "t", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "zones[0].power_meter.label: missing"));
+}
+
 /*
  * The shipped example must stay valid, both as shipped (no zones) and with
  * its commented RK3399 zones uncommented, as a user would.
@@ -827,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_opp_tables),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_shipped_example),
+		cmocka_unit_test(test_power_meter_forms),
 		cmocka_unit_test(test_combined_sensor),
 		cmocka_unit_test(test_combined_sensor_errors),
 		cmocka_unit_test(test_man_page_documents_every_key),
