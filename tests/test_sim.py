@@ -327,6 +327,9 @@ class Meters(unittest.TestCase):
         hwmon = os.path.join(tree, "sys/class/hwmon/hwmon0")
         with open(os.path.join(hwmon, "name")) as f:
             self.assertEqual(f.read(), "sim_rails\n")
+        # The sample period on the daemon's clock: 200 ms of the plant's at 10x.
+        with open(os.path.join(hwmon, "update_interval")) as f:
+            self.assertEqual(f.read(), "20\n")
         for n, rail in ((1, "cluster0"), (2, "cluster1"), (3, "gpu")):
             for attr in ("power%d_label" % n, "in%d_label" % n):
                 with open(os.path.join(hwmon, attr)) as f:

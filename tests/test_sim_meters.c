@@ -105,7 +105,7 @@ static void meters_all(struct fixture *f, int period_ms, double noise_pct,
 	assert_int_equal(sim_meters_read_description(&cfg, f->b, &f->mt), 0);
 	config_destroy(&cfg);
 	sim_meters_apply(&f->mt, f->b, &o, 1);
-	assert_int_equal(sim_meters_setup(&f->mt, f->dir, f->b), 0);
+	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
 }
 
 /* The files a kernel's hwmon and powercap give, through their class links. */
@@ -118,6 +118,7 @@ static void test_files_appear(void **state)
 	assert_int_equal(f->mt.n, 3);
 	read_text(f, "sys/class/hwmon/hwmon0/name", text, sizeof(text));
 	assert_string_equal(text, "sim_rails");
+	assert_true(read_number(f, "sys/class/hwmon/hwmon0/update_interval") == 500);
 	for (size_t k = 0; k < 3; k++) {
 		char want[32];
 
@@ -235,7 +236,7 @@ static void test_description_and_config(void **state)
 	assert_int_equal(f->mt.n, 2);
 	assert_int_equal(f->mt.period_ms, 200);
 	assert_near(f->mt.noise_pct, 1.5, 1e-9);
-	assert_int_equal(sim_meters_setup(&f->mt, f->dir, f->b), 0);
+	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
 	sim_meters_config(&f->mt, 0, line, sizeof(line));
 	assert_string_equal(line, "");
 	sim_meters_config(&f->mt, 1, line, sizeof(line));
@@ -284,7 +285,7 @@ static void test_bad_descriptions(void **state)
 	config_destroy(&cfg);
 	sim_meters_apply(&f->mt, f->b, &o, 1);
 	assert_int_equal(f->mt.n, 0);
-	assert_int_equal(sim_meters_setup(&f->mt, f->dir, f->b), 0);
+	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
 	assert_int_not_equal(access(f->dir, F_OK), -1);
 	assert_true(read_number(f, "sys/class/hwmon/hwmon0/name") == -1);
 	assert_int_equal(sim_meter_config_parse("energy_uj", &c), 0);

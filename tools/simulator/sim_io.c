@@ -325,7 +325,7 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
 		return -1;
 	apply_settings(sim, set);
-	if (build_tree(sim) < 0 || sim_meters_setup(&sim->meters, sim->dir, sim->board) < 0 ||
+	if (build_tree(sim) < 0 || sim_meters_setup(&sim->meters, sim->dir, set->speed) < 0 ||
 	    write_config(sim, set) < 0 || open_files(sim) < 0 ||
 	    (set->sp == SIM_SP_NONE && clear_tree_sustainable(sim) < 0) ||
 	    sim_events_setup(sim) < 0) {

@@ -229,11 +229,10 @@ static int setup_rapl(struct sim_meter *m, size_t i, const char *dir)
 	return link_class(dir, "sys/class/powercap", zone, rel + 4);
 }
 
-int sim_meters_setup(struct sim_meters *mt, const char *dir, const struct board *b)
+int sim_meters_setup(struct sim_meters *mt, const char *dir, double speed)
 {
-	char dev[128], path[512];
+	char dev[128], path[512], text[32];
 
-	(void)b;
 	if (!mt->n)
 		return 0;
 	mt->hwmon = free_hwmon(dir);
@@ -241,6 +240,11 @@ int sim_meters_setup(struct sim_meters *mt, const char *dir, const struct board 
 	snprintf(path, sizeof(path), "%s/%s", dir, dev);
 	if (make_dirs(path) < 0 || put_file(dir, strcat(strcpy(path, dev), "/name"),
 					    SIM_METERS_HWMON_NAME "\n", NULL) < 0)
+		return -1;
+	/* The hwmon ABI's sample period, ms of the daemon's clock (the plant's / the speed). */
+	snprintf(text, sizeof(text), "%ld\n", lround(fmax(1, mt->period_ms / speed)));
+	snprintf(path, sizeof(path), "%s/update_interval", dev);
+	if (put_file(dir, path, text, NULL) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "hwmon%d", mt->hwmon);
 	if (link_class(dir, "sys/class/hwmon", path, dev + 4) < 0)

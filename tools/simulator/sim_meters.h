@@ -3,7 +3,8 @@
 /*
  * The plant's power meters, as the kernel exposes them: one hwmon device,
  * "sim_rails" (sys/devices/platform/sim-rails/hwmon/hwmonN, linked from
- * sys/class/hwmon), with a channel per metered domain: powerK_input (µW,
+ * sys/class/hwmon; update_interval: the sample period in ms of the
+ * daemon's clock), with a channel per metered domain: powerK_input (µW,
  * the mean over the sample period, updated at its end, as an INA226
  * averages), powerK_label, inK_label (the rail), inK_input (mV, the
  * domain's OPP voltage) and energyK_input (µJ, cumulative, updated every
@@ -107,8 +108,11 @@ int sim_meters_read_description(config_t *cfg, const struct board *b, struct sim
 void sim_meters_apply(struct sim_meters *mt, const struct board *b,
 		      const struct sim_meter_options *o, uint64_t seed);
 
-/** sim_meters_setup() - the meters' files in the tree @dir. Return: 0 or -1 (said). */
-int sim_meters_setup(struct sim_meters *mt, const char *dir, const struct board *b);
+/**
+ * sim_meters_setup() - the meters' files in the tree @dir, for a daemon
+ * whose clock runs @speed times the plant's.  Return: 0 or -1 (said).
+ */
+int sim_meters_setup(struct sim_meters *mt, const char *dir, double speed);
 
 /**
  * sim_meters_config() - the power_meter key for domain @k in the daemon's
