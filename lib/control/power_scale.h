@@ -145,7 +145,9 @@ void power_scale_init(struct power_scale *ps, uint32_t period_ms, uint32_t sampl
  * confidence is (1 - exp(-w / 4)) x 1 / (1 + (r / 0.25)^2) x (0.85 + 0.15
  * min(1, cv / 0.1)), w the effective windows, r the residual's standard
  * deviation relative to the mean measured power, cv the modelled powers'
- * coefficient of variation: 0.86 after 8 quiet windows at one state.
+ * coefficient of variation: 0.81 after 8 quiet windows over states that
+ * spread (w = 6.6 with the forgetting), 0.69 at a single state, whose
+ * ceiling is 0.85.
  * Windows under POWER_SCALE_MIN_MODEL_MW are skipped.
  * Return: POWER_SCALE_DROPPED once, the period the meter becomes
  * implausible (POWER_SCALE_IMPLAUSIBLE_WINDOWS windows in a row, or the
