@@ -65,7 +65,7 @@ static void fit(const struct power_scale_state *s, double *scale, double *offset
 		double s1 = cov / var_p, o1 = mean_m - s1 * mean_p;
 		double rss1 = fmax(0, var_m - cov * cov / var_p);
 
-		if (rss1 <= OFFSET_RESIDUAL_SHARE * rss0 && s1 >= POWER_SCALE_MIN &&
+		if (rss1 < OFFSET_RESIDUAL_SHARE * rss0 && s1 >= POWER_SCALE_MIN &&
 		    s1 <= POWER_SCALE_MAX && fabs(o1) <= OFFSET_MAX_SHARE * mean_m) {
 			*scale = s1;
 			*offset_mw = o1;
