@@ -142,6 +142,21 @@ static void test_converges(void **unused)
 	}
 }
 
+/* A meter exactly 1.25 x the model over spread states: scale only, exact, confident. */
+static void test_exact_meter(void **unused)
+{
+	struct actor a = { .state = 4, .true_scale = 1.25 };
+	struct power_scale ps;
+
+	(void)unused;
+	rng_state = 12;
+	power_scale_init(&ps, PERIOD_MS, 0);
+	run_energy(&ps, &a, 20 * WINDOW_PERIODS);
+	assert_true(ps.offset_mw == 0);
+	assert_near(ps.scale, 1.25, 1e-9);
+	assert_true(ps.confidence > 0.95);
+}
+
 /* Nothing learnt: confidence 0, the table itself. */
 static void test_first_window(void **unused)
 {
@@ -463,6 +478,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_converges),
+		cmocka_unit_test(test_exact_meter),
 		cmocka_unit_test(test_first_window),
 		cmocka_unit_test(test_slow_sampling),
 		cmocka_unit_test(test_step_change),
