@@ -16,7 +16,7 @@ TOOL = os.path.join(HERE, "..", "tools", "bench-robust")
 FIELDS = ("cell", "seed", "board", "workload", "die_tau", "case_tau", "die_share", "scale", "sp",
           "sensor", "ambient_step", "controller", "work", "overshoot", "above", "swings",
           "limit_cycle", "first_over", "daemon_sp", "gap_ms", "lag_ms", "disturbed", "boot",
-          "kernel_late", "first_confidence")
+          "kernel_late", "first_confidence", "meters")
 
 
 def bench(*args, timeout=120):
@@ -27,14 +27,14 @@ def bench(*args, timeout=120):
 
 
 def row(cell, controller, work, overshoot, workload="steady", sensor="exact", cycle="no",
-        sp="1", first_over=0.0, boot="first", kernel_late="no"):
+        sp="1", first_over=0.0, boot="first", kernel_late="no", scale="-", meters="no"):
     values = {"cell": cell, "seed": "1001", "board": "rk3399-rockpro64", "workload": workload,
-              "die_tau": "-", "case_tau": "-", "die_share": "-", "scale": "-", "sp": sp,
+              "die_tau": "-", "case_tau": "-", "die_share": "-", "scale": scale, "sp": sp,
               "sensor": sensor, "ambient_step": "-", "controller": controller, "work": work,
               "overshoot": overshoot, "above": 0.0, "swings": 12 if cycle == "yes" else 0,
               "limit_cycle": cycle, "first_over": first_over, "daemon_sp": "2200mW(config)", "gap_ms": 140,
               "lag_ms": 30, "disturbed": "no", "boot": boot, "kernel_late": kernel_late,
-              "first_confidence": 0.0 if boot == "first" else 0.8}
+              "first_confidence": 0.0 if boot == "first" else 0.8, "meters": meters}
     return "\t".join(str(values[k]) for k in FIELDS) + "\n"
 
 
@@ -68,6 +68,30 @@ class Plan(unittest.TestCase):
         self.assertEqual(out, again)
         other = bench("--dry-run", "--seed", "2")[1]
         self.assertNotEqual(out, other)
+
+    def test_dry_run_with_meters(self):
+        """--meters: each board's 1.0, 0.7 and 1.4 x cells again, metered,
+        beside the originals; the rest of the sample as without."""
+        rc, out, err = bench("--dry-run", "--boards", "rk3399-rockpro64", "--meters")
+        self.assertEqual(rc, 0, err)
+        plain = bench("--dry-run", "--boards", "rk3399-rockpro64")[1]
+        self.assertRegex(out.splitlines()[0], r"^1 boards, 35 cells .* --meters$")
+        self.assertRegex(plain.splitlines()[0], r"^1 boards, 32 cells ")
+        self.assertIn("  c001 rk3399-rockpro64 steady (steady, exact sensor)\n"
+                      "  c001m rk3399-rockpro64 steady, meters (steady, exact sensor)\n", out)
+        self.assertIn("  c009m rk3399-rockpro64 steady, scale 0.7, meters (steady, exact", out)
+        self.assertIn("  c010m rk3399-rockpro64 steady, scale 1.4, meters (steady, exact", out)
+        self.assertEqual([l for l in out.splitlines() if "meters" in l and l.startswith("  ")],
+                         [l for l in out.splitlines() if re.match(r"  c\d+m ", l)])
+        self.assertEqual(len(re.findall(r"^  c\d+m ", out, re.M)), 3)
+        self.assertEqual({l for l in out.splitlines()[2:] if not re.match(r"  c\d+m ", l)},
+                         set(plain.splitlines()[2:]))
+        told = bench("--dry-run", "--boards", "rk3399-rockpro64", "--meters", "--meter-config",
+                     "hwmon")[1]
+        self.assertIn("c010m rk3399-rockpro64 steady, scale 1.4, meters (hwmon)", told)
+        rc, out, err = bench("--dry-run", "--meter-config", "hwmon")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--meter-config needs --meters", err)
 
     def test_options_checked(self):
         for args in (["--jobs", "0"], ["--controllers", "default,fast"], ["--duration", "1"],
@@ -160,6 +184,49 @@ class Run(unittest.TestCase):
         self.assertLessEqual(float(second["overshoot"]), 0.2, runs)
         self.assertRegex(out, r"\n    2nd boot ")
         self.assertRegex(out, r"default    T5 (pass|MISS) second boot, steady: overshoot")
+
+    def test_power_scale_with_and_without_meters(self):
+        """Each power-scale cell against its board's 1.0 x cell with the same
+        meters; T6 judges the metered ones (1 point, 0.2 °C)."""
+        rc, out, err = summarize([
+            row("c001", "default", 97.0, 0.10),
+            row("c001m", "default", 97.0, 0.10, meters="yes"),
+            row("c009", "default", 96.8, 0.05, scale="0.7"),
+            row("c009m", "default", 96.5, 0.12, scale="0.7", meters="yes"),
+            row("c010", "default", 94.0, 0.70, scale="1.4"),
+            row("c010m", "default", 96.5, 0.35, scale="1.4", meters="yes")])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("power scale: each 0.7 and 1.4 x cell against the same board's 1.0 x", out)
+        self.assertRegex(out, r"c009m +rk3399-rockpro64 +scale 0.7 +meters yes +work 96.5 "
+                              r"\(1.0 x: 97.0, -0.5\), overshoot 0.12 \(1.0 x: 0.10, \+0.02\)\n")
+        self.assertRegex(out, r"c010m .*overshoot 0.35 \(1.0 x: 0.10, \+0.25\): "
+                              r"overshoot 0.35 > 0.10 \+ 0.2\n")
+        self.assertRegex(out, r"c010 +rk3399-rockpro64 +scale 1.4 +meters no +work 94.0 .*"
+                              r"\(work 94.0 < 97.0 - 1; overshoot 0.70 > 0.10 \+ 0.2\)\n")
+        self.assertRegex(out, r"default    T6 MISS with meters, power-scale cells within 1 point "
+                              r"and 0.2 °C of the 1.0 x cell: 1 miss")
+        rc, out, err = summarize([row("c001", "default", 97.0, 0.10),
+                                  row("c010", "default", 94.0, 0.70, scale="1.4")])
+        self.assertNotIn("default    T6", out)
+        self.assertIn("power scale:", out)
+
+    def test_metered_cell_runs(self):
+        """One metered cell (1.4 x), one controller, 6 simulated seconds: the
+        TSV says it ran with meters."""
+        with tempfile.TemporaryDirectory() as d:
+            results = os.path.join(d, "r.tsv")
+            rc, out, err = bench("--boards", "rk3399-rockpro64", "--meters", "--cells", "c010m",
+                                 "--controllers", "default", "--boots", "first", "--duration",
+                                 "6", "--results", results, timeout=300)
+            self.assertEqual(rc, 0, out + err)
+            with open(results) as f:
+                lines = f.read().splitlines()
+        header = lines[1].split("\t")
+        runs = [dict(zip(header, l.split("\t"))) for l in lines[2:]]
+        self.assertEqual([(r["cell"], r["scale"], r["meters"]) for r in runs],
+                         [("c010m", "1.4", "yes")], runs)
+        self.assertNotEqual(runs[0]["work"], "None", runs)
+        self.assertIn("--meters", lines[0])
 
     def test_two_cells(self):
         """Two random cells, each controller, 6 simulated seconds: every run

@@ -302,6 +302,76 @@ class PlantOptions(unittest.TestCase):
             self.assertTrue("--" in out or "unexpected" in out, out)
 
 
+class Meters(unittest.TestCase):
+    """The plant's power meters (--meters): the files appear in the run's
+    tree, the summary names them, and the daemon's configuration names them
+    only behind --meter-config (tests/test_sim_meters.c checks their values
+    against the plant's true power)."""
+
+    def run_kept(self, *args):
+        env = dict(os.environ, SIM_KEEP_TREE="1")
+        out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", "3"] + list(args),
+                             capture_output=True, text=True, timeout=120, env=env)
+        tree = re.search(r"^kept: (\S+)", out.stdout, re.M).group(1)
+        self.addCleanup(subprocess.run, ["rm", "-rf", tree], check=True)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        return out.stdout, tree
+
+    def test_meters_in_the_tree(self):
+        out, tree = self.run_kept("--meters", "--power-scale", "1.4", "--meter-noise", "2",
+                                  "--meter-period-ms", "200")
+        self.assertRegex(out, r"meters +sim_rails \(hwmon0\), 200 ms, noise 2\.0 %\n"
+                              r" +metered domains +cluster0 cluster1 gpu \(daemon told: none\)\n")
+        for line in out.splitlines():
+            self.assertLessEqual(len(line), 80, line)
+        hwmon = os.path.join(tree, "sys/class/hwmon/hwmon0")
+        with open(os.path.join(hwmon, "name")) as f:
+            self.assertEqual(f.read(), "sim_rails\n")
+        # The sample period on the daemon's clock: 200 ms of the plant's at 10x.
+        with open(os.path.join(hwmon, "update_interval")) as f:
+            self.assertEqual(f.read(), "20\n")
+        for n, rail in ((1, "cluster0"), (2, "cluster1"), (3, "gpu")):
+            for attr in ("power%d_label" % n, "in%d_label" % n):
+                with open(os.path.join(hwmon, attr)) as f:
+                    self.assertEqual(f.read(), "vdd_%s\n" % rail)
+            with open(os.path.join(hwmon, "power%d_input" % n)) as f:
+                self.assertGreater(int(f.read()), 0)
+            with open(os.path.join(hwmon, "energy%d_input" % n)) as f:
+                energy = int(f.read())
+            with open(os.path.join(tree, "sys/class/powercap/sim-rapl:%d/energy_uj" % (n - 1))) as f:
+                # The same counter, noise aside: within 2 %.
+                self.assertAlmostEqual(int(f.read()) / energy, 1.0, delta=0.02)
+        with open(os.path.join(tree, "powerallocd.conf")) as f:
+            self.assertNotIn("power_meter", f.read())
+
+    def test_without_meters_nothing_changes(self):
+        out, tree = self.run_kept()
+        self.assertRegex(out, r"meters +none")
+        self.assertFalse(os.path.exists(os.path.join(tree, "sys/class/hwmon/hwmon0")))
+
+    def test_config_only_when_asked(self):
+        plain = subprocess.run([SIM, "--check-config", "--meters"], capture_output=True,
+                               text=True, timeout=120).stdout
+        self.assertNotIn("power_meter", plain)
+        for kind, line in (("hwmon", 'power_meter = { hwmon = "sim_rails"; label = "vdd_gpu"; };'),
+                           ("power", 'power_meter = "/sys/class/hwmon/hwmon0/power3_input";'),
+                           ("energy_uj", 'power_meter = "/sys/class/powercap/sim-rapl:2/'
+                                         'energy_uj";')):
+            told = subprocess.run([SIM, "--check-config", "--meter-config", kind],
+                                  capture_output=True, text=True, timeout=120).stdout
+            # The file the run gives the daemon, before the daemon's view of it.
+            conf = told.split("\n\n")[0]
+            self.assertIn(line, conf)
+            self.assertEqual(conf.count("power_meter = "), 3, told)
+
+    def test_bad_meter_options_refused(self):
+        for args in (["--meter-noise", "60"], ["--meter-period-ms", "5"],
+                     ["--meter-config", "rapl"]):
+            rc, out = run_sim(*args, duration=1)
+            self.assertEqual(rc, 2, args)
+            self.assertIn("--meter", out)
+
+
 class WhatTheDemoShows(unittest.TestCase):
     """tools/demo: --check-config shows the configuration the run uses, and
     the run's lines fit 80 columns."""

@@ -234,6 +234,19 @@ static void print_first_active(const struct sim *sim, double speed)
 	       fmax(0, at_ms - (double)sim->switch_on_crossed_ms));
 }
 
+/* The plant's meters: "none", or the device, its sample period and noise, then the rails. */
+static void print_meters(const struct sim *sim)
+{
+	char line[256];
+
+	sim_meters_describe(&sim->meters, line, sizeof(line));
+	printf("  meters                     %s\n", line);
+	if (!sim->meters.n)
+		return;
+	sim_meters_rails(&sim->meters, sim->board, line, sizeof(line));
+	printf("  metered domains            %s\n", line);
+}
+
 static void print_swings(const struct sim *sim, const struct sim_options *o)
 {
 	printf("  budget swings, second half %6u (0-%.0f%% to %.0f-100%% of %.0f mW or back)\n",
@@ -260,6 +273,7 @@ static void print_summary(const struct sim *sim, const struct plant *pl, const s
 	printf("  time above control         %6.1f s\n", s->above_s);
 	print_first_active(sim, o->speed);
 	print_trip_events(sim);
+	print_meters(sim);
 	printf("  mean |error|, second half  %6.2f °C\n",
 	       s->abs_err_n ? s->abs_err_sum / (double)s->abs_err_n : 0);
 	printf("  work delivered             %6.2f %% of demanded\n",
@@ -281,7 +295,8 @@ int main(int argc, char **argv)
 {
 	struct sim_options o = { .description = SIM_DEFAULT_DESCRIPTION, .duration_s = 60,
 				 .speed = 1, .controller = "default", .division = "efficiency",
-				 .powerallocd = SIM_DEFAULT_POWERALLOCD, .sp_factor = 1, .seed = 1 };
+				 .powerallocd = SIM_DEFAULT_POWERALLOCD, .sp_factor = 1, .seed = 1,
+				 .meters = { .period_ms = -1, .noise_pct = -1 } };
 	struct sim_settings set;
 	struct series s = { 0 };
 	struct plant pl;
@@ -299,7 +314,7 @@ int main(int argc, char **argv)
 				     .vary = &o.vary, .sp = o.sp, .sp_factor = o.sp_factor,
 				     .sensor_step_c = o.sensor_step_c,
 				     .sensor_noise_c = o.sensor_noise_c, .seed = o.seed,
-				     .trip_events = !o.no_trip_events };
+				     .trip_events = !o.no_trip_events, .meters = &o.meters };
 	if (sim_setup(&sim, o.description, &set) < 0)
 		return 1;
 	sim.fault = o.fault;

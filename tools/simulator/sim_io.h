@@ -16,6 +16,7 @@
 #include "plant_vary.h"
 #include "sensor_model.h"
 #include "sim_kernel.h"
+#include "sim_meters.h"
 
 #define SIM_MAX_CPUS 64
 #define SIM_MAX_SENSORS 8
@@ -115,6 +116,7 @@ struct sim {
 	unsigned long events_lost;	/* the daemon's socket full */
 	long switch_on_crossed_ms;	/* the sensor first crossed switch-on, -1: not */
 	long switch_on_event_ms;	/* the daemon's zone's first event since, -1: none */
+	struct sim_meters meters;	/* the plant's power meters (sim_meters.c) */
 };
 
 /** sim_fault_parse() - "sensor-eio", "spike", ... Return: 0 or -1. */
@@ -140,6 +142,7 @@ void sim_apply_fault(struct sim *sim, double t_s);
  * @sp, @sp_factor: the daemon's sustainable power.
  * @sensor_step_c, @sensor_noise_c, @seed: the sensor (sensor_model.h).
  * @trip_events: send the kernel's trip events (sim_events.c).
+ * @meters: the plant's meters as the command line changes the description's.
  */
 struct sim_settings {
 	const char *controller;
@@ -156,6 +159,7 @@ struct sim_settings {
 	double sensor_noise_c;
 	uint64_t seed;
 	bool trip_events;
+	const struct sim_meter_options *meters;
 };
 
 /** sim_setup() - read the description, build the tree, write the daemon's config. */

@@ -67,6 +67,20 @@ static void usage(FILE *out)
 		"                          it, else estimated).  The true value is the dynamic\n"
 		"                          power the silicon draws when the die settles at the\n"
 		"                          daemon's control temperature\n"
+		"\nPower meters (doc/power-meters.md; a description may have some, meters = {}):\n"
+		"      --meters            a meter on every domain the description gives none:\n"
+		"                          hwmon \"sim_rails\" powerN_input (uW), energyN_input\n"
+		"                          (uJ), powerN_label = inN_label = vdd_DOMAIN, and a\n"
+		"                          powercap zone sim-rapl:N (energy_uj): the true power\n"
+		"      --meter-noise PCT   gaussian noise on each reading, standard deviation,\n"
+		"                          %% of the power (0 to 50; default 0)\n"
+		"      --meter-period-ms MS  how often powerN_input changes, the mean power\n"
+		"                          since (10 to 10000; default 1000); the energy\n"
+		"                          counters every step (10 ms)\n"
+		"      --meter-config KIND tell the daemon (a power_meter key per metered actor;\n"
+		"                          implies --meters): hwmon (by name and label),\n"
+		"                          power, energy or energy_uj (by path); default none:\n"
+		"                          its configuration as without meters\n"
 		"\nEnvironment:\n"
 		"  SIM_KEEP_TREE           set (to anything) to keep the simulated tree after\n"
 		"                          the run, at the path printed last (\"kept: ...\"),\n"
@@ -130,8 +144,35 @@ static int parse_sustainable(const char *text, struct sim_options *o)
 enum {
 	OPT_DIE_TAU = 256, OPT_CASE_TAU, OPT_DIE_SHARE, OPT_RESISTANCE, OPT_POWER_SCALE,
 	OPT_AMBIENT_STEP, OPT_SETTLED, OPT_SENSOR_STEP, OPT_SENSOR_NOISE, OPT_SEED,
-	OPT_SUSTAINABLE, OPT_NO_TRIP_EVENTS,
+	OPT_SUSTAINABLE, OPT_NO_TRIP_EVENTS, OPT_METERS, OPT_METER_NOISE, OPT_METER_PERIOD,
+	OPT_METER_CONFIG,
 };
+
+/* The meters' options. */
+static int parse_meter_option(int c, const char *arg, struct sim_options *o)
+{
+	struct sim_meter_options *m = &o->meters;
+	double v;
+
+	switch (c) {
+	case OPT_METERS: m->all = true; return 0;
+	case OPT_METER_NOISE: return parse_number("meter-noise", arg, 0, 50, &m->noise_pct);
+	case OPT_METER_PERIOD:
+		if (parse_number("meter-period-ms", arg, 10, 10000, &v) < 0)
+			return -1;
+		m->period_ms = (int)v;
+		return 0;
+	case OPT_METER_CONFIG:
+		if (sim_meter_config_parse(arg, &m->config) < 0) {
+			fprintf(stderr, "--meter-config: hwmon, power, energy, energy_uj or none, "
+				"not \"%s\"\n", arg);
+			return -1;
+		}
+		m->all = m->all || m->config != SIM_METER_CONFIG_NONE;
+		return 0;
+	default: usage(stderr); return -1;
+	}
+}
 
 /* The plant's options (no short forms). */
 static int parse_plant_option(int c, const char *arg, struct sim_options *o)
@@ -159,7 +200,7 @@ static int parse_plant_option(int c, const char *arg, struct sim_options *o)
 		return 0;
 	case OPT_SUSTAINABLE: return parse_sustainable(arg, o);
 	case OPT_NO_TRIP_EVENTS: o->no_trip_events = 1; return 0;
-	default: usage(stderr); return -1;
+	default: return parse_meter_option(c, arg, o);
 	}
 }
 
@@ -191,6 +232,10 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "sustainable-power", required_argument, NULL, OPT_SUSTAINABLE },
 	{ "no-trip-events", no_argument, NULL, OPT_NO_TRIP_EVENTS },
+	{ "meters", no_argument, NULL, OPT_METERS },
+	{ "meter-noise", required_argument, NULL, OPT_METER_NOISE },
+	{ "meter-period-ms", required_argument, NULL, OPT_METER_PERIOD },
+	{ "meter-config", required_argument, NULL, OPT_METER_CONFIG },
 	{ 0 },
 };
 

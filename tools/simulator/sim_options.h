@@ -29,6 +29,7 @@ struct sim_options {
 	uint64_t seed;
 	int settled;		/* start the case at its equilibrium */
 	int no_trip_events;	/* the simulated kernel sends no trip events */
+	struct sim_meter_options meters;	/* --meters, --meter-noise, ... */
 };
 
 /**
