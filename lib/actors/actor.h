@@ -16,6 +16,7 @@
 #include "control/limit.h"
 #include "platform/meter.h"
 #include "platform/opp_source.h"
+#include "control/power_scale.h"
 #include "control/power_table.h"
 #include "control/write_retry.h"
 
@@ -148,6 +149,10 @@ struct actor_ops {
  *	reading), mW; meaningful only while @measured_valid.
  * @measured_valid: @meter gave a reading this period.
  * @meter_read_us: when @meter was last read (once a period), µs.
+ * @calibrating: @power_scale is fed from @meter (a configured meter; a
+ *	powercap zone's energy_uj is its request, not a check of a table).
+ * @power_scale: the table's calibration from @meter: measured / modelled
+ *	power, its offset and confidence (control/power_scale.h).
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -181,6 +186,8 @@ struct actor {
 	uint32_t measured_mw;
 	bool measured_valid;
 	uint64_t meter_read_us;
+	bool calibrating;
+	struct power_scale power_scale;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
