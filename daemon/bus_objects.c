@@ -8,6 +8,7 @@
 
 #include "control/cpumask.h"
 #include "engine/zone_sensor.h"
+#include "meter_view.h"
 
 /* The index N of "<prefix>/N", or -1. */
 static long index_of(const char *path, const char *prefix, size_t n)
@@ -172,6 +173,34 @@ static int actor_property(sd_bus *bus, const char *path, const char *iface, cons
 	return sd_bus_message_append(reply, "u", (uint32_t)a->max_state);
 }
 
+/* Its power meter and the calibration of its power table learnt from it (meter_view.h). */
+static int actor_meter_property(sd_bus *bus, const char *path, const char *iface,
+				const char *prop, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	const struct actor *a = userdata;
+	enum meter_view_state state = meter_view_state(a);
+	struct meter_view_scale scale = meter_view_scale(a);
+
+	(void)bus, (void)path, (void)iface, (void)error;
+	if (strcmp(prop, "Meter") == 0)
+		return sd_bus_message_append(reply, "s", meter_view_name(a));
+	if (strcmp(prop, "MeterState") == 0)
+		return sd_bus_message_append(reply, "s", meter_view_state_name(state));
+	if (strcmp(prop, "MeterFault") == 0)
+		return sd_bus_message_append(reply, "s", meter_view_fault(a));
+	if (strcmp(prop, "MeasuredPower") == 0)	/* 0 without a reading: see MeterState */
+		return sd_bus_message_append(reply, "u", state == METER_VIEW_READING ?
+					     a->measured_mw : 0);
+	if (strcmp(prop, "Calibrating") == 0)
+		return sd_bus_message_append(reply, "b", (int)scale.calibrating);
+	if (strcmp(prop, "PowerScale") == 0)
+		return sd_bus_message_append(reply, "d", scale.scale);
+	if (strcmp(prop, "PowerScaleOffset") == 0)
+		return sd_bus_message_append(reply, "d", scale.offset_mw);
+	return sd_bus_message_append(reply, "d", scale.confidence);
+}
+
 #define LIVE(name, sig, getter) SD_BUS_PROPERTY(name, sig, getter, 0, 0)
 #define SLOW(name, sig, getter) \
 	SD_BUS_PROPERTY(name, sig, getter, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
@@ -227,6 +256,14 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("ExternalWrites", "u", actor_property),
 	LIVE("Yielded", "b", actor_property),
 	SLOW("LimitingReason", "s", actor_property),
+	LIVE("Meter", "s", actor_meter_property),
+	LIVE("MeterState", "s", actor_meter_property),
+	LIVE("MeterFault", "s", actor_meter_property),
+	LIVE("MeasuredPower", "u", actor_meter_property),
+	LIVE("Calibrating", "b", actor_meter_property),
+	LIVE("PowerScale", "d", actor_meter_property),
+	LIVE("PowerScaleOffset", "d", actor_meter_property),
+	LIVE("PowerScaleConfidence", "d", actor_meter_property),
 	SD_BUS_VTABLE_END,
 };
 

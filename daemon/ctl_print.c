@@ -99,6 +99,49 @@ static void print_limited(const struct actor_view *actors, size_t n)
 }
 
 /*
+ * What a metered actor's meter says, in 57 columns at most (after its
+ * name): the power it measured and its table's calibration (scale, static
+ * offset where there is one, confidence; "calibrating" until it knows
+ * something), or why it was dropped.
+ */
+static void meter_words(const struct actor_view *a, char *out, size_t size)
+{
+	char line[160];
+
+	if (strcmp(a->meter_state, "dropped") == 0)
+		snprintf(line, sizeof(line), "meter dropped: %s; from its power table",
+			 a->meter_fault);
+	else if (strcmp(a->meter_state, "reading") != 0)
+		snprintf(line, sizeof(line), "meter: no reading yet");
+	else if (!a->calibrating)	/* a powercap zone's own: its request, no table to check */
+		snprintf(line, sizeof(line), "measured %u mW", a->measured);
+	else if (a->power_scale_confidence < 0.005)
+		snprintf(line, sizeof(line), "measured %u mW (calibrating)", a->measured);
+	else if (fabs(a->power_scale_offset) >= 0.5)
+		snprintf(line, sizeof(line), "measured %u mW (scale %.2f %+.0f mW, confidence %.2f)",
+			 a->measured, a->power_scale, a->power_scale_offset,
+			 a->power_scale_confidence);
+	else
+		snprintf(line, sizeof(line), "measured %u mW (scale %.2f, confidence %.2f)",
+			 a->measured, a->power_scale, a->power_scale_confidence);
+	fit(out, size, line, 57);
+}
+
+/* A line under the rows for each power actor with a meter (meter_words()). */
+static void print_meters(const struct actor_view *actors, size_t n)
+{
+	char name[80], words[160];
+
+	for (size_t k = 0; k < n; k++) {
+		if (!actors[k].meter_state || strcmp(actors[k].meter_state, "none") == 0)
+			continue;
+		fit(name, sizeof(name), actors[k].name, 20);
+		meter_words(&actors[k], words, sizeof(words));
+		printf("  %-*s %s\n", pad(name, 20), name, words);
+	}
+}
+
+/*
  * The devices on the step_wise fallback that are on: a fan is not held back,
  * it cools ("cooling at its top state" when it cannot cool harder); turned
  * up for the temperature, or to the top without one (sensor-fault).
@@ -264,6 +307,7 @@ void ctl_print_table(const struct snapshot *s)
 			print_actor_row(&z->actors[k]);
 		for (size_t k = 0; k < z->n_fallback; k++)
 			print_actor_row(&z->fallback[k]);
+		print_meters(z->actors, z->n_actors);
 		print_limited(z->actors, z->n_actors);
 		print_cooling(z->fallback, z->n_fallback);
 	}
@@ -284,24 +328,6 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void json_actor(const struct actor_view *a)
-{
-	printf("{\"name\":");
-	json_string(a->name);
-	printf(",\"kind\":");
-	json_string(a->kind);
-	printf(",\"cpus\":");
-	json_string(a->cpus);
-	printf(",\"limiting_reason\":");
-	json_string(a->reason);
-	printf(",\"mean_load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
-	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
-	       "\"write_errors\":%u,\"external_writes\":%u,\"yielded\":%s}",
-	       mean_load_pct(a), a->freq, a->requested, a->granted, a->max, a->state,
-	       a->max_state, a->weight, a->write_errors, a->external_writes,
-	       a->yielded ? "true" : "false");
-}
-
 /* A number with @decimals, or null for NAN. */
 static void json_double(const char *key, double v, int decimals)
 {
@@ -316,6 +342,45 @@ static void json_field(const char *key, const char *v)
 {
 	printf(",\"%s\":", key);
 	json_string(v);
+}
+
+/*
+ * Its meter (path, or hwmon name and label; "" for none), its state and why
+ * it was dropped, the power it measured (null without a reading) and its
+ * table's calibration (1 and 0: the table as it is).
+ */
+static void json_actor_meter(const struct actor_view *a)
+{
+	bool reading = a->meter_state && strcmp(a->meter_state, "reading") == 0;
+
+	json_field("meter", a->meter);
+	json_field("meter_state", a->meter_state);
+	json_field("meter_fault", a->meter_fault);
+	json_double("measured_mw", reading ? a->measured : NAN, 0);
+	printf(",\"calibrating\":%s", a->calibrating ? "true" : "false");
+	json_double("power_scale", a->power_scale, 4);
+	json_double("power_scale_offset_mw", a->power_scale_offset, 1);
+	json_double("power_scale_confidence", a->power_scale_confidence, 3);
+}
+
+static void json_actor(const struct actor_view *a)
+{
+	printf("{\"name\":");
+	json_string(a->name);
+	printf(",\"kind\":");
+	json_string(a->kind);
+	printf(",\"cpus\":");
+	json_string(a->cpus);
+	printf(",\"limiting_reason\":");
+	json_string(a->reason);
+	printf(",\"mean_load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
+	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
+	       "\"write_errors\":%u,\"external_writes\":%u,\"yielded\":%s",
+	       mean_load_pct(a), a->freq, a->requested, a->granted, a->max, a->state,
+	       a->max_state, a->weight, a->write_errors, a->external_writes,
+	       a->yielded ? "true" : "false");
+	json_actor_meter(a);
+	putchar('}');
 }
 
 /*

@@ -106,6 +106,14 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "Yielded", 'b', &a->yielded, x);
 	get(bus, path, i, "Weight", 'd', &a->weight, x);
 	get(bus, path, i, "LimitingReason", 's', &a->reason, x);
+	get(bus, path, i, "Meter", 's', &a->meter, x);
+	get(bus, path, i, "MeterState", 's', &a->meter_state, x);
+	get(bus, path, i, "MeterFault", 's', &a->meter_fault, x);
+	get(bus, path, i, "MeasuredPower", 'u', &a->measured, x);
+	get(bus, path, i, "Calibrating", 'b', &a->calibrating, x);
+	get(bus, path, i, "PowerScale", 'd', &a->power_scale, x);
+	get(bus, path, i, "PowerScaleOffset", 'd', &a->power_scale_offset, x);
+	get(bus, path, i, "PowerScaleConfidence", 'd', &a->power_scale_confidence, x);
 }
 
 /* The actors listed in the zone's @prop ("Actors", "FallbackDevices") into @views. */
@@ -178,6 +186,9 @@ static void free_actor_views(struct actor_view *views, size_t n)
 		free(views[k].kind);
 		free(views[k].cpus);
 		free(views[k].reason);
+		free(views[k].meter);
+		free(views[k].meter_state);
+		free(views[k].meter_fault);
 	}
 }
 

@@ -22,13 +22,18 @@
 #define EXIT_DENIED 4
 
 /* One actor's properties (org.powerallocd1.Actor): powers in mW, load in
- * percent, frequency in kHz. */
+ * percent, frequency in kHz; its power meter (@meter_state: none, waiting,
+ * reading or dropped, @meter_fault why) and its table's calibration. */
 struct actor_view {
 	char *name, *kind, *cpus, *reason;
+	char *meter, *meter_state, *meter_fault;
 	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
 	uint32_t external_writes;
+	uint32_t measured;			/* mW, while meter_state is "reading" */
 	int yielded;
+	int calibrating;			/* its table is calibrated from its meter */
 	double weight;
+	double power_scale, power_scale_offset, power_scale_confidence;	/* -, mW, 0-1 */
 };
 
 /*

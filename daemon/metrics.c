@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "platform/log.h"
+#include "meter_view.h"
 #include "new_file.h"
 #include "control/time_units.h"
 
@@ -179,6 +180,67 @@ static void print_actor_info(FILE *f, const struct engine *e, const struct actor
 	}
 }
 
+/* A metered actor's gauge: its meter's reading (@reading: only with one this period) or its scale. */
+struct meter_family {
+	const char *name;
+	const char *help;
+	bool reading;
+	double (*value)(const struct actor *a);
+};
+
+static double actor_measured(const struct actor *a) { return a->measured_mw / 1e3; }
+static double actor_scale(const struct actor *a) { return meter_view_scale(a).scale; }
+static double actor_scale_offset(const struct actor *a)
+{
+	return meter_view_scale(a).offset_mw / 1e3;
+}
+
+static double actor_scale_confidence(const struct actor *a)
+{
+	return meter_view_scale(a).confidence;
+}
+
+static const struct meter_family meter_families[] = {
+	{ "powerallocd_actor_measured_power_watts", "The power its meter measured over the last "
+	  "period (only while it reads).", true, actor_measured },
+	{ "powerallocd_actor_power_scale_ratio", "Measured over table power, as learnt from its "
+	  "meter (1: its table as it is).", false, actor_scale },
+	{ "powerallocd_actor_power_scale_offset_watts", "The static power its meter shows beyond "
+	  "the scaled table (0: scale only).", false, actor_scale_offset },
+	{ "powerallocd_actor_power_scale_confidence_ratio", "How sure the scale learnt from its "
+	  "meter is, 0 to 1.", false, actor_scale_confidence },
+};
+
+/* Whether @fam has a series for @a. */
+static bool meter_series(const struct meter_family *fam, const struct actor *a)
+{
+	enum meter_view_state state = meter_view_state(a);
+
+	return fam->reading ? state == METER_VIEW_READING : state != METER_VIEW_NONE;
+}
+
+/* The meters and calibrations of the actors with a meter; no family without a series. */
+static void print_meters(FILE *f, const struct engine *e)
+{
+	for (size_t k = 0; k < sizeof(meter_families) / sizeof(meter_families[0]); k++) {
+		const struct meter_family *fam = &meter_families[k];
+		bool any = false;
+
+		for (size_t i = 0; i < e->n_actors; i++) {
+			const struct actor *a = e->actors[i];
+
+			if (!meter_series(fam, a))
+				continue;
+			if (!any)
+				print_family(f, fam->name, "gauge", fam->help);
+			any = true;
+			fprintf(f, "%s{", fam->name);
+			print_label(f, true, "actor", a->name);
+			fprintf(f, "} %.12g\n", fam->value(a));
+		}
+	}
+}
+
 static void print_actors(FILE *f, const struct engine *e)
 {
 	print_family(f, "powerallocd_actor_info", "gauge", "The actor's kind and the zones it "
@@ -217,6 +279,7 @@ void metrics_print(FILE *f, const struct engine *e)
 {
 	print_zones(f, e);
 	print_actors(f, e);
+	print_meters(f, e);
 }
 
 /* Writes the file anew; readable by node_exporter, which runs as a user of its own. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "platform/log.h"
+#include "meter_view.h"
 #include "new_file.h"
 
 int trace_open(struct trace *t, const char *path)
@@ -20,7 +21,8 @@ int trace_open(struct trace *t, const char *path)
 	fputs("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,"
 	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,"
 	      "learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence,"
-	      "feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw\n",
+	      "feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw,"
+	      "measured_mw,power_scale,power_scale_confidence\n",
 	      nf.file);
 	if ((r = new_file_commit(&nf, path)) < 0)
 		return r;
@@ -41,21 +43,29 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 		 thermal_model_sustainable_mw(&z->model), m->time_constant_s,
 		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence,
 		 zone_feed_forward_mw(z), z->tuning.engaged);
-	/* After them, at the end so that older readers keep their columns: the aim, the reasons, the caps. */
+	/*
+	 * After them, at the end so that older readers keep their columns: the aim,
+	 * the reasons, the caps; then the actor's meter and its table's calibration.
+	 */
 	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]
 							: z->fallback[i - z->n_actors].actor;
 		uint32_t req_mw = i < z->n_actors ? z->request_mw[i] : a->req_mw;
+		struct meter_view_scale scale = meter_view_scale(a);
+		char measured[16] = "";	/* empty without a reading this period */
 
+		if (meter_view_state(a) == METER_VIEW_READING)
+			snprintf(measured, sizeof(measured), "%u", a->measured_mw);
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
-			"%d,%d,%s,%d,%s,%s,%u,%u\n",
+			"%d,%d,%s,%d,%s,%s,%u,%u,%s,%.4f,%.3f\n",
 			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
 			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
 			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc, model,
 			pid_aim_mc(&z->pid_run, z->control_mc), limit_reason_name(z->limit.now),
-			limit_reason_name(a->limit.now), z->capped ? z->cap_mw : 0, power_limit_mw);
+			limit_reason_name(a->limit.now), z->capped ? z->cap_mw : 0, power_limit_mw,
+			measured, scale.scale, scale.confidence);
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

@@ -6,14 +6,18 @@
  *   time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,budget_mw,
  *   actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,
  *   learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence,
- *   feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw
+ *   feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw,
+ *   measured_mw,power_scale,power_scale_confidence
  * learned_sp_mw to model_confidence are the zone's thermal model
  * (lib/control/thermal_model.h): learnt sustainable power, time constant,
  * gain, offset and confidence (0 to 1); then what the controller runs on.
  * The last five came later, at the end so that a reader of the older columns
  * finds them where they were: the temperature the controller aims at, the
  * zone's and the actor's limiting reasons of the period (limit_reason_name()),
- * the zone's share of the power cap (0: none) and the cap itself (0: none).
+ * the zone's share of the power cap (0: none) and the cap itself (0: none);
+ * then the power the actor's meter measured over the period (empty without
+ * a reading) and the calibration of its table learnt from it (1 and 0: the
+ * table as it is; daemon/meter_view.h).
  * powerallocd(8) documents them.
  */
 #include <stdint.h>

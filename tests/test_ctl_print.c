@@ -4,7 +4,9 @@
  * built by hand: the sustainable power in use and where it came from, a
  * model still learning shown as such (issue 32, 3); the load one definition
  * in the table and the JSON, the lease's seconds left (issue 32, 4); a fan
- * cooling, not limited (issue 32, 5).  Exact lines.
+ * cooling, not limited (issue 32, 5); each metered actor's measured power
+ * and its table's calibration, or why its meter was dropped (issue 35, 3).
+ * Exact lines.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,7 +67,8 @@ static struct actor_view actor(const char *name, const char *kind, const char *c
 				    .cpus = (char *)cpus, .reason = (char *)reason,
 				    .requested = 944, .granted = 944, .max = 2260, .load = load,
 				    .freq = 1200000, .state = state, .max_state = max_state,
-				    .weight = 1 };
+				    .weight = 1, .meter = "", .meter_state = "none",
+				    .meter_fault = "", .power_scale = 1 };
 }
 
 /* The simulated RockPro64's zone, configured at 2200 mW, its model learning. */
@@ -300,6 +303,121 @@ static void test_given_up(void **unused)
 	snapshot_free(s);
 }
 
+/* Each column of @text's lines: 80 at most (a UTF-8 character is one). */
+static void assert_80_columns(const char *text)
+{
+	size_t cols = 0;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			cols = 0;
+			continue;
+		}
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+		if (cols > 80)
+			fail_msg("a line over 80 columns in:\n%s", text);
+	}
+}
+
+/* The big cluster metered on its rail: what it measured, the scale learnt and how sure. */
+static struct snapshot *metered_snapshot(void)
+{
+	struct snapshot *s = snapshot_new();
+	struct actor_view *big = &s->zones[0].actors[0];
+
+	big->meter = "hwmon \"ina3221\" label \"VDD_CPU_B\" (/sys/class/hwmon/hwmon0)";
+	big->meter_state = "reading";
+	big->measured = 1302;
+	big->calibrating = 1;
+	big->power_scale = 1.38;
+	big->power_scale_confidence = 0.72;
+	return s;
+}
+
+/* The table: a line under the rows per metered actor, none for the others. */
+static void test_meter_table(void **unused)
+{
+	struct snapshot *s = metered_snapshot();
+	struct actor_view *big = &s->zones[0].actors[0];
+	char *t = printed(ctl_print_table, s);
+
+	(void)unused;
+	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (scale 1.38, confidence 0.72)");
+	assert_null(strstr(t, "devfreq-ff9a0000.gpu measured"));
+	assert_null(strstr(t, "devfreq-ff9a0000.gpu meter"));
+	free(t);
+	big->power_scale = 1.165;
+	big->power_scale_offset = 68;
+	big->power_scale_confidence = 0.81;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (scale 1.17 +68 mW, confidence 0.81)");
+	free(t);
+	big->power_scale_confidence = 0;	/* nothing learnt yet */
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (calibrating)");
+	free(t);
+	big->calibrating = 0;			/* a powercap zone's own energy_uj */
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  cpufreq-cpu4         measured 1302 mW");
+	free(t);
+	big->meter_state = "waiting";
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  cpufreq-cpu4         meter: no reading yet");
+	free(t);
+	big->meter_state = "dropped";
+	big->meter_fault = "went backwards";
+	big->meter = "";
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  cpufreq-cpu4         meter dropped: went backwards; from its power table");
+	free(t);
+	snapshot_free(s);
+}
+
+/* The longest there is still fits 80 columns: a long name cut, the figures whole or cut. */
+static void test_meter_table_80_columns(void **unused)
+{
+	struct snapshot *s = metered_snapshot();
+	struct actor_view *big = &s->zones[0].actors[0];
+	char *t;
+
+	(void)unused;
+	big->name = "powercap-intel-rapl:0:0-core-of-a-long-name";
+	big->measured = UINT32_MAX;
+	big->power_scale = 2.999;
+	big->power_scale_offset = -123456789;
+	t = printed(ctl_print_table, s);
+	assert_80_columns(t);
+	assert_non_null(strstr(t, "  powercap-intel-rapl… measured 4294967295 mW (scale 3.00 "));
+	free(t);
+	big->meter_state = "dropped";
+	big->meter_fault = "implausible";
+	t = printed(ctl_print_table, s);
+	assert_80_columns(t);
+	assert_line(t, "  powercap-intel-rapl… meter dropped: implausible; from its power table");
+	free(t);
+	snapshot_free(s);
+}
+
+/* The JSON: each actor's meter, measured_mw (null without a reading) and power_scale. */
+static void test_meter_json(void **unused)
+{
+	struct snapshot *s = metered_snapshot();
+	char *j = printed(ctl_print_json, s);
+
+	(void)unused;
+	assert_non_null(strstr(j, "\"meter\":\"hwmon \\\"ina3221\\\" label \\\"VDD_CPU_B\\\" "
+				  "(/sys/class/hwmon/hwmon0)\",\"meter_state\":\"reading\","
+				  "\"meter_fault\":\"\",\"measured_mw\":1302,\"calibrating\":true,"
+				  "\"power_scale\":1.3800,\"power_scale_offset_mw\":0.0,"
+				  "\"power_scale_confidence\":0.720}"));
+	/* The GPU has no meter: no reading, its table as it is. */
+	assert_non_null(strstr(j, "\"meter\":\"\",\"meter_state\":\"none\",\"meter_fault\":\"\","
+				  "\"measured_mw\":null,\"calibrating\":false,\"power_scale\":1.0000,"
+				  "\"power_scale_offset_mw\":0.0,\"power_scale_confidence\":0.000}"));
+	free(j);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +428,9 @@ int main(void)
 		cmocka_unit_test(test_lease_left),
 		cmocka_unit_test(test_fan_cools),
 		cmocka_unit_test(test_given_up),
+		cmocka_unit_test(test_meter_table),
+		cmocka_unit_test(test_meter_table_80_columns),
+		cmocka_unit_test(test_meter_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

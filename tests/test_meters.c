@@ -204,11 +204,17 @@ static int meter_fault_hook(const char *path, bool write)
  * The big cluster's meter faults: dropped at once with one warning naming
  * the actor, the meter, the fault and what it goes on from; never read
  * again (20 more periods say nothing more), and the others still read.
+ * The fault is kept for the status (meter_dropped).
  */
 static void check_dropped(struct engine *e, uint64_t *t_us, const char *fault)
 {
 	struct actor *big = actor_named(e, "cpufreq-cpu4");
+	const char *name = meter_fault_name(big->meter_dropped);
 	char words[256];
+
+	assert_int_not_equal(big->meter_dropped, METER_OK);
+	assert_int_equal(strncmp(fault, name, strlen(name)), 0);
+	assert_int_equal(actor_named(e, "cpufreq-cpu0")->meter_dropped, METER_OK);
 
 	snprintf(words, sizeof(words), "cpufreq-cpu4: power meter hwmon \"ina3221\" label "
 		 "\"VDD_CPU_B\" (" INA "/in1_input) %s", fault);

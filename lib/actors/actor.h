@@ -149,6 +149,8 @@ struct actor_ops {
  *	reading), mW; meaningful only while @measured_valid.
  * @measured_valid: @meter gave a reading this period.
  * @meter_read_us: when @meter was last read (once a period), µs.
+ * @meter_dropped: the fault (enum meter_fault) that dropped its configured
+ *	meter, METER_OK while none did: shown until a rebuild gives it a meter.
  * @calibrating: @power_scale is fed from @meter (a configured meter; a
  *	powercap zone's energy_uj is its request, not a check of a table).
  * @power_scale: the table's calibration from @meter: measured / modelled
@@ -186,6 +188,7 @@ struct actor {
 	uint32_t measured_mw;
 	bool measured_valid;
 	uint64_t meter_read_us;
+	enum meter_fault meter_dropped;
 	bool calibrating;
 	struct power_scale power_scale;
 };

@@ -16,6 +16,7 @@ void actor_set_meter(struct actor *a, struct power_meter *m)
 	actor_free_meter(a);
 	a->meter = m;
 	a->meter_owned = true;
+	a->meter_dropped = METER_OK;
 }
 
 void actor_free_meter(struct actor *a)
@@ -60,6 +61,7 @@ int actor_read_meter(struct actor *a, uint64_t now_us)
 	if (r < 0 && a->meter_owned) {
 		actor_meter_fault(a, -r, "dropped until a reload, going on from the power table");
 		actor_free_meter(a);
+		a->meter_dropped = (enum meter_fault)-r;	/* for the status */
 	}
 	return r;
 }

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "meter_view.h"
+
+/* The calibration found the meter and the table apart beyond 0.3-3 x. */
+static bool implausible(const struct actor *a)
+{
+	return a->calibrating && a->power_scale.implausible;
+}
+
+enum meter_view_state meter_view_state(const struct actor *a)
+{
+	if (a->meter_dropped != METER_OK || implausible(a))
+		return METER_VIEW_DROPPED;
+	if (!a->meter)
+		return METER_VIEW_NONE;
+	return a->measured_valid ? METER_VIEW_READING : METER_VIEW_WAITING;
+}
+
+const char *meter_view_state_name(enum meter_view_state s)
+{
+	static const char *const names[] = { "none", "waiting", "reading", "dropped" };
+
+	return (unsigned int)s <= METER_VIEW_DROPPED ? names[s] : "?";
+}
+
+const char *meter_view_fault(const struct actor *a)
+{
+	if (a->meter_dropped != METER_OK)
+		return meter_fault_name(a->meter_dropped);
+	return implausible(a) ? "implausible" : "";
+}
+
+const char *meter_view_name(const struct actor *a)
+{
+	return a->meter ? a->meter->name : "";
+}
+
+struct meter_view_scale meter_view_scale(const struct actor *a)
+{
+	struct meter_view_scale v = { false, 1.0, 0.0, 0.0 };
+
+	if (a->calibrating && meter_view_state(a) != METER_VIEW_DROPPED) {
+		v.calibrating = true;
+		v.scale = a->power_scale.scale;
+		v.offset_mw = a->power_scale.offset_mw;
+		v.confidence = a->power_scale.confidence;
+	}
+	return v;
+}
