@@ -180,7 +180,7 @@ static void print_actor_info(FILE *f, const struct engine *e, const struct actor
 	}
 }
 
-/* A metered actor's gauge: its meter's reading (@reading: only with one this period) or its scale. */
+/* A metered actor's gauge: its meter's reading (@reading: only while it reads) or its scale. */
 struct meter_family {
 	const char *name;
 	const char *help;

@@ -17,6 +17,7 @@ install for CI.
 
 usage: test_metrics.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
+import csv
 import json
 import math
 import os
@@ -27,13 +28,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_bus import PrivateBus, ctl  # noqa: E402
+from test_bus import PrivateBus, busctl, ctl  # noqa: E402
 from test_daemon import ZONE0, Daemon, Tree, wait_for  # noqa: E402
 
 NODE_EXPORTER = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
@@ -408,6 +410,134 @@ class Scrape(Running):
                            0)
         print("metrics: %d of our series scraped, %d compared with status --json" %
               (len(ours), len(want_before)), file=sys.stderr)
+
+
+# The little cluster metered on the INA3221's VDD_CPU_L rail (rk3399-meters), the big one not.
+METERED_CONFIG = """
+idle_poll_ms = 200;
+metrics_dir = "%s";
+metrics_interval_ms = %d;
+zones = ( { name = "soc"; sensor = "cpu-thermal"; sustainable_power = 1500; period_ms = 50;
+  actors = ( { type = "cpufreq"; cpus = "0-3";
+               power_meter = { hwmon = "ina3221"; label = "VDD_CPU_L"; }; },
+             { type = "cpufreq"; cpus = "4-5"; } ); } );
+"""
+METER_FAMILIES = ["powerallocd_actor_" + n for n in (
+    "measured_power_watts", "power_scale_ratio", "power_scale_offset_watts",
+    "power_scale_confidence_ratio")]
+RAIL = "sys/class/hwmon/hwmon0/curr2_input"     # VDD_CPU_L: 850 mV x 400 mA = 340 mW
+
+
+class Metered(unittest.TestCase):
+    """A meter's reading and the calibration of its actor's table, the same
+    on D-Bus, in status (table and --json), the metrics file and the trace
+    (issue 35, 3); nothing feeds the calibration on this branch: scale 1,
+    confidence 0.  Then the rail stands still: the meter is dropped as
+    stopped, and each says so."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="powerallocd-metrics.")
+        os.chmod(self.dir, 0o755)
+        self.file = os.path.join(self.dir, "powerallocd.prom")
+        self.bus = PrivateBus()
+        self.tree = Tree("rk3399-meters")
+        self.tree.write(ZONE0 + "temp", "90000\n")
+        # The rail's current moves by a milliampere: a meter that holds one value stops.
+        self.moving = threading.Event()
+        self.moving.set()
+        self.done = threading.Event()
+        self.mover = threading.Thread(target=self._move, daemon=True)
+        self.mover.start()
+        self.daemon = Daemon(self.tree, METERED_CONFIG % (self.dir, INTERVAL_MS), bus="system")
+
+    def _move(self):
+        k = 0
+        while not self.done.is_set():
+            if self.moving.is_set():
+                k += 1
+                self.tree.write(RAIL, "%d\n" % (400 + k % 2))
+            time.sleep(0.01)
+
+    def tearDown(self):
+        self.done.set()
+        self.mover.join()
+        self.daemon.close()
+        self.tree.close()
+        self.bus.close()
+        shutil.rmtree(self.dir)
+
+    def actors(self):
+        out = ctl("status", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return {a["name"]: a for a in json.loads(out.stdout)["zones"][0]["actors"]}
+
+    def meter_state(self):
+        """The little cluster's MeterState once the daemon is on the bus, else None."""
+        out = ctl("status", "--json")
+        if out.returncode != 0:
+            return None
+        return json.loads(out.stdout)["zones"][0]["actors"][0]["meter_state"]
+
+    def metrics(self):
+        """The metrics file once written anew."""
+        inode = os.stat(self.file).st_ino if os.path.exists(self.file) else None
+        self.assertTrue(wait_for(lambda: os.path.exists(self.file) and
+                                 os.stat(self.file).st_ino != inode), self.daemon.logtext())
+        with open(self.file) as f:
+            return parse_exposition(f.read())
+
+    def test_reading_then_dropped(self):
+        self.assertTrue(wait_for(lambda: self.meter_state() == "reading", timeout=20),
+                        self.daemon.logtext())
+        little, big = self.actors()["cpufreq-cpu0"], self.actors()["cpufreq-cpu4"]
+        self.assertIn(little["measured_mw"], (340, 341))
+        self.assertIn('hwmon "ina3221" label "VDD_CPU_L"', little["meter"])
+        self.assertEqual((little["meter_fault"], little["calibrating"], little["power_scale"],
+                          little["power_scale_offset_mw"], little["power_scale_confidence"]),
+                         ("", False, 1.0, 0.0, 0.0))
+        self.assertEqual((big["meter"], big["meter_state"], big["measured_mw"],
+                          big["power_scale"]), ("", "none", None, 1.0))
+        # D-Bus itself: the types powerallocd(8) gives.
+        out = busctl("--json=short", "get-property", "org.powerallocd1",
+                     "/org/powerallocd1/actor/0", "org.powerallocd1.Actor", "MeasuredPower",
+                     "MeterState", "PowerScale", "PowerScaleConfidence")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([g["type"] for g in got], ["u", "s", "d", "d"])
+        self.assertIn(got[0]["data"], (340, 341))
+        self.assertEqual(got[1:], [{"type": "s", "data": "reading"}, {"type": "d", "data": 1.0},
+                                   {"type": "d", "data": 0.0}])
+        table = ctl("status").stdout
+        self.assertRegex(table, r"\n  cpufreq-cpu0         measured 34[01] mW\n")
+        self.assertNotIn("cpufreq-cpu4         measured", table)
+        families = self.metrics()
+        with open(os.path.join(HERE, "..", "man", "powerallocd.8.scd")) as f:
+            man = f.read()
+        for name in METER_FAMILIES:
+            self.assertIn("*%s*" % name, man)
+            self.assertEqual(list(families[name]["samples"]), [(("actor", "cpufreq-cpu0"),)], name)
+        self.assertIn(families[METER_FAMILIES[0]]["samples"][(("actor", "cpufreq-cpu0"),)],
+                      (0.34, 0.341))
+        self.assertEqual([families[n]["samples"][(("actor", "cpufreq-cpu0"),)]
+                          for n in METER_FAMILIES[1:]], [1, 0, 0])
+        with open(self.daemon.trace) as f:
+            rows = list(csv.DictReader(f))
+        measured = {r["measured_mw"] for r in rows if r["actor"] == "cpufreq-cpu0"}
+        self.assertTrue(measured & {"340", "341"}, measured)
+        self.assertEqual({(r["measured_mw"], r["power_scale"], r["power_scale_confidence"])
+                          for r in rows if r["actor"] == "cpufreq-cpu4"}, {("", "1.0000", "0.000")})
+        # The rail stands still: stopped after 30 reads (1.5 s), dropped, and said so everywhere.
+        self.moving.clear()
+        self.assertTrue(wait_for(lambda: self.meter_state() == "dropped", timeout=20),
+                        self.daemon.logtext())
+        little = self.actors()["cpufreq-cpu0"]
+        self.assertEqual((little["meter"], little["meter_fault"], little["measured_mw"]),
+                         ("", "stopped", None))
+        self.assertIn("\n  cpufreq-cpu0         meter dropped: stopped; from its power table\n",
+                      ctl("status").stdout)
+        families = self.metrics()
+        self.assertNotIn(METER_FAMILIES[0], families)
+        self.assertEqual(families[METER_FAMILIES[1]]["samples"], {(("actor", "cpufreq-cpu0"),): 1})
 
 
 class Parser(unittest.TestCase):

@@ -169,12 +169,15 @@ SHARE_RGB = (127, 59, 8)        # the zone's share of the cap
 CLUSTER_RGB, GPU_RGB, FAN_RGB = (0, 114, 178), (213, 94, 0), (0, 158, 115)
 
 
-def write_capped_trace(path):
+def write_capped_trace(path, measured=None):
     """30 s of a trace as powerallocd writes it now: a cluster, a GPU and
     a fan (no power model: max_mw 0) on zone soc, a cap of 1500 mW from 10 s
-    to 20 s that throttles the cluster and the GPU while the zone is cool."""
+    to 20 s that throttles the cluster and the GPU while the zone is cool;
+    with @measured ({actor: mW}), the meters' columns too (empty for the
+    actors it does not name)."""
     with open(path, "w") as f:
-        f.write(HEADER + "," + LATER_COLUMNS + "\n")
+        f.write(HEADER + "," + LATER_COLUMNS +
+                (",measured_mw,power_scale,power_scale_confidence" if measured else "") + "\n")
         for k in range(301):
             t = 100 * k
             cap = 1500 if 10000 <= t < 20000 else 0
@@ -184,9 +187,12 @@ def write_capped_trace(path):
                     ("devfreq-ff9a0000.gpu", 600 if cap else 900, 2000, 3 if cap else 1),
                     ("pwm-fan", 0, 0, 2)):
                 f.write("%d,soc,%d,0,0,0,0,0,0,%d,%s,100,1000000,1,%d,%d,%d,70000,75000,"
-                        "2000,30.0,10,40000,0.5,2000,0,74950,%s,%s,%d,%d\n"
+                        "2000,30.0,10,40000,0.5,2000,0,74950,%s,%s,%d,%d"
                         % (t, 60000 + 20 * k, cap or 3000, actor, grant, max_mw, state, reason,
                            reason, cap, cap))
+                if measured:
+                    f.write(",%s,1.0000,0.000" % measured.get(actor, ""))
+                f.write("\n")
 
 
 def near(rgb, colour, tolerance=40):
@@ -238,6 +244,24 @@ class CappedTrace(InWorkDir):
             self.assertTrue(anywhere(1, colour) and anywhere(2, colour), colour)
         self.assertTrue(anywhere(2, FAN_RGB))
         self.assertFalse(anywhere(1, FAN_RGB))
+
+    def test_measured_beside_granted(self):
+        """measured_mw (issue 35): the cluster's meter, 300 mW, dashed in its
+        colour well below its 700 mW grant; without the column, only the
+        grant.  The GPU has no reading (empty): no line of its own."""
+        def cluster_rows(rows, panels):
+            top, bottom, left, right = panels[1]
+            return {y for t in range(5, 95) for y in range(top + 2, bottom - 1)
+                    if near(rows[y][round(left + (right - left) * t / 300)], CLUSTER_RGB)}
+
+        write_capped_trace(self.trace)
+        grant = cluster_rows(*self.draw())
+        self.assertLess(max(grant) - min(grant), 6, grant)     # one line, 0.5-9.5 s
+        write_capped_trace(self.trace, measured={"cpufreq-cpu0": 300})
+        both = cluster_rows(*self.draw())
+        below = {y for y in both if y > max(grant) + 20}       # 400 mW lower on the axis
+        self.assertTrue(below, both)
+        self.assertTrue(grant & both, both)
 
     def test_cooling_states_tick_at_integers(self):
         """States 0 and 3 only: the grid lines between them are at 1 and 2
