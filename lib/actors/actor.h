@@ -161,7 +161,7 @@ struct actor_ops {
  * @model_mw: this period's request by @model_table, mW (@req_mw uncalibrated).
  * @scale_fed_us: when @power_scale was last fed or broken, µs (0: a gap).
  * @scale_period_us: the period @power_scale was started with, µs: a longer
- *	gap between readings breaks it.
+ *	gap between readings (4 periods) breaks it.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -343,8 +343,8 @@ void actor_calibrate_table(struct actor *a);
 /**
  * actor_feed_scale() - after @a's meter was read for the period at @now_us
  * (actor_read_meter()), feed @power_scale the period's modelled and
- * measured power, or break it at a gap (no reading, a period longer than
- * twice its zone's: an idle zone, a sleep).  A window that moved the
+ * measured power, or break it at a gap (no reading, a period 4 times its
+ * zone's or longer: an idle zone, a sleep).  A window that moved the
  * estimate recalibrates @table (logged at debug level); a meter found
  * implausible is said once at warning level and @a goes on from its table.
  * Return: the power_scale_feed() event, POWER_SCALE_NONE when nothing was fed.

@@ -15,6 +15,12 @@
 #include "actor.h"
 #include "platform/log.h"
 
+/*
+ * A reading this many periods after the last is a gap (an idle zone, a
+ * sleep), not a late period: a loaded machine runs periods 2 x late.
+ */
+#define SCALE_GAP_PERIODS 4
+
 void actor_start_calibration(struct actor *a, uint32_t period_ms)
 {
 	if (a->calibrating || !a->meter || !a->meter_owned || !a->table.n)
@@ -89,7 +95,8 @@ enum power_scale_event actor_feed_scale(struct actor *a, uint64_t now_us)
 		return POWER_SCALE_NONE;	/* not read this period: its zone is idle or not due */
 	elapsed_us = a->scale_fed_us && now_us > a->scale_fed_us ? now_us - a->scale_fed_us : 0;
 	a->scale_fed_us = now_us;
-	if (!a->measured_valid || !elapsed_us || elapsed_us > 2 * a->scale_period_us) {
+	if (!a->measured_valid || !elapsed_us ||
+	    elapsed_us >= SCALE_GAP_PERIODS * a->scale_period_us) {
 		power_scale_break(&a->power_scale);
 		return POWER_SCALE_NONE;
 	}
