@@ -234,6 +234,29 @@ static void test_reload(void **unused)
 	pa_config_free(cfg);
 }
 
+/* A sleep: the window being filled is dropped, what was learnt is kept. */
+static void test_resume_breaks(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	struct actor *gpu;
+	struct engine e;
+	struct plant p;
+	double weight, scale;
+
+	(void)unused;
+	gpu = converged_gpu(&e, &p, cfg);
+	run(&e, &p, gpu, 1.4, 7);
+	assert_true(gpu->power_scale.win_us > 0);
+	weight = gpu->power_scale.sums.weight;
+	scale = gpu->power_scale.scale;
+	p.t_us += 60 * 1000000ULL;
+	engine_resume(&e, p.t_us);
+	assert_true(gpu->power_scale.win_us == 0 && gpu->scale_fed_us == 0);
+	assert_true(gpu->power_scale.sums.weight == weight && gpu->power_scale.scale == scale);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
 /*
  * A restart: the calibration goes into the zone's model text and comes back
  * from it (its weight cut to 10 windows: the scale the same, the
@@ -317,6 +340,7 @@ int main(void)
 		cmocka_unit_test_setup(test_converges, setup),
 		cmocka_unit_test_setup(test_dropped, setup),
 		cmocka_unit_test_setup(test_reload, setup),
+		cmocka_unit_test_setup(test_resume_breaks, setup),
 		cmocka_unit_test_setup(test_restart, setup),
 		cmocka_unit_test_setup(test_unmetered_identical, setup),
 	};
