@@ -170,6 +170,17 @@ static void resume_record(struct zone *z, const char *path, const struct model_r
 	}
 }
 
+/* A record that fits @z: its actors' calibrations, whatever its model's confidence, and its model. */
+static void resume_fitting(struct zone *z, const char *path, const struct model_record *rec)
+{
+	size_t n = model_record_resume_scales(z, rec);
+
+	if (n)
+		say(PA_LOG_INFO, z, "resumed the power calibration of %zu %s saved in %s", n,
+		    n == 1 ? "actor" : "actors", path);
+	resume_record(z, path, rec);
+}
+
 /* The model saved at @path for @z, when it fits. */
 static void resume_zone(struct zone *z, const char *path)
 {
@@ -204,7 +215,7 @@ static void resume_zone(struct zone *z, const char *path)
 	else if ((differs = model_fingerprint_differs(&rec.fp, &now)))
 		discard(path, z, "the thermal model", differs);
 	else
-		resume_record(z, path, &rec);
+		resume_fitting(z, path, &rec);
 }
 
 void model_store_resume(struct model_store *s, struct engine *e)

@@ -116,6 +116,13 @@ static void test_by_label_and_path(void **unused)
 	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
 	assert_int_equal(big->meter->unit, METER_VOLT_AMP);
 	assert_int_equal(gpu->meter->unit, METER_ENERGY_UJ);
+	/* The INA3221's update_interval is its samples' period; an energy counter has none. */
+	assert_int_equal(big->meter->sample_ms, 100);
+	assert_int_equal(gpu->meter->sample_ms, 0);
+	assert_true(big->calibrating && gpu->calibrating && little->calibrating);
+	assert_int_equal(big->power_scale.delay_us, 100000);
+	/* Named across boots without the hwmonN its path has. */
+	assert_int_equal(big->meter->id_len, strlen("hwmon \"ina3221\" label \"VDD_CPU_B\""));
 	tree_put(CPU_TEMP, "70000\n");
 	busy_period();
 	assert_int_equal(engine_cycle(&e, 1 * PERIOD_US, NULL), 0);

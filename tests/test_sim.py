@@ -308,8 +308,8 @@ class Meters(unittest.TestCase):
     only behind --meter-config (tests/test_sim_meters.c checks their values
     against the plant's true power)."""
 
-    def run_kept(self, *args):
-        env = dict(os.environ, SIM_KEEP_TREE="1")
+    def run_kept(self, *args, env=None):
+        env = dict(env or os.environ, SIM_KEEP_TREE="1")
         out = subprocess.run([SIM, "--quiet", "--speed", "10", "--duration", "3"] + list(args),
                              capture_output=True, text=True, timeout=120, env=env)
         tree = re.search(r"^kept: (\S+)", out.stdout, re.M).group(1)
@@ -363,6 +363,26 @@ class Meters(unittest.TestCase):
             conf = told.split("\n\n")[0]
             self.assertIn(line, conf)
             self.assertEqual(conf.count("power_meter = "), 3, told)
+
+    def test_daemon_calibrates(self):
+        # The silicon draws 1.4 x its tables, each rail's hwmon power held 1 s
+        # with 2 % noise (the benchmark's meters): the daemon's debug line at
+        # each calibration window says the scale it learnt, for each actor.
+        env = dict(os.environ, SIM_DAEMON_LOG_LEVEL="debug")
+        out, tree = self.run_kept("--duration", "100", "--workload", "steady",
+                                  "--meter-config", "hwmon", "--meter-noise", "2",
+                                  "--meter-period-ms", "1000", "--power-scale", "1.4", env=env)
+        with open(os.path.join(tree, "powerallocd.log")) as f:
+            log = f.read()
+        self.assertNotIn("going on from the power table", log)
+        for actor in ("cpufreq-cpu0", "cpufreq-cpu4", "devfreq-ff9a0000.gpu"):
+            scales = re.findall(r"^debug: %s: power scale ([\d.]+), offset -?\d+ mW, "
+                                r"confidence ([\d.]+) \(meter hwmon \"sim_rails\"" % actor,
+                                log, re.M)
+            self.assertGreaterEqual(len(scales), 5, log)
+            scale, confidence = map(float, scales[-1])
+            self.assertAlmostEqual(scale, 1.4, delta=0.05, msg=actor)
+            self.assertGreater(confidence, 0.5, actor)
 
     def test_bad_meter_options_refused(self):
         for args in (["--meter-noise", "60"], ["--meter-period-ms", "5"],

@@ -52,6 +52,7 @@ void actor_adopt(struct actor *a, const struct actor *old)
 	a->limit = old->limit;
 	a->external = old->external;
 	a->given_up = old->given_up;
+	actor_adopt_scale(a, old);
 	/*
 	 * Yielded until a restart, or a reload whose configuration no longer
 	 * yields it; one put back by a zone given up stays the kernel's.
@@ -79,6 +80,8 @@ void actor_update_power(struct actor *a, unsigned int n_cpus)
 	const struct power_table *t = &a->table;
 
 	a->req_mw = power_table_requested_power(t, a->freq_khz, a->load_pct);
+	a->model_mw = a->calibrating ? power_table_requested_power(&a->model_table, a->freq_khz,
+								   a->load_pct) : a->req_mw;
 	a->max_mw = t->n ? t->entry[t->n - 1].power_mw * n_cpus : 0;
 	a->min_mw = t->n ? t->entry[0].power_mw * n_cpus : 0;
 }

@@ -114,7 +114,9 @@ struct actor_ops {
  * @name: its cooling device or device name ("cpufreq-cpu0", "intel-rapl:0").
  * @cdev_id: the cooling_deviceN it drives, -1 for none.
  * @weight_q10: weight in the budget division, Q10 (1024 = 1.0).
- * @table: power of one CPU (or the device) per frequency.
+ * @table: power of one CPU (or the device) per frequency, as the controller
+ *	counts it: @model_table calibrated from the meter while @calibrating
+ *	(actor_calibrate_table()), else the table as loaded.
  * @source: where @table came from.
  * @capacity: throughput of one of its CPUs at the top OPP (cpu_capacity,
  *	1024 for the biggest; 1024 for devices and where the kernel has none).
@@ -155,6 +157,13 @@ struct actor_ops {
  *	powercap zone's energy_uj is its request, not a check of a table).
  * @power_scale: the table's calibration from @meter: measured / modelled
  *	power, its offset and confidence (control/power_scale.h).
+ * @model_table: the power table as loaded, which @meter's readings are
+ *	compared with and the thermal model's fingerprint hashes; meaningful
+ *	while @calibrating (actor_model_table()).
+ * @model_mw: this period's request by @model_table, mW (@req_mw uncalibrated).
+ * @scale_fed_us: when @power_scale was last fed or broken, µs (0: a gap).
+ * @scale_period_us: the period @power_scale was started with, µs: a longer
+ *	gap between readings (4 periods) breaks it.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -191,6 +200,10 @@ struct actor {
 	enum meter_fault meter_dropped;
 	bool calibrating;
 	struct power_scale power_scale;
+	struct power_table model_table;
+	uint32_t model_mw;
+	uint64_t scale_fed_us;
+	uint64_t scale_period_us;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
@@ -293,6 +306,65 @@ int actor_read_meter(struct actor *a, uint64_t now_us);
  * per fault, with @outcome: what the actor goes on from.
  */
 void actor_meter_fault(struct actor *a, int fault, const char *outcome);
+
+/**
+ * actor_model_table() - @a's power table as loaded, before any calibration:
+ * what its meter is compared with, and what a thermal model learnt on it
+ * is fingerprinted by.
+ */
+static inline const struct power_table *actor_model_table(const struct actor *a)
+{
+	return a->calibrating ? &a->model_table : &a->table;
+}
+
+/**
+ * actor_start_calibration() - @a, whose configured meter was just set,
+ * calibrates its power table from it: @power_scale started for @period_ms
+ * (its zone's period) and the meter's sample period.  Nothing for an actor
+ * without a configured meter or without a power table (powercap: its own
+ * energy_uj is its request already).
+ */
+void actor_start_calibration(struct actor *a, uint32_t period_ms);
+
+/**
+ * actor_stop_calibration() - @a goes back to its power table as loaded
+ * (a meter dropped: faulted, or implausible); the estimate is kept to be
+ * shown.
+ */
+void actor_stop_calibration(struct actor *a);
+
+/**
+ * actor_calibrate_table() - @a's @table from @model_table and what
+ * @power_scale learnt: each entry times the ratio power_scale_apply_mw(P) /
+ * P at P, the mean modelled power of the windows fitted (the scale blended
+ * by its confidence; with an offset, the ratio at the powers the actor
+ * visits).  Every user of the table (requests, maximum and minimum power,
+ * the state a grant buys, dithering, floors) then counts real power.
+ */
+void actor_calibrate_table(struct actor *a);
+
+/**
+ * actor_feed_scale() - after @a's meter was read for the period at @now_us
+ * (actor_read_meter()), feed @power_scale the period's modelled and
+ * measured power, or break it at a gap (no reading, a period 4 times its
+ * zone's or longer: an idle zone, a sleep).  A window that moved the
+ * estimate recalibrates @table (logged at debug level); a meter found
+ * implausible is said once at warning level and @a goes on from its table.
+ * Return: the power_scale_feed() event, POWER_SCALE_NONE when nothing was fed.
+ */
+enum power_scale_event actor_feed_scale(struct actor *a, uint64_t now_us);
+
+/**
+ * actor_break_scale() - a gap in @a's readings (a resume from sleep): the
+ * window being filled is dropped, the fit kept.
+ */
+void actor_break_scale(struct actor *a);
+
+/**
+ * actor_adopt_scale() - @a, calibrating from the same meter as @old (the
+ * actor of the engine being replaced), takes what @old learnt.
+ */
+void actor_adopt_scale(struct actor *a, const struct actor *old);
 
 static inline void actor_destroy(struct actor *a)
 {

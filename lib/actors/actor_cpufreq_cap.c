@@ -44,7 +44,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 {
 	struct cap_actor *c = to_cap(a);
 	unsigned int online = 0;
-	uint64_t req = 0;
+	uint64_t req = 0, model = 0;
 
 	a->load_pct = 0;
 	a->saturated = 0;
@@ -60,6 +60,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 		if (sysfs_attr_read_u64(&p->cur_freq, &khz) == 0 && khz > 0 && khz <= UINT32_MAX)
 			p->freq_khz = (uint32_t)khz;
 		req += power_table_requested_power(&a->table, p->freq_khz, load);
+		model += power_table_requested_power(actor_model_table(a), p->freq_khz, load);
 		a->load_pct += load;
 		a->saturated += full;
 		if (p->freq_khz > a->freq_khz)
@@ -67,6 +68,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 	}
 	actor_update_power(a, online);
 	a->req_mw = req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
+	a->model_mw = model > UINT32_MAX ? UINT32_MAX : (uint32_t)model;
 	return 0;
 }
 

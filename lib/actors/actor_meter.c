@@ -21,6 +21,7 @@ void actor_set_meter(struct actor *a, struct power_meter *m)
 
 void actor_free_meter(struct actor *a)
 {
+	actor_stop_calibration(a);
 	if (a->meter && a->meter_owned) {
 		power_meter_close(a->meter);
 		free(a->meter);

@@ -94,6 +94,7 @@ static enum power_scale_event close_window(struct power_scale *ps, double p_mw, 
 	if (p_mw < POWER_SCALE_MIN_MODEL_MW)
 		return POWER_SCALE_NONE;
 	ratio = m_mw / p_mw;
+	ps->window_ratio = ratio;
 	if (ratio < POWER_SCALE_MIN || ratio > POWER_SCALE_MAX) {
 		/* Kept out of the fit: a glitch must not move it, a sustained one drops the meter. */
 		if (++ps->bad_windows < POWER_SCALE_IMPLAUSIBLE_WINDOWS || ps->implausible)

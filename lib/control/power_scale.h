@@ -95,6 +95,8 @@ struct power_scale_state {
  * @sums: the fit's sums (struct power_scale_state).
  * @bad_windows: windows in a row with a ratio out of range.
  * @implausible: the meter was dropped (sticky until power_scale_init()).
+ * @window_ratio: the last window's measured / modelled power, one kept out
+ *	of the fit included (what a dropped meter is said with); 0 before any.
  * @scale: measured / modelled power.
  * @offset_mw: the static offset, mW (0 with the scale-only fit).
  * @confidence: 0 (nothing learnt) to 1; see power_scale_feed().
@@ -114,6 +116,7 @@ struct power_scale {
 	struct power_scale_state sums;
 	unsigned int bad_windows;
 	bool implausible;
+	double window_ratio;
 	double scale;
 	double offset_mw;
 	double confidence;

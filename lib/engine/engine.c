@@ -68,6 +68,9 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 			n_read++;
 		}
 	}
+	/* A meter's reading across the sleep is no period's power. */
+	for (size_t i = 0; i < e->n_actors; i++)
+		actor_break_scale(e->actors[i]);
 	e->force_writes = true;
 	return n_read;
 }

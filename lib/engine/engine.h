@@ -109,7 +109,8 @@ int engine_restart_load(struct engine *e);
  * engine_read_meters() - read, once, the power meter of each zone due
  * (@due; NULL: all) that is active, and of each of its actors (an actor
  * shared by zones is read once): zone->measured_mw and actor->measured_mw,
- * valid for this period only (actor_read_meter()).  A powercap actor reads
+ * valid for this period only (actor_read_meter()), and feed each actor's
+ * calibration with its reading (actor_feed_scale()).  A powercap actor reads
  * its own in its sample.  A configured meter that faults is dropped with
  * one warning and its actor or zone goes on from its power table until
  * the engine is rebuilt.  engine_cycle() calls it each period.
@@ -127,7 +128,8 @@ void engine_zone_free_meter(struct zone *z);
  * previous error and derivative (pid_forget_trend(); the integrals stay),
  * each thermal model's block being filled and its power count
  * (thermal_model_break(); the fit stays), each zone's last reading for its
- * rise (rise_restart()) and the CPU load baseline (engine_restart_load()).
+ * rise (rise_restart()), the CPU load baseline (engine_restart_load()) and
+ * each metered actor's calibration window (actor_break_scale(); its fit stays).
  * Sets e->force_writes, so the next engine_cycle() writes every state.
  * Runs no period.  @now_us: monotonic time, µs.
  * Return: the number of zones whose sensor read.

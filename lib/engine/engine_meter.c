@@ -3,7 +3,9 @@
  * The power meters of the config: opened with the engine (a meter that
  * cannot be is said with what exists instead, and its actor or zone runs
  * from its power table), read once each active period, dropped at their
- * first fault.  The calibration of the power tables uses what they read.
+ * first fault.  Each metered actor's power table is calibrated from what
+ * its meter reads (actor_feed_scale()); a zone's meter is read and shown
+ * only (doc/power-meters.md says why).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,8 +81,10 @@ void build_open_actor_meter(struct build *b, const struct zone_config *zc, size_
 	if (!meter_configured(&ac->meter) || a->meter)
 		return;	/* none, or already opened for another zone's config */
 	snprintf(who, sizeof(who), "zone %s: actors[%zu] %s", zc->name, i, a->name);
-	if ((m = open_meter(b->e, &ac->meter, who)))
+	if ((m = open_meter(b->e, &ac->meter, who))) {
 		actor_set_meter(a, m);
+		actor_start_calibration(a, zc->period_ms);
+	}
 }
 
 void build_open_zone_meter(struct build *b, const struct zone_config *zc, struct zone *z)
@@ -148,7 +152,10 @@ void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
 			actor_read_meter(zone->actors[k], now_us);
 	}
 	/* An actor no active zone read this period has no reading for it. */
-	for (size_t i = 0; i < e->n_actors; i++)
+	for (size_t i = 0; i < e->n_actors; i++) {
 		if (e->actors[i]->meter_read_us != now_us)
 			e->actors[i]->measured_valid = false;
+		/* Read before this period's writes: the state and load it measured. */
+		actor_feed_scale(e->actors[i], now_us);
+	}
 }

@@ -55,14 +55,21 @@ static uint64_t actor_hash(const struct actor *a)
 	return fnv_str(fnv_str(fnv_str(FNV_OFFSET, actor_kind_name(a->kind)), a->name), cpus);
 }
 
-/* Its power table: each frequency and the power at it. */
+/* Its power table as loaded (not as calibrated): each frequency and the power at it. */
 static uint64_t table_hash(const struct actor *a)
 {
-	uint64_t h = fnv_u32(actor_hash(a), (uint32_t)a->table.n);
+	const struct power_table *t = actor_model_table(a);
+	uint64_t h = fnv_u32(actor_hash(a), (uint32_t)t->n);
 
-	for (size_t i = 0; i < a->table.n; i++)
-		h = fnv_u32(fnv_u32(h, a->table.entry[i].freq_khz), a->table.entry[i].power_uw);
+	for (size_t i = 0; i < t->n; i++)
+		h = fnv_u32(fnv_u32(h, t->entry[i].freq_khz), t->entry[i].power_uw);
 	return h;
+}
+
+/* A calibration's key: the actor and its meter as named across boots. */
+static uint64_t scale_key(const struct actor *a)
+{
+	return fnv(actor_hash(a), a->meter->name, a->meter->id_len);
 }
 
 void model_fingerprint_of(const struct zone *z, struct model_fingerprint *fp)
@@ -104,6 +111,35 @@ void model_record_of(const struct zone *z, struct model_record *r)
 	model_fingerprint_of(z, &r->fp);
 	thermal_model_export(&z->model, &r->state);
 	r->est = z->model.est;
+	for (size_t i = 0; i < z->n_actors; i++) {
+		const struct actor *a = z->actors[i];
+
+		if (!a->calibrating || a->power_scale.sums.weight <= 0)
+			continue;
+		r->scales[r->n_scales].key = scale_key(a);
+		power_scale_export(&a->power_scale, &r->scales[r->n_scales++].state);
+	}
+}
+
+size_t model_record_resume_scales(struct zone *z, const struct model_record *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++) {
+		struct actor *a = z->actors[i];
+
+		if (!a->calibrating || a->power_scale.sums.weight > 0)
+			continue;	/* none, or learnt already (an actor another zone resumed) */
+		for (size_t k = 0; k < r->n_scales; k++) {
+			if (r->scales[k].key != scale_key(a) ||
+			    power_scale_import(&a->power_scale, &r->scales[k].state) < 0)
+				continue;
+			actor_calibrate_table(a);
+			n++;
+			break;
+		}
+	}
+	return n;
 }
 
 int model_record_resume(struct thermal_model *m, const struct model_record *r,
@@ -164,6 +200,10 @@ static const struct field fields[] = {
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
+/* The optional key, once per metered actor, after the fields (struct model_scale). */
+#define SCALE_KEY "power_scale"
+
+
 /* Appends to @buf (@size bytes) at *@len; *@len goes past @size when it does not fit. */
 __attribute__((format(printf, 4, 5)))
 static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
@@ -208,6 +248,13 @@ int model_record_format(const struct model_record *r, const char *zone, char *bu
 	       r->state.updates, MODEL_RECORD_FORMAT);
 	for (size_t i = 0; i < N_FIELDS; i++)
 		format_field(&fields[i], r, buf, size, &len);
+	for (size_t i = 0; i < r->n_scales; i++) {
+		const struct power_scale_state *st = &r->scales[i].state;
+
+		append(buf, size, &len, "power_scale = %016" PRIx64 " %.17g %.17g %.17g %.17g %.17g "
+		       "%.17g\n", r->scales[i].key, st->weight, st->sum_p, st->sum_m, st->sum_pp,
+		       st->sum_pm, st->sum_mm);
+	}
 	return len < size ? (int)len : -ENOSPC;
 }
 
@@ -303,6 +350,34 @@ static int parse_format(const char *key, const char *value, char *why, size_t wh
 	return 0;
 }
 
+/* A "power_scale" line's value, the @n-th line: a metered actor's calibration. */
+static int parse_scale(const char *value, unsigned int n, struct model_record *r, char *why,
+		       size_t why_size)
+{
+	static const struct field key = { SCALE_KEY, F_HEX, 0, 1 };
+	static const struct field sums = { SCALE_KEY, F_DOUBLES, 0, 6 };
+	struct model_scale *s = &r->scales[r->n_scales];
+	char hex[17];
+	size_t len = strcspn(value, " \t");
+
+	if (r->n_scales >= ZONE_MAX_ACTORS) {
+		snprintf(why, why_size, "line %u: more than %d %s lines", n, ZONE_MAX_ACTORS,
+			 SCALE_KEY);
+		return -EINVAL;
+	}
+	snprintf(hex, sizeof(hex), "%.*s", (int)(len < 16 ? len : 16), value);
+	value += len;
+	value += strspn(value, " \t");
+	/* The helpers write at their field's offset in a record: here, into @s. */
+	if (len != 16 || parse_value(&key, hex, (struct model_record *)(void *)&s->key) < 0 ||
+	    parse_value(&sums, value, (struct model_record *)(void *)&s->state) < 0) {
+		snprintf(why, why_size, "line %u: bad %s \"%.40s\"", n, SCALE_KEY, value);
+		return -EINVAL;
+	}
+	r->n_scales++;
+	return 0;
+}
+
 /* One line of the text (modified), the @n-th; *@format_seen once "format" was read. */
 static int parse_line(char *line, unsigned int n, bool *format_seen, bool *seen,
 		      struct model_record *r, char *why, size_t why_size)
@@ -324,6 +399,8 @@ static int parse_line(char *line, unsigned int n, bool *format_seen, bool *seen,
 		*format_seen = err == 0;
 		return err;
 	}
+	if (strcmp(key, SCALE_KEY) == 0)
+		return parse_scale(value, n, r, why, why_size);
 	f = find_field(key);
 	if (!f || seen[f - fields]) {
 		snprintf(why, why_size, "line %u: %s key \"%s\"", n, f ? "repeated" : "unknown", key);

@@ -15,8 +15,8 @@
 
 /* The text's format: a model saved in another format is not reused. */
 #define MODEL_RECORD_FORMAT 1
-/* Room for the text of one record, bytes. */
-#define MODEL_RECORD_TEXT_MAX 4096
+/* Room for the text of one record, bytes: the model and a calibration per actor. */
+#define MODEL_RECORD_TEXT_MAX 16384
 
 /**
  * struct model_fingerprint - what a zone's model was learnt on; a model is
@@ -38,16 +38,32 @@ struct model_fingerprint {
 };
 
 /**
+ * struct model_scale - a metered actor's calibration (power_scale_export()),
+ * saved with its zone's model: a "power_scale = KEY WEIGHT SUM_P SUM_M
+ * SUM_PP SUM_PM SUM_MM" line, optional (a file without one loads).
+ * @key: hash of the actor's kind, device name and CPUs and of its meter's
+ *	name (the path, or the hwmon name and label: not hwmonN).
+ * @state: what the estimator learnt.
+ */
+struct model_scale {
+	uint64_t key;
+	struct power_scale_state state;
+};
+
+/**
  * struct model_record - one zone's saved model.
  * @fp: what it was learnt on.
  * @state: the model.
  * @est: its estimate, written as a comment for whoever reads the file (not
  *	parsed: zero after model_record_parse()).
+ * @n_scales, @scales: its metered actors' calibrations.
  */
 struct model_record {
 	struct model_fingerprint fp;
 	struct thermal_model_state state;
 	struct thermal_estimate est;
+	size_t n_scales;
+	struct model_scale scales[ZONE_MAX_ACTORS];
 };
 
 /** model_fingerprint_of() - the fingerprint of @z as it is now. */
@@ -62,7 +78,11 @@ void model_fingerprint_of(const struct zone *z, struct model_fingerprint *fp);
 const char *model_fingerprint_differs(const struct model_fingerprint *saved,
 				      const struct model_fingerprint *now);
 
-/** model_record_of() - @z's model, estimate and fingerprint. */
+/**
+ * model_record_of() - @z's model, estimate and fingerprint, and the
+ * calibration of each of its actors that calibrates from a meter and has
+ * learnt something.
+ */
 void model_record_of(const struct zone *z, struct model_record *r);
 
 /**
@@ -96,6 +116,15 @@ int model_record_parse(const char *text, struct model_record *r, char *why, size
  */
 int model_record_resume(struct thermal_model *m, const struct model_record *r,
 			double *confidence);
+
+/**
+ * model_record_resume_scales() - each actor of @z that calibrates from a
+ * meter and has learnt nothing yet resumes the calibration @r saved for the
+ * same actor and meter (power_scale_import(): its weight cut, so that a
+ * changed machine shows).  The caller has checked the fingerprint.
+ * Return: how many resumed.
+ */
+size_t model_record_resume_scales(struct zone *z, const struct model_record *r);
 
 /**
  * model_record_file_name() - the file name of the zone called @zone's

@@ -33,6 +33,24 @@ static int channel_of(const char *file, const char *suffix, unsigned int *channe
 	return -1;
 }
 
+/*
+ * A power channel's sample period: its hwmon device's update_interval (ms)
+ * beside @path, the time over which a held sample is the mean; 0 for an
+ * energy counter or where the device gives none.
+ */
+static uint32_t sample_period_ms(const char *path, enum meter_unit unit)
+{
+	const char *file = strrchr(path, '/');
+	char interval[SYSFS_PATH_MAX];
+	uint64_t ms;
+
+	if (unit == METER_ENERGY_UJ || !file ||
+	    sysfs_pathf(interval, "%.*s/update_interval", (int)(file - path), path) < 0 ||
+	    sysfs_read_u64(interval, &ms) < 0 || ms > UINT32_MAX)
+		return 0;
+	return (uint32_t)ms;
+}
+
 static int open_input(struct power_meter *m, const char *path, enum meter_unit unit)
 {
 	int r = sysfs_attr_open(&m->input, path, false);
@@ -41,6 +59,7 @@ static int open_input(struct power_meter *m, const char *path, enum meter_unit u
 		return r;
 	m->unit = unit;
 	m->track.energy = unit == METER_ENERGY_UJ;
+	m->sample_ms = sample_period_ms(path, unit);
 	return 0;
 }
 
@@ -60,6 +79,7 @@ int power_meter_open_path(struct power_meter *m, const char *path)
 	if ((r = open_input(m, path, kind == 0 ? METER_POWER_UW : METER_ENERGY_UJ)) < 0)
 		return r;
 	snprintf(m->name, sizeof(m->name), "%s", path);
+	m->id_len = strlen(m->name);
 	/* powercap's counter wraps at max_energy_range_uj; hwmon's never should. */
 	if (strcmp(file, "energy_uj") == 0 &&
 	    sysfs_pathf(range, "%.*s/max_energy_range_uj", (int)(file - 1 - path), path) == 0 &&
@@ -141,8 +161,9 @@ int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char 
 		power_meter_close(m);
 		return r;
 	}
-	snprintf(m->name, sizeof(m->name), "hwmon \"%s\" label \"%s\" (%s)", hwmon, label,
-		 m->input.path);
+	snprintf(m->name, sizeof(m->name), "hwmon \"%s\" label \"%s\"", hwmon, label);
+	m->id_len = strlen(m->name);
+	snprintf(m->name + m->id_len, sizeof(m->name) - m->id_len, " (%s)", m->input.path);
 	return 0;
 }
 

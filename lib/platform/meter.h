@@ -46,7 +46,12 @@ enum meter_unit {
  * @track: its readings so far; the caller sets @track.max_mw, the most a
  *	reading may say (METER_JUMP_FACTOR times the actor's maximum).
  * @error: the errno of its last failed read, 0 for none.
+ * @sample_ms: how often its reading changes, ms: its hwmon device's
+ *	update_interval for a power (or volts and amps) channel, 0 for an
+ *	energy counter (differenced at each read) or where none is given.
  * @name: what messages call it.
+ * @id_len: the length of the part of @name that names it across boots (the
+ *	path, or the hwmon name and label without the hwmonN path after them).
  */
 struct power_meter {
 	struct sysfs_attr input;
@@ -54,7 +59,9 @@ struct power_meter {
 	enum meter_unit unit;
 	struct meter_track track;
 	int error;
+	uint32_t sample_ms;
 	char name[METER_NAME_MAX];
+	size_t id_len;
 };
 
 /** power_meter_init() - a closed meter (power_meter_close() is then harmless). */

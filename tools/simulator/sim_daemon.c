@@ -64,6 +64,7 @@ int sim_start_daemon(struct sim *sim)
 	sim->daemon = fork();
 	if (sim->daemon == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		const char *level;
 
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
@@ -79,10 +80,13 @@ int sim_start_daemon(struct sim *sim)
 		}
 		give_netlink(netlink_fd, faulty);
 		/* The learnt models in the tree, unless asked to keep them elsewhere. */
+		/* SIM_DAEMON_LOG_LEVEL: its debug lines (a calibration's windows) in the log. */
+		level = getenv("SIM_DAEMON_LOG_LEVEL");
 		execlp("umockdev-wrapper", "umockdev-wrapper", sim->powerallocd, "-c", conf,
 		       "--state-file", state, "--state-directory",
 		       sim->state_dir ? sim->state_dir : sim->dir, "--trace", trace,
-		       "--log-target", "stderr", (char *)NULL);
+		       "--log-target", "stderr", level ? "--log-level" : (char *)NULL, level,
+		       (char *)NULL);
 		_exit(127);
 	}
 	if (netlink_fd >= 0)

@@ -88,7 +88,9 @@ static void usage(FILE *out)
 		"                          state file and trace.csv; the trace gains a last\n"
 		"                          column, sim_time_ms, the plant's clock, which\n"
 		"                          tools/plot-trace uses for its time axis.  Unset,\n"
-		"                          the tree is removed when the run ends\n");
+		"                          the tree is removed when the run ends\n"
+		"  SIM_DAEMON_LOG_LEVEL    the daemon's --log-level (err ... debug) for its\n"
+		"                          powerallocd.log; unset, its configuration's\n");
 }
 
 /*
