@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "meter_view.h"
 
-/* The calibration found the meter and the table apart beyond 0.3-3 x. */
+/* The calibration found the meter and the table apart beyond 0.3-3 x (it stopped calibrating then). */
 static bool implausible(const struct actor *a)
 {
-	return a->calibrating && a->power_scale.implausible;
+	return a->meter && a->power_scale.implausible;
 }
 
 enum meter_view_state meter_view_state(const struct actor *a)
