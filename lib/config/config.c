@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config_keys.h"
+#include "control/model_tuning.h"
 #include "platform/log.h"
 
 #define TEMP_MIN_MC (-50000)
@@ -32,12 +33,12 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", "division", "step_wise_fallback",
-	"actors", NULL
+	"control_margin", "dither_grants", "saturated_request", "first_approach", "division",
+	"step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", NULL
+	"control_margin", "dither_grants", "saturated_request", "first_approach", NULL
 };
 
 /*
@@ -209,6 +210,10 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 				z->control_temp_mc - z->switch_on_temp_mc);
 	if (r)
 		f->control_margin_mc = (uint32_t)v;
+	if ((r = cfg_get_int(ctx, g, prefix, "first_approach", "", 0, FIRST_APPROACH_ALL, &v)) < 0)
+		return r;
+	if (r)
+		f->first_approach = (uint32_t)v;
 	return 0;
 }
 

@@ -48,3 +48,33 @@ bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 	}
 	return t->engaged != was;
 }
+
+void model_tuning_forget_rise(struct model_tuning *t)
+{
+	t->rise_primed = false;
+	t->rise_mc = 0;
+}
+
+int32_t model_tuning_first_approach(struct model_tuning *t, struct pid_params *run,
+				    int32_t temp_mc, uint32_t min_power_mw)
+{
+	uint32_t rule = run->fixes.first_approach;
+	double ahead_mc;
+
+	if (t->rise_primed)
+		t->rise_mc += ((double)temp_mc - t->last_temp_mc - t->rise_mc) /
+			      MODEL_TUNING_RISE_FILTER;
+	t->rise_primed = true;
+	t->last_temp_mc = temp_mc;
+	t->was_engaged |= t->engaged;
+	if (t->engaged || run->mode != PID_MODE_DEFAULT)
+		return temp_mc;
+	if ((rule & FIRST_APPROACH_FLOOR) && run->sustainable_power_mw > min_power_mw &&
+	    !((rule & FIRST_APPROACH_ONCE) && t->was_engaged))
+		run->sustainable_power_mw = min_power_mw;
+	if (!(rule & FIRST_APPROACH_PREDICT) || t->rise_mc <= 0)
+		return temp_mc;
+	ahead_mc = temp_mc + t->rise_mc * MODEL_TUNING_HORIZON_PERIODS *
+			     (rule & FIRST_APPROACH_LONG ? 2 : 1);
+	return ahead_mc >= INT32_MAX ? INT32_MAX : (int32_t)lround(ahead_mc);
+}

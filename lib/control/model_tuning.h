@@ -54,15 +54,39 @@
  */
 #define MODEL_TUNING_INTEGRAL_PERIODS 10
 
+/*
+ * The first approach's rules (pid_fixes.first_approach, bits), before the
+ * model is confident: FLOOR runs on the actors' lowest power as
+ * feed-forward (the prior's gains kept), PREDICT controls on the
+ * temperature MODEL_TUNING_HORIZON_PERIODS ahead at the filtered rate of
+ * rise (rising only; LONG doubles the horizon).
+ */
+#define FIRST_APPROACH_FLOOR 1u
+#define FIRST_APPROACH_PREDICT 2u
+#define FIRST_APPROACH_LONG 4u
+#define FIRST_APPROACH_ONCE 8u	/* FLOOR only until the model first engages */
+#define FIRST_APPROACH_ALL 15u
+/* How far ahead PREDICT looks, periods, and its rate's low pass (1 / this per period). */
+#define MODEL_TUNING_HORIZON_PERIODS 10
+#define MODEL_TUNING_RISE_FILTER 4
+
 /**
  * struct model_tuning - what the default controller runs on.
  * @engaged: the model's values are in use (else the prior's).
  * @gains_fixed: the configuration set a gain: the gains stay the
  *	configured ones, only the feed-forward follows the model.
+ * @rise_primed: @last_temp_mc holds the previous active period's reading.
+ * @last_temp_mc: that reading, m°C.
+ * @rise_mc: the filtered rise per period, m°C.
+ * @was_engaged: the model was engaged once.
  */
 struct model_tuning {
 	bool engaged;
 	bool gains_fixed;
+	bool rise_primed;
+	int32_t last_temp_mc;
+	double rise_mc;
+	bool was_engaged;
 };
 
 /**
@@ -91,3 +115,22 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
 bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 			const struct thermal_estimate *est, int32_t control_mc,
 			struct pid_params *run);
+
+/**
+ * model_tuning_first_approach() - the first approach's rule
+ * (pid_fixes.first_approach of @run) for a period that runs on @run.
+ * @t: the zone's tuning state (its rate of rise is updated).
+ * @run: model_tuning_apply()'s result; while the model is not engaged,
+ *	FIRST_APPROACH_FLOOR sets its feed-forward to @min_power_mw.
+ * @temp_mc: the reading, m°C.
+ * @min_power_mw: the actors' lowest power, mW.
+ * Return: the temperature to control on, m°C: @temp_mc, or with
+ *	FIRST_APPROACH_PREDICT while the model is not engaged and the zone
+ *	rises, the temperature the rise reaches MODEL_TUNING_HORIZON_PERIODS
+ *	ahead.
+ */
+int32_t model_tuning_first_approach(struct model_tuning *t, struct pid_params *run,
+				    int32_t temp_mc, uint32_t min_power_mw);
+
+/** model_tuning_forget_rise() - the zone went idle: its next rate of rise starts anew. */
+void model_tuning_forget_rise(struct model_tuning *t);
