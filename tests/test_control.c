@@ -277,12 +277,15 @@ static void test_control_margin_from_trips(void **unused)
 	}
 }
 
-/* Request division, the kernel's gains and power2state: the numbers below are the kernel's. */
+/*
+ * Request division, the kernel's gains and power2state, its sustainable
+ * power fed forward from the first period: the numbers below are the kernel's.
+ */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
 	"    division = \"request\"; tuned_gains = false; dither_grants = false;\n"
-	"    control_margin = 0;\n"
+	"    control_margin = 0; trust_sustainable_power = true;\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
@@ -511,10 +514,12 @@ static struct pa_config *request_zone(const char *controller, unsigned int sp_mw
 {
 	char text[512];
 
+	/* At control the budget is the sustainable power: fed forward from the first period. */
 	snprintf(text, sizeof(text),
 		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
-		 "  sustainable_power = %u; division = \"request\"; %s\n"
-		 "  actors = ( %s ); } );\n", controller, sp_mw, keys, actors);
+		 "  sustainable_power = %u; division = \"request\"; %s %s\n"
+		 "  actors = ( %s ); } );\n", controller, sp_mw, keys,
+		 strcmp(controller, "default") ? "" : "trust_sustainable_power = true;", actors);
 	return tree_config(text);
 }
 
@@ -622,7 +627,7 @@ static void test_saturated_demand(void **unused)
 	static const unsigned int partial[6] = { 10, 10, 10, 10, 90, 90 };
 	struct pa_config *cfg = tree_config(
 		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 2400;\n"
-		"  division = \"efficiency\"; control_margin = 0;\n"
+		"  division = \"efficiency\"; control_margin = 0; trust_sustainable_power = true;\n"
 		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
 	struct engine e;

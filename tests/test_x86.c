@@ -26,6 +26,7 @@
 static const char package_zone[] =
 	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
 	"  switch_on_temp = 80000; control_temp = 90000; sustainable_power = 15000;\n"
+	"  trust_sustainable_power = true;\n"
 	"  actors = ( { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
 	"             { type = \"cpufreq_cap\"; cpus = \"0-7\";\n"
 	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "config_keys.h"
-#include "control/model_tuning.h"
 #include "platform/log.h"
 
 #define TEMP_MIN_MC (-50000)
@@ -33,12 +32,12 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", "first_approach", "division",
-	"step_wise_fallback", "actors", NULL
+	"control_margin", "dither_grants", "saturated_request", "trust_sustainable_power",
+	"division", "step_wise_fallback", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", "first_approach", NULL
+	"control_margin", "dither_grants", "saturated_request", "trust_sustainable_power", NULL
 };
 
 /*
@@ -195,7 +194,9 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 			      &f->clamp_sustainable_power)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "tuned_gains", &f->tuned_gains)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
-	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
+	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "trust_sustainable_power",
+			      &f->trust_sustainable_power)) < 0)
 		return r;
 	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
 	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)
@@ -210,10 +211,6 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 				z->control_temp_mc - z->switch_on_temp_mc);
 	if (r)
 		f->control_margin_mc = (uint32_t)v;
-	if ((r = cfg_get_int(ctx, g, prefix, "first_approach", "", 0, FIRST_APPROACH_ALL, &v)) < 0)
-		return r;
-	if (r)
-		f->first_approach = (uint32_t)v;
 	return 0;
 }
 

@@ -28,7 +28,7 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
 
 bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 			const struct thermal_estimate *est, int32_t control_mc,
-			struct pid_params *run)
+			uint32_t approach_mw, struct pid_params *run)
 {
 	bool was = t->engaged;
 	double sp_mw = est->sustainable_w * 1000;
@@ -41,40 +41,14 @@ bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 	else if (est->confidence < MODEL_TUNING_RELEASE)
 		t->engaged = false;
 	*run = *prior;
+	/* The prior is not trusted as feed-forward: the zone approaches on p (the file comment). */
+	if (!t->engaged && !run->fixes.trust_sustainable_power &&
+	    run->sustainable_power_mw > approach_mw)
+		run->sustainable_power_mw = approach_mw;
 	if (t->engaged) {
 		run->sustainable_power_mw = sp_mw < UINT32_MAX ? (uint32_t)lround(sp_mw) : UINT32_MAX;
 		if (!t->gains_fixed)
 			model_tuning_gains(run->sustainable_power_mw, control_mc, &run->gains);
 	}
 	return t->engaged != was;
-}
-
-void model_tuning_forget_rise(struct model_tuning *t)
-{
-	t->rise_primed = false;
-	t->rise_mc = 0;
-}
-
-int32_t model_tuning_first_approach(struct model_tuning *t, struct pid_params *run,
-				    int32_t temp_mc, uint32_t min_power_mw)
-{
-	uint32_t rule = run->fixes.first_approach;
-	double ahead_mc;
-
-	if (t->rise_primed)
-		t->rise_mc += ((double)temp_mc - t->last_temp_mc - t->rise_mc) /
-			      MODEL_TUNING_RISE_FILTER;
-	t->rise_primed = true;
-	t->last_temp_mc = temp_mc;
-	t->was_engaged |= t->engaged;
-	if (t->engaged || run->mode != PID_MODE_DEFAULT)
-		return temp_mc;
-	if ((rule & FIRST_APPROACH_FLOOR) && run->sustainable_power_mw > min_power_mw &&
-	    !((rule & FIRST_APPROACH_ONCE) && t->was_engaged))
-		run->sustainable_power_mw = min_power_mw;
-	if (!(rule & FIRST_APPROACH_PREDICT) || t->rise_mc <= 0)
-		return temp_mc;
-	ahead_mc = temp_mc + t->rise_mc * MODEL_TUNING_HORIZON_PERIODS *
-			     (rule & FIRST_APPROACH_LONG ? 2 : 1);
-	return ahead_mc >= INT32_MAX ? INT32_MAX : (int32_t)lround(ahead_mc);
 }

@@ -6,9 +6,17 @@
  * has this form and the measurements behind its constants are in
  * doc/control-tuning.md.
  *
- * While the model is not confident the zone runs on its prior: the
- * configured (device-tree, or estimated) sustainable power as feed-forward
- * and the kernel's gains from it (pid_default_gains(), pid_tune_gains()).
+ * While the model is not confident the zone runs on its prior's gains:
+ * the kernel's from the configured (device-tree, or estimated) sustainable
+ * power (pid_default_gains(), pid_tune_gains()), but not on the prior as
+ * feed-forward: that is the actors' lowest power, so the first approach
+ * comes up to control on the proportional term and does not carry a prior
+ * set too high over it (4 x the truth, a device tree's 3.5 x, silicon
+ * drawing 1.4 x its table: 0.45-1.40 °C over control fed forward, 0.00
+ * with the lowest power; doc/control-tuning.md, "The first approach").
+ * pid_fixes.trust_sustainable_power feeds the prior forward instead, as
+ * the kernel does (a value measured on the board; the engine does so for
+ * an always-on zone, whose gains are too weak to come up from the floor).
  * Once the model's confidence reaches MODEL_TUNING_ENGAGE, the
  * feed-forward is the learnt sustainable power P (mW) and the gains are
  *
@@ -54,39 +62,15 @@
  */
 #define MODEL_TUNING_INTEGRAL_PERIODS 10
 
-/*
- * The first approach's rules (pid_fixes.first_approach, bits), before the
- * model is confident: FLOOR runs on the actors' lowest power as
- * feed-forward (the prior's gains kept), PREDICT controls on the
- * temperature MODEL_TUNING_HORIZON_PERIODS ahead at the filtered rate of
- * rise (rising only; LONG doubles the horizon).
- */
-#define FIRST_APPROACH_FLOOR 1u
-#define FIRST_APPROACH_PREDICT 2u
-#define FIRST_APPROACH_LONG 4u
-#define FIRST_APPROACH_ONCE 8u	/* FLOOR only until the model first engages */
-#define FIRST_APPROACH_ALL 15u
-/* How far ahead PREDICT looks, periods, and its rate's low pass (1 / this per period). */
-#define MODEL_TUNING_HORIZON_PERIODS 10
-#define MODEL_TUNING_RISE_FILTER 4
-
 /**
  * struct model_tuning - what the default controller runs on.
  * @engaged: the model's values are in use (else the prior's).
  * @gains_fixed: the configuration set a gain: the gains stay the
  *	configured ones, only the feed-forward follows the model.
- * @rise_primed: @last_temp_mc holds the previous active period's reading.
- * @last_temp_mc: that reading, m°C.
- * @rise_mc: the filtered rise per period, m°C.
- * @was_engaged: the model was engaged once.
  */
 struct model_tuning {
 	bool engaged;
 	bool gains_fixed;
-	bool rise_primed;
-	int32_t last_temp_mc;
-	double rise_mc;
-	bool was_engaged;
 };
 
 /**
@@ -107,30 +91,16 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
  * @est: the model's current estimate (its sustainable power under 1 mW
  *	disengages).
  * @control_mc: control temperature, m°C.
- * @run: set to @prior, or to @prior with the model's feed-forward and
- *	gains when engaged.
+ * @approach_mw: the feed-forward until the model engages, where it is
+ *	under the prior's, mW: the actors' lowest power (the caller passes
+ *	the prior's where it trusts it).
+ * @run: set to @prior with the model's feed-forward and gains when
+ *	engaged, else to @prior with its feed-forward lowered to
+ *	@approach_mw, unless pid_fixes.trust_sustainable_power (the first
+ *	approach: the file comment).
  * Return: true when @t->engaged changed this period (the caller makes the
  *	switch bumpless with pid_retune()).
  */
 bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 			const struct thermal_estimate *est, int32_t control_mc,
-			struct pid_params *run);
-
-/**
- * model_tuning_first_approach() - the first approach's rule
- * (pid_fixes.first_approach of @run) for a period that runs on @run.
- * @t: the zone's tuning state (its rate of rise is updated).
- * @run: model_tuning_apply()'s result; while the model is not engaged,
- *	FIRST_APPROACH_FLOOR sets its feed-forward to @min_power_mw.
- * @temp_mc: the reading, m°C.
- * @min_power_mw: the actors' lowest power, mW.
- * Return: the temperature to control on, m°C: @temp_mc, or with
- *	FIRST_APPROACH_PREDICT while the model is not engaged and the zone
- *	rises, the temperature the rise reaches MODEL_TUNING_HORIZON_PERIODS
- *	ahead.
- */
-int32_t model_tuning_first_approach(struct model_tuning *t, struct pid_params *run,
-				    int32_t temp_mc, uint32_t min_power_mw);
-
-/** model_tuning_forget_rise() - the zone went idle: its next rate of rise starts anew. */
-void model_tuning_forget_rise(struct model_tuning *t);
+			uint32_t approach_mw, struct pid_params *run);

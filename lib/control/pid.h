@@ -89,9 +89,9 @@ struct pid_gains {
  *	two OPPs around its grant and spends the grant on average, where the
  *	kernel's power2state takes the lower one every period.  Off by
  *	default: the zone then sits at control, with the OPP ripple above it.
- * @first_approach: how the zone approaches control before its model is
- *	confident (model_tuning_first_approach(); FIRST_APPROACH_*): 0 = on
- *	the prior's feed-forward, as the kernel does.
+ * @trust_sustainable_power: feed the sustainable power forward from the
+ *	first period, as the kernel does, instead of the actors' lowest power
+ *	until the model is confident (model_tuning.h, the first approach).
  * @saturated_request: with the request division, an actor whose CPUs (or
  *	device) are saturated at a throttled OPP asks for the next OPP up for
  *	each of them (power_table_step_up_mw()) instead of only what it uses
@@ -106,7 +106,7 @@ struct pid_fixes {
 	uint32_t control_margin_mc;
 	bool dither_grants;
 	bool saturated_request;
-	uint32_t first_approach;
+	bool trust_sustainable_power;
 };
 
 /**

@@ -414,21 +414,20 @@ uint32_t zone_feed_forward_mw(const struct zone *z)
 /*
  * The parameters this period runs on: the default controller takes its
  * model's once it is confident (model_tuning_apply()), carrying its memory
- * over the switch so that the budget does not jump.
+ * over the switch so that the budget does not jump.  Until then it feeds
+ * forward the actors' lowest power (the first approach), but for a zone
+ * always on: its gains come from control - 0 °C, and p from that low a
+ * feed-forward would hold its actors down far under control (the RK3399's
+ * gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws).
  */
-static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw,
-					      int32_t *temp_mc)
+static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
 {
 	struct pid_params last = z->pid_run;
-	bool switched;
 
-	*temp_mc = z->temp_mc;
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return &z->pid;
-	switched = model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc,
-				      &z->pid_run);
-	*temp_mc = model_tuning_first_approach(&z->tuning, &z->pid_run, z->temp_mc, min_mw);
-	if (switched)
+	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc,
+			       z->always_on ? z->pid.sustainable_power_mw : min_mw, &z->pid_run))
 		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
 	return &z->pid_run;
 }
@@ -440,15 +439,12 @@ static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, u
 static void zone_cycle_power(struct zone *z)
 {
 	struct divvy_actor d[ZONE_MAX_ACTORS];
-	const struct pid_params *pp;
 	uint32_t max_mw, min_mw;
-	int32_t temp_mc;
 
 	gather(z, d, &max_mw, &min_mw);
 	z->active = z->always_on || z->temp_mc >= z->switch_on_mc;
 	if (!z->active) {
 		pid_reset(&z->pid_state);
-		model_tuning_forget_rise(&z->tuning);
 		memset(&z->pid_out, 0, sizeof(z->pid_out));
 		z->budget_mw = max_mw;
 		if (apply_cap(z)) {
@@ -459,9 +455,8 @@ static void zone_cycle_power(struct zone *z)
 			z->grant_mw[i] = d[i].max_mw;
 		return;
 	}
-	pp = period_params(z, min_mw, max_mw, &temp_mc);
-	z->budget_mw = pid_step(pp, &z->pid_state, z->control_mc, temp_mc, min_mw, max_mw,
-				&z->pid_out);
+	z->budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->pid_state, z->control_mc,
+				z->temp_mc, min_mw, max_mw, &z->pid_out);
 	apply_cap(z);
 	divide(z, d);
 	z->pid_state.held_back = holds_back(z);
