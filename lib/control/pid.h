@@ -190,8 +190,9 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
  * confident (pid_fixes.tuned_gains): the kernel's estimates with k_po x 3,
  * saturating at INT32_MAX; k_pu and k_i stay the kernel's.  Shedding power
  * three times as fast above control keeps a sustainable power configured
- * too high from carrying the first approach far over (4 x too high: 0.51
- * °C over instead of 0.96; doc/control-tuning.md).
+ * too high and fed forward (trust_sustainable_power) from carrying the
+ * first approach far over (4 x too high: 0.51 °C over instead of 0.96;
+ * doc/control-tuning.md).
  * @gains: in: pid_default_gains()' result; out: the tuned gains.
  */
 void pid_tune_gains(struct pid_gains *gains);
