@@ -15,8 +15,10 @@
  * drawing 1.4 x its table: 0.45-1.40 °C over control fed forward, 0.00
  * with the lowest power; doc/control-tuning.md, "The first approach").
  * pid_fixes.trust_sustainable_power feeds the prior forward instead, as
- * the kernel does (a value measured on the board; the engine does so for
- * an always-on zone, whose gains are too weak to come up from the floor).
+ * the kernel does (a value measured on the board).  The engine passes the
+ * prior for an always-on zone: its gains come from control - 0 °C, and p
+ * over the lowest power would hold its actors far under control (the
+ * RK3399's gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws).
  * Once the model's confidence reaches MODEL_TUNING_ENGAGE, the
  * feed-forward is the learnt sustainable power P (mW) and the gains are
  *

@@ -414,11 +414,8 @@ uint32_t zone_feed_forward_mw(const struct zone *z)
 /*
  * The parameters this period runs on: the default controller takes its
  * model's once it is confident (model_tuning_apply()), carrying its memory
- * over the switch so that the budget does not jump.  Until then it feeds
- * forward the actors' lowest power (the first approach), but for a zone
- * always on: its gains come from control - 0 °C, and p from that low a
- * feed-forward would hold its actors down far under control (the RK3399's
- * gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws).
+ * over the switch so that the budget does not jump; until then the lowest
+ * power, but an always-on zone's prior (model_tuning.h, the first approach).
  */
 static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
 {
