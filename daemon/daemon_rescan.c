@@ -76,6 +76,7 @@ int daemon_rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 		return n;
 	if (reload && (size_t)n < cfg->n_zones) {
 		saved_restore_new(&d->saved, &next);
+		engine_put_back_given_up(&next, &d->engine);	/* the running engine's stay given up */
 		engine_free(&next);
 		return -EINVAL;
 	}

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control/external_write.h"
 #include "platform/cpufreq_policy.h"
 #include "platform/log.h"
+#include "platform/parse.h"
 #include "new_file.h"
 #include "platform/thermal.h"
 
@@ -220,16 +222,39 @@ static int put_back(const char *path, const char *value)
 }
 
 /*
- * Writes @e's original back where the file holds ours or the original (or
- * cannot be read: the write says why); another writer's value is left.
+ * Whether @there, found in @e's file, is another writer's to leave: a number
+ * by external_write_leaves() (a cooling state is deeper when higher, a
+ * frequency or power limit when lower), a governor when it is neither ours
+ * nor the original.
+ */
+static bool leaves(const struct saved_entry *e, const char *there)
+{
+	uint64_t there_v, ours_v, original_v;
+	size_t len = strlen(e->path), tail = strlen("/cur_state");
+
+	if (parse_u64(there, strlen(there), &there_v) < 0 ||
+	    parse_u64(e->ours, strlen(e->ours), &ours_v) < 0 ||
+	    parse_u64(e->value, strlen(e->value), &original_v) < 0)
+		return strcmp(there, e->ours) != 0 && strcmp(there, e->value) != 0;
+	return external_write_leaves(there_v, ours_v, original_v,
+				     len > tail && strcmp(e->path + len - tail, "/cur_state") == 0);
+}
+
+/*
+ * Writes @e's original back unless the file holds another writer's value
+ * (leaves(); a file that cannot be read is written: the write says why).
  * Return: 0 written, 1 left, negative errno (logged).
  */
 static int restore_entry(const struct saved_entry *e)
 {
 	char there[SAVED_VALUE_MAX];
 
-	if (e->ours[0] && sysfs_read_str(e->path, there, sizeof(there)) >= 0 &&
-	    strcmp(there, e->ours) != 0 && strcmp(there, e->value) != 0) {
+	if (strcmp(e->ours, ACTOR_HANDED_OVER) == 0) {
+		pa_log(PA_LOG_INFO, "%s: left to the kernel's governor (put back when its zone was "
+		       "given up)", e->path);
+		return 0;
+	}
+	if (e->ours[0] && sysfs_read_str(e->path, there, sizeof(there)) >= 0 && leaves(e, there)) {
 		pa_log(PA_LOG_NOTICE, "%s: left \"%s\" as another writer set it (ours was \"%s\", "
 		       "found at start \"%s\")", e->path, there, e->ours, e->value);
 		return 1;

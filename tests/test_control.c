@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "actors/actor_file.h"
 #include "board.h"
 #include "config/config.h"
 #include "engine/engine.h"
@@ -892,6 +893,76 @@ static void test_resume(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * A file an actor writes (struct actor_file) after another writer's value:
+ * once ours is that same value it is read back as ours, so a stop puts the
+ * original back (it was left as "another writer's" while ours went stale);
+ * at stop a lighter limit than ours is another program's and left, a heavier
+ * one is put back.
+ */
+static void test_actor_file_after_another_writer(void **unused)
+{
+	struct actor_file f;
+	struct external_found found;
+
+	(void)unused;
+	tree_put(CDEV0, "0\n");
+	actor_file_init(&f);
+	assert_int_equal(actor_file_open(&f, CDEV0, true), 0);
+	assert_int_equal(actor_file_set(&f, 3), 0);
+	tree_put(CDEV0, "2\n");
+	assert_int_equal(actor_file_check(&f, &found), 1);
+	assert_int_equal(actor_file_set(&f, 2), 0);
+	assert_int_equal(f.ours, 2);
+	assert_int_equal(actor_file_restore(&f), 0);
+	assert_int_equal(tree_get(CDEV0), 0);
+	/* Lighter than ours (3): another program's, left. */
+	assert_int_equal(actor_file_set(&f, 3), 0);
+	tree_put(CDEV0, "1\n");
+	assert_int_equal(actor_file_restore(&f), 0);
+	assert_int_equal(tree_get(CDEV0), 1);
+	/* Heavier than ours: put back. */
+	assert_int_equal(actor_file_set(&f, 3), 0);
+	tree_put(CDEV0, "5\n");
+	assert_int_equal(actor_file_restore(&f), 0);
+	assert_int_equal(tree_get(CDEV0), 0);
+	actor_file_close(&f);
+}
+
+/*
+ * scaling_max_freq shows the lowest of every limit on the policy: a value
+ * under ours (the kernel's clamp) is not another writer, nor ours coming
+ * back when the clamp lifts; a higher one (our cap lifted) is.  At stop the
+ * clamp, heavier than ours, is no reason to leave our cap.
+ */
+static void test_actor_file_under_a_clamp(void **unused)
+{
+	const char *path = "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+	struct actor_file f;
+	struct external_found found;
+
+	(void)unused;
+	tree_put(path, "1416000\n");
+	actor_file_init(&f);
+	assert_int_equal(actor_file_open(&f, path, false), 0);
+	f.shows_lowest = true;
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	tree_put(path, "600000\n");		/* clamped under ours */
+	assert_int_equal(actor_file_check(&f, &found), 0);
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	assert_int_equal(f.ours, 1200000);
+	tree_put(path, "1200000\n");		/* the clamp lifted */
+	assert_int_equal(actor_file_check(&f, &found), 0);
+	tree_put(path, "1416000\n");		/* our cap lifted: another writer */
+	assert_int_equal(actor_file_check(&f, &found), 1);
+	assert_int_equal(found.there, 1416000);
+	assert_int_equal(actor_file_set(&f, 1200000), 0);
+	tree_put(path, "600000\n");
+	assert_int_equal(actor_file_restore(&f), 0);
+	assert_int_equal(tree_get(path), 1416000);
+	actor_file_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -901,6 +972,8 @@ int main(void)
 		cmocka_unit_test(test_control_margin_from_trips),
 		cmocka_unit_test(test_cycle_above_control),
 		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_actor_file_after_another_writer),
+		cmocka_unit_test(test_actor_file_under_a_clamp),
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),

@@ -1295,12 +1295,11 @@ class OpenFiles(unittest.TestCase):
             self.tree.write(CDEV % c, "2")  # another program turned them on
         stop(self, self.daemon)
         self.assertEqual(self.policies(), ["step_wise"] * 101, self.daemon.logtext())
-        # Each fan's file was read back at stop: not the daemon's value, so left, and said.
-        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["2"] * len(fans))
-        self.assertEqual(len(re.findall(r'cur_state: left "2" as another writer set it',
-                                        self.daemon.logtext())), len(fans))
-        self.assertIn("limits released, kernel policies restored; %d files left with the value "
-                      "another program set (see above)" % len(fans), self.daemon.logtext())
+        # A deeper state than powerallocd's (0) is put back to the original: it
+        # may be ours gone stale, and nothing powerallocd may have left stays.
+        self.assertEqual([self.tree.read(CDEV % c) for c in fans], ["0"] * len(fans))
+        self.assertNotIn("as another writer set it", self.daemon.logtext())
+        self.assertIn("limits released, kernel policies restored", self.daemon.logtext())
         return len(entries), taken
 
     @unittest.skipIf("valgrind" in " ".join(WRAPPER),

@@ -10,6 +10,13 @@ zone whose policy another writer changes from user_space is given up, its
 devices put back, the policy left to it; --restore after a SIGKILL leaves
 a file another program set since (the state file holds what the daemon last
 wrote, updated in place), and restores every file from an older state file.
+A reload or a rescan after a give-up leaves the zone's devices to the
+kernel's governor: what it set stays, even where it equals what the daemon
+last wrote there; a reload rejected after its build took the zone over
+again puts the other program's governor back.  A write found on a device
+also bound to a zone the kernel governs (one not configured, or one given
+up) is the kernel's governor's: the device is left to it, said once, not
+counted.
 
 usage: test_external_writes.py (POWERALLOCD and POWERALLOCCTL name the binaries)
 """
@@ -38,6 +45,21 @@ zones = ( { name = "cpu"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
 """
 BIG = CDEV % 1
 BIG_PATH_END = "cooling_device1/cur_state"
+# CONFIG with a second zone that cannot be built (no such devfreq device).
+BAD_ZONE = CONFIG.replace("} ); } );", """} ); },
+  { name = "gpu"; sensor = "gpu-thermal"; sustainable_power = 1500;
+    actors = ( { type = "devfreq"; device = "nosuch.gpu"; } ); } );""")
+# The GPU (cooling_device2) on the cpu zone too: it is bound to gpu-thermal
+# (thermal_zone1), which the kernel's step_wise governs.
+GPU_TOO = CONFIG.replace('on_external_write = "%s"; } );', '''on_external_write = "%s"; },
+             { type = "devfreq"; device = "ff9a0000.gpu"; } );''')
+# The big cluster (bound to cpu-thermal) on a gpu zone too.
+BIG_SHARED = CONFIG.replace("} ); } );", """} ); },
+  { name = "gpu"; sensor = "gpu-thermal"; sustainable_power = 1500; period_ms = 50;
+    actors = ( { type = "devfreq"; device = "ff9a0000.gpu"; },
+               { type = "cpufreq"; cpus = "4-5"; } ); } );""")
+GPU = CDEV % 2
+ZONE1 = ZONE0.replace("thermal_zone0", "thermal_zone1")
 
 
 class ExternalWrites(unittest.TestCase):
@@ -56,8 +78,8 @@ class ExternalWrites(unittest.TestCase):
         self.tree.close()
         self.bus.close()
 
-    def start(self, policy="reassert"):
-        self.daemon = Daemon(self.tree, CONFIG % (self.metrics, policy), bus="system")
+    def start(self, policy="reassert", config=CONFIG, *args):
+        self.daemon = Daemon(self.tree, config % (self.metrics, policy), *args, bus="system")
         self.assertTrue(wait_for(lambda: self.daemon.notified("READY=1")), self.daemon.logtext())
         # Hot: the big cluster goes down to its deepest state and stays there.
         self.assertTrue(wait_for(lambda: self.big() == self.max_big, timeout=10),
@@ -139,8 +161,8 @@ class ExternalWrites(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.lines('on_external_write = "yield"')),
                         self.daemon.logtext())
         periods = len(open(self.daemon.trace).read().splitlines())
-        time.sleep(2)
-        self.assertGreater(len(open(self.daemon.trace).read().splitlines()) - periods, 10)
+        self.assertTrue(wait_for(lambda: len(open(self.daemon.trace).read().splitlines())
+                                 - periods > 10, timeout=30), self.daemon.logtext())
         self.assertEqual(self.big(), 1)
         little = self.actor("cpufreq-cpu0")
         self.assertTrue(self.actor("cpufreq-cpu4")["yielded"])
@@ -193,11 +215,115 @@ class ExternalWrites(unittest.TestCase):
         time.sleep(1)
         self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
         self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+        # The kernel's governor throttles the big cluster as deep as powerallocd had.
+        self.tree.write(BIG, str(self.max_big))
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
-        # At stop, theirs stays: the original power_allocator is not put back.
+        # At stop, theirs stays: the original power_allocator is not put back,
+        # nor the state the kernel's governor set.
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (self.max_big, "0"))
+        self.assertIn("%s: left to the kernel's governor" % BIG_PATH_END, self.daemon.logtext())
+
+    def given_up(self, *start):
+        """Starts hot with power_allocator found, then another program sets step_wise."""
+        self.tree.write(ZONE0 + "policy", "power_allocator")
+        self.start(*start)
+        self.tree.write(ZONE0 + "policy", "step_wise\n")
+        self.assertTrue(wait_for(lambda: self.lines("given up"), timeout=60), self.daemon.logtext())
+        self.assertTrue(wait_for(lambda: self.tree.read(CDEV % 0) == "0", timeout=10),
+                        self.daemon.logtext())
+
+    def test_rejected_reload_keeps_a_given_up_zone_to_its_governor(self):
+        self.given_up()
+        # A config with one zone that cannot be built: rejected, after the new
+        # engine took thermal_zone0 over (user_space) to build it.
+        with open(self.daemon.config, "w") as f:
+            f.write(BAD_ZONE % (self.metrics, "reassert"))
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: self.lines("reload rejected")), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.assertEqual(self.zone()["given_up_to"], "step_wise")
+        time.sleep(1)
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
         self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+
+    def rebuilt_after_give_up_leaves_the_governors_state(self, rebuild, done, *start):
+        self.given_up(*start)
+        self.assertTrue(wait_for(lambda: self.big() == 0, timeout=10), self.daemon.logtext())
+        # The kernel's step_wise throttles the big cluster to its deepest state,
+        # the value powerallocd last wrote there before the give-up.
+        self.tree.write(BIG, str(self.max_big))
+        before = len(self.lines(done))
+        rebuild()
+        self.assertTrue(wait_for(lambda: len(self.lines(done)) > before, timeout=20),
+                        self.daemon.logtext())
+        self.assertEqual(self.big(), self.max_big, self.daemon.logtext())
+        time.sleep(1)
+        self.assertEqual(self.big(), self.max_big, self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        zone = self.zone()
+        self.assertEqual(zone["given_up_to"], "step_wise")
+        self.assertTrue(all(a["yielded"] for a in zone["actors"]), zone)
+        self.assertEqual(len(self.lines("given up")), 1, self.daemon.logtext())
+
+    def test_reload_after_give_up_leaves_the_governors_state(self):
+        self.rebuilt_after_give_up_leaves_the_governors_state(
+            lambda: self.daemon.signal(signal.SIGHUP), "reloaded")
+
+    def test_rescan_after_give_up_leaves_the_governors_state(self):
+        # A configured zone that cannot be built: the engine is rebuilt every 5 s.
+        self.rebuilt_after_give_up_leaves_the_governors_state(
+            lambda: None, "rescanning", "reassert", BAD_ZONE, "--log-level", "debug")
+
+    def left_to_the_kernel(self, name, path, tz_id):
+        """A write found on @name (file @path), bound to thermal_zone@tz_id that
+        the kernel governs: left to the kernel, said once, not counted."""
+        value = int(self.tree.read(path))
+        theirs = 1 if value != 1 else 2
+        self.tree.write(path, str(theirs))
+        said = "is bound to thermal_zone%d too, which the kernel's governor drives" % tz_id
+        self.assertTrue(wait_for(lambda: self.lines(said)), self.daemon.logtext())
+        self.assertEqual(len(self.lines(said)), 1, self.daemon.logtext())
+        self.assertIn("%s: set to %d where %d was: %s" % (path.split("/", 4)[-1], theirs,
+                                                          value, name), self.lines(said)[0])
+        self.assertEqual(self.lines("another writer set"), [], self.daemon.logtext())
+        actor = self.actor(name)
+        self.assertTrue(actor["yielded"], actor)
+        self.assertEqual(actor["external_writes"], 0)
+        self.assertEqual(actor["requested_mw"], 0)
+        # Not written back: the kernel's value stays while the zones go on.
+        with open(self.daemon.trace) as f:
+            periods = len(f.read().splitlines())
+
+        def more_periods():
+            with open(self.daemon.trace) as f:
+                return len(f.read().splitlines()) > periods + 10
+        self.assertTrue(wait_for(more_periods, timeout=10))
+        self.assertEqual(self.tree.read(path), str(theirs))
+        self.assertEqual(len(self.lines(said)), 1, self.daemon.logtext())
+        self.assertEqual(self.lines(": fought over:"), [])
+
+    def test_a_device_bound_to_a_zone_left_to_the_kernel_is_left_to_it(self):
+        self.start("reassert", GPU_TOO)
+        self.assertTrue(wait_for(lambda: int(self.tree.read(GPU)) > 0, timeout=10),
+                        self.daemon.logtext())
+        self.left_to_the_kernel("devfreq-ff9a0000.gpu", GPU, 1)
+        self.assertFalse(self.actor("cpufreq-cpu4")["yielded"])
+        # A reload keeps it the kernel's, unsaid.
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: self.lines("reloaded")), self.daemon.logtext())
+        self.assertTrue(self.actor("devfreq-ff9a0000.gpu")["yielded"])
+        self.assertEqual(len(self.lines("which the kernel's governor drives")), 1)
+
+    def test_a_device_shared_with_a_zone_given_up_is_left_to_its_governor(self):
+        self.tree.write(ZONE1 + "temp", "85000\n")
+        self.given_up("reassert", BIG_SHARED)
+        # The big cluster serves the gpu zone still, and is bound to thermal_zone0.
+        self.assertIn("2 of its 3 devices put back", self.lines("given up")[0])
+        self.assertFalse(self.actor("cpufreq-cpu4")["yielded"])
+        self.left_to_the_kernel("cpufreq-cpu4", BIG, 0)
 
     def state(self):
         with open(self.daemon.state) as f:
@@ -237,6 +363,23 @@ class ExternalWrites(unittest.TestCase):
                          "powerallocd wrote it (said above)\n" % self.daemon.state)
         self.assertIn('%s: left "1" as another writer set it (ours was "%d", found at start '
                       '"0")' % (BIG_PATH_END, self.max_big), out.stderr)
+        self.assertFalse(os.path.exists(self.daemon.state))
+
+    def test_sigkill_then_a_limit_heavier_than_ours_is_put_back(self):
+        """A limit heavier than the one the state file says powerallocd left
+        (ours gone stale, a write the crash kept from the file, the kernel's
+        own clamp seen through the file) is put back to the original: what
+        powerallocd may have left never stays."""
+        self.killed_at_max()
+        noted = "%s\t0\t%-24d\n" % (BIG_PATH_END, self.max_big)
+        state = self.state()
+        self.assertIn(noted, state)
+        with open(self.daemon.state, "w") as f:
+            f.write(state.replace(noted, "%s\t0\t%-24d\n" % (BIG_PATH_END, 1)))
+        out = self.restore()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual((self.big(), self.tree.read(CDEV % 0)), (0, "0"))
+        self.assertNotIn("left", out.stderr + out.stdout)
         self.assertFalse(os.path.exists(self.daemon.state))
 
     def test_restore_from_an_older_state_file_restores_everything(self):

@@ -205,8 +205,8 @@ static void read_at(struct engine *e, const char *value, uint64_t t_us)
  * A reading more than ZONE_SPIKE_MC from the previous one (tools/sim
  * --fault spike: one 150 °C reading at 75 °C) is a sensor fault for that
  * period, said once; the next reading is taken whatever it is, so a real
- * jump costs one period; a jump within the bound is taken at once; a run
- * of spikes is said once.
+ * jump costs one period; a jump within the bound is taken at once; a
+ * spike is said at most once in SPIKE_QUIET_MS, the ones between counted.
  */
 static void test_spike(void **unused)
 {
@@ -238,9 +238,9 @@ static void test_spike(void **unused)
 	assert_int_equal(e.zones[0].temp_mc, 73000);
 
 	/*
-	 * A sensor that spikes every other period: said once for the run, and
-	 * these spikes, within ZONE_SPIKE_QUIET_READS of those above, are its
-	 * tail; after that many sane readings a spike is said again.
+	 * A sensor that spikes every other period, then every 15 s (150 sane
+	 * readings apart): within SPIKE_QUIET_MS of the first spike said
+	 * above, none is said, each counted (the 41 °C step above too).
 	 */
 	tree_log_clear();
 	for (int k = 0; k < 20; k++) {
@@ -248,14 +248,24 @@ static void test_spike(void **unused)
 		assert_int_equal(e.zones[0].sensor_failed, k % 2 == 0);
 		assert_int_equal(e.zones[0].temp_mc, 73000);
 	}
-	assert_int_equal(tree_log_n(), 0);
-	for (int k = 0; k < ZONE_SPIKE_QUIET_READS; k++)
-		read_at(&e, "73000\n", t += 100000);
-	read_at(&e, "140000\n", t += 100000);
-	assert_true(e.zones[0].sensor_failed);
+	for (int spike = 0; spike < 4; spike++) {
+		for (int k = 0; k < 149; k++)
+			read_at(&e, "73000\n", t += 100000);
+		read_at(&e, "140000\n", t += 100000);
+		assert_true(e.zones[0].sensor_failed);
+	}
 	read_at(&e, "73000\n", t += 100000);
+	assert_false(e.zones[0].sensor_failed);
+	assert_int_equal(tree_log_n(), 0);
+	/* SPIKE_QUIET_MS after the first one said, a spike is said, with the count. */
+	read_at(&e, "73000\n", 100000 + SPIKE_QUIET_MS * 1000ULL);
+	read_at(&e, "140000\n", 200000 + SPIKE_QUIET_MS * 1000ULL);
+	assert_true(e.zones[0].sensor_failed);
+	read_at(&e, "73000\n", 300000 + SPIKE_QUIET_MS * 1000ULL);
 	assert_int_equal(tree_log_n(), 2);	/* the spike, and "reads again" */
 	assert_int_equal(naming("a spike: 140000 m°C, +67000 m°C"), 1);
+	assert_int_equal(naming("(and 15 spikes since the last one said, not said: one is said "
+				"at most every 10 min)"), 1);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);

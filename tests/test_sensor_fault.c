@@ -5,6 +5,7 @@
  * period (thermal_model_max_change_mc(), the spike bound of a zone with a
  * confident model).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +101,98 @@ static void test_no_power_and_reset(void **unused)
 	assert_int_equal(s.reads, 1);
 }
 
+/* @n readings of @temp_mc at @power_mw, 100 ms apart, judged with @est; how many said stuck. */
+static int feed_model(struct stuck_sensor *s, int n, int32_t temp_mc, uint32_t power_mw,
+		      const struct thermal_estimate *est)
+{
+	int stuck = 0;
+
+	for (int k = 0; k < n; k++)
+		stuck += stuck_sensor_step_model(s, temp_mc, power_mw, MAX_MW, PERIOD_US, est);
+	return stuck;
+}
+
+/*
+ * A case sensor (review 33, finding 5): time constant 1000 s, 1 °C steps,
+ * 7.5 K/W: 40 % of the maximum power more shifts its steady state by 12 °C
+ * but moves it 0.36 °C in 30 s.  The rule without a model calls it stuck at
+ * 30 s; with the confident model it is not, until the model expects more
+ * than 2 steps (2 °C: 12 (1 - e^(-t/1000)) > 2 at t = 182.3 s); and then,
+ * frozen that long, it is.
+ */
+static void test_slow_sensor_waits_for_the_model(void **unused)
+{
+	const struct thermal_estimate est = { .time_constant_s = 1000, .gain_k_per_w = 7.5,
+					      .confidence = 0.95 };
+	struct stuck_sensor plain = { 0 }, s = { 0 };
+	int moved = STUCK_MOVED_MS * 1000 / (int)PERIOD_US;
+
+	(void)unused;
+	/* Its step shown by a change of one degree; the power then rises by 40 %. */
+	assert_int_equal(feed_model(&s, 10, 44000, 500, &est), 0);
+	assert_int_equal(feed_model(&s, 10, 45000, 500, &est), 0);
+	assert_int_equal(s.step_mc, 1000);
+	assert_int_equal(feed(&plain, 10, 45000, 500, PERIOD_US), 0);
+	assert_int_equal(feed(&plain, moved, 45000, 2100, PERIOD_US), 1);
+	assert_int_equal(feed_model(&s, moved, 45000, 2100, &est), 0);
+	/* 12000 (1 - e^-0.03) = 354.7 m°C expected so far. */
+	assert_in_range(s.expected_mc, 350, 360);
+	/* Not stuck at 180 s of the hold, stuck by 185 s. */
+	assert_int_equal(feed_model(&s, 1500, 45000, 2100, &est), 0);
+	assert_in_range(s.expected_mc, 1950, 2000);
+	assert_int_equal(feed_model(&s, 50, 45000, 2100, &est) > 0, 1);
+	assert_true(s.stuck);
+	assert_in_range(s.expected_mc, 2000, 2070);
+}
+
+/*
+ * A die (time constant 5 s, 10 K/W, 2 K/W over its case): the model
+ * expects degrees within seconds, so the rule's 30 s decide as without
+ * it; the power back where it was, what the model expected decays.
+ */
+static void test_die_with_model_as_without(void **unused)
+{
+	const struct thermal_estimate est = { .time_constant_s = 5, .gain_k_per_w = 10,
+					      .fast_gain_k_per_w = 2, .confidence = 0.95 };
+	struct stuck_sensor s = { 0 };
+	int moved = STUCK_MOVED_MS * 1000 / (int)PERIOD_US;
+
+	(void)unused;
+	assert_int_equal(feed_model(&s, 10, 60000, 500, &est), 0);
+	assert_int_equal(feed_model(&s, moved - 1, 60000, 1600, &est), 0);
+	assert_true(stuck_sensor_step_model(&s, 60000, 1600, MAX_MW, PERIOD_US, &est));
+	/* 1100 mW more: 11000 m°C settled for the case, 2200 m°C of die step. */
+	assert_in_range(s.expected_mc, 13100, 13200);
+	/* Unknown step (no change seen): 1 °C assumed; the power back, the expectation fades. */
+	assert_int_equal(s.step_mc, 0);
+	stuck_sensor_step_model(&s, 60000, 500, MAX_MW, 60 * 1000000ULL, &est);
+	assert_in_range(s.expected_mc, 0, 1);
+	assert_false(s.stuck);
+}
+
+/* The sensor's step: the smallest change seen, kept over a reset. */
+static void test_sensor_step(void **unused)
+{
+	struct stuck_sensor s = { 0 };
+	double slow_mc = 0;
+	const struct thermal_estimate est = { .time_constant_s = 100, .gain_k_per_w = 4,
+					      .fast_gain_k_per_w = 1 };
+
+	(void)unused;
+	feed(&s, 1, 50000, 1000, PERIOD_US);
+	feed(&s, 1, 50500, 1000, PERIOD_US);
+	feed(&s, 1, 52000, 1000, PERIOD_US);
+	assert_int_equal(s.step_mc, 500);
+	feed(&s, 1, 51900, 1000, PERIOD_US);
+	assert_int_equal(s.step_mc, 100);
+	stuck_sensor_reset(&s);
+	assert_false(s.primed);
+	assert_int_equal(s.step_mc, 100);
+	/* 1 W less for 100 s: the slow node 4 K (1 - 1/e) down, the die 1 K at once. */
+	assert_int_equal(stuck_expected_mc(&est, &slow_mc, 1000, 2000, 100), -3528);
+	assert_int_equal(lround(slow_mc), -2528);
+}
+
 static void test_names(void **unused)
 {
 	(void)unused;
@@ -118,6 +211,40 @@ static void test_names(void **unused)
  * which is further than the way down to 40 °C (0.20 °C).  At 85 °C the way
  * down is the further.  No time: the die's step alone.
  */
+/*
+ * A sensor that spikes every 15 s for a day: said at most once in
+ * SPIKE_QUIET_MS (the first at once), the ones between counted and handed
+ * out with the next one said; a spike after a long quiet is said at once.
+ */
+static void test_spikes_said_once_in_a_while(void **unused)
+{
+	struct spike_quiet q = { 0 };
+	uint64_t t = 5000 * 1000ULL, last_said = 0;
+	uint32_t unsaid = 99, counted = 0;
+	int said = 0, spikes = 0;
+
+	(void)unused;
+	assert_true(spike_quiet_step(&q, t, &unsaid));
+	assert_int_equal(unsaid, 0);
+	last_said = t;
+	said++, spikes++;
+	for (t += 15000000ULL; t < 5000000ULL + 86400000000ULL; t += 15000000ULL) {
+		spikes++;
+		if (!spike_quiet_step(&q, t, &unsaid))
+			continue;
+		assert_true(t - last_said >= SPIKE_QUIET_MS * 1000ULL);
+		assert_int_equal(unsaid, SPIKE_QUIET_MS / 15000 - 1);
+		counted += unsaid;
+		last_said = t;
+		said++;
+	}
+	assert_int_equal(said, 86400 / (SPIKE_QUIET_MS / 1000));
+	assert_int_equal(said + (int)counted + (int)q.unsaid, spikes);
+	/* After a quiet longer than the bound, the next spike is said, with its tail. */
+	assert_true(spike_quiet_step(&q, t + SPIKE_QUIET_MS * 1000ULL, &unsaid));
+	assert_int_equal(unsaid, spikes - said - counted);
+}
+
 static void test_model_max_change(void **unused)
 {
 	struct thermal_estimate est = { .time_constant_s = 10, .gain_k_per_w = 10,
@@ -138,7 +265,11 @@ int main(void)
 		cmocka_unit_test(test_frozen_under_a_moving_power_is_stuck),
 		cmocka_unit_test(test_needs_its_readings),
 		cmocka_unit_test(test_no_power_and_reset),
+		cmocka_unit_test(test_slow_sensor_waits_for_the_model),
+		cmocka_unit_test(test_die_with_model_as_without),
+		cmocka_unit_test(test_sensor_step),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_spikes_said_once_in_a_while),
 		cmocka_unit_test(test_model_max_change),
 	};
 

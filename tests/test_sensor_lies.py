@@ -109,7 +109,7 @@ class SensorLies(Bus):
         readings, moved, maximum, seconds = map(int, said[0])
         self.assertGreaterEqual(readings, 20)
         self.assertGreater(moved * 4, maximum)
-        self.assertIn(seconds, (STUCK_S, STUCK_S + 1))     # a reading's time over it at most
+        self.assertGreaterEqual(seconds, STUCK_S)   # a stalled period's reading adds its time
         self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
         self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "sensor-fault"))
         self.assert_fault_shown("stuck")

@@ -51,8 +51,12 @@ void actor_adopt(struct actor *a, const struct actor *old)
 	a->retry = old->retry;
 	a->limit = old->limit;
 	a->external = old->external;
-	/* Yielded until a restart, or a reload whose configuration no longer yields it. */
-	if (!a->yield_external)
+	a->given_up = old->given_up;
+	/*
+	 * Yielded until a restart, or a reload whose configuration no longer
+	 * yields it; one put back by a zone given up stays the kernel's.
+	 */
+	if (!a->yield_external && !a->given_up)
 		a->external.yielded = false;
 	a->ops->adopt(a, old);
 }
@@ -66,6 +70,7 @@ void actor_init(struct actor *a, const struct actor_ops *ops, enum actor_kind ki
 	a->yield_external = cfg && cfg->yield_external;
 	a->n_cpus = 1;
 	a->cdev_id = -1;
+	a->kernel_tz = -1;
 	a->capacity = 1024;
 }
 

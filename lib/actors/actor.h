@@ -37,12 +37,16 @@ struct cycle_sample {
 
 struct actor;
 
+/* @ours of a file handed over to the kernel's governor (saved_value_fn). */
+#define ACTOR_HANDED_OVER "handed_over"
+
 /**
  * saved_value_fn - receives one file an actor will restore, the value it
  * will write there (@value) and the value it last wrote there (@ours, as
  * read back; @value when it wrote none), for the state file a crashed
- * daemon is restored from: a file that holds neither was set by another
- * writer since, and is left to it.
+ * daemon is restored from: a file that holds another writer's lighter limit
+ * is left to it; @ours ACTOR_HANDED_OVER: the file was put back when its
+ * zone was given up and is the kernel's governor's since, left whatever it holds.
  * Return: 0 or negative errno (stops the walk).
  */
 typedef int (*saved_value_fn)(void *userdata, const char *path, const char *value,
@@ -128,6 +132,13 @@ struct actor_ops {
  * @limit: why its zones hold it back (limit.h).
  * @yield_external: on_external_write = "yield": another writer takes it over.
  * @external: other writers on its files (lib/control/external_write.h).
+ * @kernel_tz: a thermal zone the daemon does not control (not taken over,
+ *	or given up) whose kernel governor drives its cooling device too: a
+ *	write found there is the kernel's (engine_kernel.c); -1 for none.
+ * @given_up: left to the kernel's governor: put back (and yielded) when a
+ *	zone holding it was given up, or yielded at a write found from the
+ *	kernel's governor of @kernel_tz: yielded until a restart, a rebuild (a
+ *	reload, a rescan) included.
  */
 struct actor {
 	const struct actor_ops *ops;
@@ -154,6 +165,8 @@ struct actor {
 	struct limit_tracker limit;
 	bool yield_external;
 	struct external_write external;
+	int kernel_tz;
+	bool given_up;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)

@@ -197,7 +197,8 @@ static int open_cap_policy(struct cap_policy *p, const struct cpufreq_policy_inf
 	p->cpus = info->related;
 	p->freq_khz = info->max_khz;
 	sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_max_freq", info->cpu);
-	r = actor_file_open(&p->max_freq, path);
+	r = actor_file_open(&p->max_freq, path, false);
+	p->max_freq.shows_lowest = true;
 	max = p->max_freq.original;
 	if (r == 0 && (max == 0 || max > UINT32_MAX))
 		r = -ERANGE;

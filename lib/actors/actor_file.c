@@ -18,7 +18,7 @@ void actor_file_init(struct actor_file *f)
 	f->write.fd = f->read.fd = -1;
 }
 
-int actor_file_open(struct actor_file *f, const char *path)
+int actor_file_open(struct actor_file *f, const char *path, bool deeper_when_higher)
 {
 	uint64_t v;
 	int r;
@@ -28,18 +28,24 @@ int actor_file_open(struct actor_file *f, const char *path)
 	    (r = sysfs_attr_open(&f->write, path, true)) < 0)
 		return r;
 	f->original = f->written = f->known = f->ours = v;
+	f->deeper_when_higher = deeper_when_higher;
 	return 0;
 }
 
 int actor_file_set(struct actor_file *f, uint64_t value)
 {
-	bool writes = value != f->written || f->write.failures;
+	/* After another writer's value was seen, ours is read back even where the
+	 * file holds the value wanted (then nothing is written): ours is what is there. */
+	bool writes = value != f->written || f->write.failures || f->known != f->ours;
 	uint64_t there;
 	int r = actor_write_changed(&f->write, &f->written, value);
 
 	/* Read back only after a write: the period reads nothing more otherwise. */
-	if (r == 0 && writes)
-		f->ours = f->known = sysfs_attr_read_u64(&f->read, &there) == 0 ? there : value;
+	if (r == 0 && writes) {
+		f->known = sysfs_attr_read_u64(&f->read, &there) == 0 ? there : value;
+		/* Under what we asked in a file that shows the lowest limit: a clamp over ours. */
+		f->ours = f->shows_lowest && f->known < value ? value : f->known;
+	}
 	return r;
 }
 
@@ -49,6 +55,12 @@ int actor_file_check(struct actor_file *f, struct external_found *found)
 
 	if (f->read.fd < 0 || sysfs_attr_read_u64(&f->read, &there) < 0 || there == f->known)
 		return 0;
+	if (there == f->ours || (f->shows_lowest && there < f->ours)) {
+		/* Ours again (a clamp lifted), or a limit under ours, maybe the
+		 * kernel's: cooler than ours, not fought. */
+		f->known = there;
+		return 0;
+	}
 	found->path = f->write.path;
 	found->known = f->known;
 	found->there = there;
@@ -61,7 +73,8 @@ int actor_file_restore(struct actor_file *f)
 {
 	uint64_t there;
 
-	if (sysfs_attr_read_u64(&f->read, &there) == 0 && there != f->ours && there != f->original) {
+	if (sysfs_attr_read_u64(&f->read, &there) == 0 &&
+	    external_write_leaves(there, f->ours, f->original, f->deeper_when_higher)) {
 		pa_log(PA_LOG_NOTICE, "%s: left %" PRIu64 " as another writer set it (ours was %"
 		       PRIu64 ", found at start %" PRIu64 ")", f->write.path, there, f->ours,
 		       f->original);

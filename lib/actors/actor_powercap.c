@@ -197,7 +197,7 @@ static int open_zone(struct powercap_actor *p, const char *dir)
 	if ((r = read_attr(dir, "max_energy_range_uj", &p->max_energy_range_uj, true)) < 0)
 		return r;
 	sysfs_pathf(path, "%s/constraint_0_power_limit_uw", dir);
-	if ((r = actor_file_open(&p->limit, path)) < 0)
+	if ((r = actor_file_open(&p->limit, path, false)) < 0)
 		goto fail;
 	limit_uw = p->limit.original;
 	if (read_attr(dir, "constraint_0_max_power_uw", &p->max_power_uw, false) < 0 ||

@@ -24,7 +24,7 @@ int cooling_state_open(struct cooling_state *cs, int id)
 		goto fail;
 	cs->max_state = (unsigned long)v;
 	sysfs_pathf(path, THERMAL_CLASS_DIR "/cooling_device%d/cur_state", id);
-	if ((r = actor_file_open(&cs->file, path)) < 0)
+	if ((r = actor_file_open(&cs->file, path, true)) < 0)
 		goto fail;
 	if (cs->file.original > cs->max_state) {
 		r = -ERANGE;

@@ -70,3 +70,11 @@ bool external_write_holds(const struct external_write *w)
 {
 	return w->yielded || w->wait_until_us != 0;
 }
+
+bool external_write_leaves(uint64_t there, uint64_t ours, uint64_t original,
+			   bool deeper_when_higher)
+{
+	if (there == ours || there == original)
+		return false;
+	return deeper_when_higher ? there < ours : there > ours;
+}

@@ -17,8 +17,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A rewrite this soon after our reassert is a fight; ours holding this long ends an episode, ms. */
-#define EXTERNAL_WRITE_FIGHT_MS 5000
+/*
+ * A rewrite this soon after our reassert is a fight; ours holding this long
+ * ends an episode, ms.  Minutes, so that a writer that rewrites every 6 to
+ * 60 s (auto-cpufreq, a TLP or shell loop) is one episode fought over
+ * (a notice, one warning, a growing back-off), not a new episode and its
+ * lines at each round.
+ */
+#define EXTERNAL_WRITE_FIGHT_MS 300000
 /* The first back-off of an episode, ms. */
 #define EXTERNAL_WRITE_FIRST_MS 1000
 /* The longest back-off between two reasserts, ms. */
@@ -81,3 +87,16 @@ enum external_write_event external_write_step(struct external_write *w, bool cha
  * was yielded, or theirs is left there for a back-off.
  */
 bool external_write_holds(const struct external_write *w);
+
+/**
+ * external_write_leaves() - whether a restore leaves @there, a value found
+ * in a file we wrote, to the program that set it: only when it is neither
+ * @ours nor the @original and is a lighter limit than ours (a higher
+ * frequency or power limit; a lower cooling state, @deeper_when_higher).
+ * A limit as heavy as ours or heavier is put back to the original: it may be
+ * the kernel's own clamp seen through the file (scaling_max_freq shows the
+ * lowest of every frequency limit) or ours gone stale, and a device must
+ * never stay throttled by what powerallocd left.
+ */
+bool external_write_leaves(uint64_t there, uint64_t ours, uint64_t original,
+			   bool deeper_when_higher);

@@ -63,7 +63,7 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 		/* The reading before the sleep is no reference for a spike or a stuck value. */
 		z->reading_sane = false;
 		z->stuck = (struct stuck_sensor){ 0 };
-		if (zone_read_temp(z) == 0) {
+		if (zone_read_temp(z, now_us) == 0) {
 			z->prev_temp_mc = z->temp_mc;
 			n_read++;
 		}
@@ -184,7 +184,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		zone_observe_power(zone, now_us);
 		if (due && !due[z])
 			continue;	/* keeps its last grants */
-		have_temp = zone_read_temp(zone) == 0;
+		have_temp = zone_read_temp(zone, now_us) == 0;
 		zone_observe(zone, have_temp);
 		if (have_temp) {
 			rise_track(&zone->rise, zone->temp_mc, now_us);
@@ -237,14 +237,31 @@ int engine_restore(struct engine *e)
 	return first_error;
 }
 
+/* A given-up actor's files, reported as handed over (the kernel's governor writes them now). */
+struct handed_over {
+	saved_value_fn fn;
+	void *userdata;
+};
+
+static int report_handed_over(void *userdata, const char *path, const char *value,
+			      const char *ours)
+{
+	const struct handed_over *h = userdata;
+
+	(void)ours;
+	return h->fn(h->userdata, path, value, ACTOR_HANDED_OVER);
+}
+
 int engine_save(const struct engine *e, saved_value_fn fn, void *userdata)
 {
+	struct handed_over h = { fn, userdata };
 	char path[SYSFS_PATH_MAX];
 	int r;
 
 	/* In the order engine_restore() writes: states first, then the policies. */
 	for (size_t i = 0; i < e->n_actors; i++) {
-		r = actor_save(e->actors[i], fn, userdata);
+		r = e->actors[i]->given_up ? actor_save(e->actors[i], report_handed_over, &h)
+					   : actor_save(e->actors[i], fn, userdata);
 		if (r < 0)
 			return r;
 	}

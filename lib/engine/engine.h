@@ -154,6 +154,21 @@ void engine_check_writes(struct engine *e, uint64_t now_us);
  */
 void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, bool say);
 
+/**
+ * engine_note_given_up_bound() - @z is given up: the actors of @e on the
+ * cooling devices bound to its thermal zone get it in kernel_tz, its
+ * governor driving them now (engine_kernel.c).
+ */
+void engine_note_given_up_bound(struct engine *e, const struct zone *z);
+
+/**
+ * engine_leave_to_kernel() - @f was found written on @a: where a thermal
+ * zone the kernel governs is bound to its device (kernel_tz), the write is
+ * the kernel's: @a is yielded for good (given_up), said once, not counted.
+ * Return: whether it was.
+ */
+bool engine_leave_to_kernel(struct actor *a, const struct external_found *f);
+
 /** engine_zone_close() - close @z's sensor and its policy file. */
 void engine_zone_close(struct zone *z);
 
@@ -213,9 +228,20 @@ long engine_zone_index(const struct engine *e, const struct zone *z);
  * memory (PID state, budget, grants, step_wise states, whether it is
  * active), even when its actors or gains changed, and, while its actors
  * and their power tables, control temperature and period are the same,
- * its thermal model.  Opens and writes nothing.
+ * its thermal model.  A thermal zone @old gave up stays given up
+ * (engine_put_back_given_up()), its devices left to the kernel's governor;
+ * else it opens and writes nothing.
  */
 void engine_adopt_state(struct engine *e, const struct engine *old);
+
+/**
+ * engine_put_back_given_up() - writes back, in the policy of each thermal
+ * zone that building @e took over and @old had given up, the governor
+ * another program had set there (a failure logged); for a rebuild that
+ * goes on, and one that is dropped (a rejected reload), whose build still
+ * took those zones over.
+ */
+void engine_put_back_given_up(const struct engine *e, const struct engine *old);
 
 /** engine_free() - close and free everything (does not restore). */
 void engine_free(struct engine *e);

@@ -136,16 +136,31 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	adopt_model(z, o);
 }
 
-/*
- * A zone given up stays so across a rebuild: the build took it over again,
- * so the policy the other writer had set is put back.
- */
-static void keep_given_up(struct engine *e, struct zone *z, const char *policy)
+/* The policy another writer set on the thermal zone of @z where @old gave it up, or NULL. */
+static const char *given_up_to(const struct engine *old, const struct zone *z)
+{
+	for (size_t i = 0; i < old->n_zones; i++)
+		if (old->zones[i].tz_id == z->tz_id && old->zones[i].given_up_to[0])
+			return old->zones[i].given_up_to;
+	return NULL;
+}
+
+/* Building @z took over a zone given up to @policy: @policy is put back. */
+static void put_back_policy(const struct zone *z, const char *policy)
 {
 	if (z->original_policy[0] && thermal_zone_set_policy(z->tz_id, policy) < 0)
 		pa_log(PA_LOG_ERR, "zone %s: cannot put back \"%s\" in thermal_zone%d/policy, "
 		       "which another program had set", z->name, policy, z->tz_id);
-	engine_give_up_zone(e, z, policy, false);
+}
+
+void engine_put_back_given_up(const struct engine *e, const struct engine *old)
+{
+	for (size_t z = 0; z < e->n_zones; z++) {
+		const char *policy = given_up_to(old, &e->zones[z]);
+
+		if (policy)
+			put_back_policy(&e->zones[z], policy);
+	}
 }
 
 void engine_adopt_state(struct engine *e, const struct engine *old)
@@ -162,10 +177,16 @@ void engine_adopt_state(struct engine *e, const struct engine *old)
 		if (o >= 0)
 			adopt_zone(&e->zones[z], &old->zones[o]);
 	}
+	/*
+	 * A zone given up stays so across a rebuild: the build took it over
+	 * again, so the policy the other writer had set is put back, and its
+	 * devices stay the kernel's (yielded, not restored again).
+	 */
+	engine_put_back_given_up(e, old);
 	for (size_t z = 0; z < e->n_zones; z++) {
-		long o = engine_zone_index(old, &e->zones[z]);
+		const char *policy = given_up_to(old, &e->zones[z]);
 
-		if (o >= 0 && old->zones[o].given_up_to[0])
-			keep_given_up(e, &e->zones[z], old->zones[o].given_up_to);
+		if (policy)
+			engine_give_up_zone(e, &e->zones[z], policy, false);
 	}
 }

@@ -135,6 +135,8 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 static void take_over(struct zone *z, const struct thermal_zone_info *tz)
 {
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
+	for (z->n_bound = 0; z->n_bound < tz->n_bindings; z->n_bound++)
+		z->bound_cdev[z->n_bound] = tz->bindings[z->n_bound].cdev_id;
 	if (sysfs_read_only()) {
 		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
 	} else if (thermal_zone_set_policy(tz->id, "user_space") < 0) {
@@ -390,6 +392,7 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 			}
 		}
 		r = (int)e->n_zones;
+		build_note_kernel_bound(&b);
 	}
 	thermal_inventory_free(&b.thermal);
 	cpufreq_inventory_free(&b.cpufreq);

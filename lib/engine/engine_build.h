@@ -106,6 +106,14 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
  */
 int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *z);
 
+/**
+ * build_note_kernel_bound() - once the zones are built: each actor whose
+ * cooling device is bound to a thermal zone that no zone took over, and
+ * whose kernel governor drives it (not user_space, not disabled), gets that
+ * zone in kernel_tz (engine_kernel.c).  Loads every thermal zone.
+ */
+void build_note_kernel_bound(struct build *b);
+
 /** build_is_x86_package_zone() - whether @tz is an x86 package's zone (x86_pkg_temp). */
 bool build_is_x86_package_zone(const struct thermal_zone_info *tz);
 

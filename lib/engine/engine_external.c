@@ -75,7 +75,7 @@ static size_t release_actor(const struct engine *e, struct actor *a)
 	if (a->external.yielded || held_by_controlled_zone(e, a))
 		return 0;
 	actor_restore(a);	/* a file another writer set is left; failures logged */
-	a->external.yielded = true;
+	a->external.yielded = a->given_up = true;
 	return 1;
 }
 
@@ -98,6 +98,7 @@ void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, b
 		released += release_actor(e, z->actors[i]);
 	for (size_t i = 0; i < z->n_fallback; i++)
 		released += release_actor(e, z->fallback[i].actor);
+	engine_note_given_up_bound(e, z);	/* those still held: the kernel writes them too */
 	if (say)
 		pa_log(PA_LOG_WARNING, "zone %s: another program set thermal_zone%d/policy to "
 		       "\"%s\": the zone is given up to it, not fought over; %zu of its %zu devices "
@@ -138,6 +139,8 @@ void engine_check_writes(struct engine *e, uint64_t now_us)
 		struct external_found found = { 0 };
 		bool changed = !a->external.yielded && actor_check(a, &found) > 0;
 
+		if (changed && engine_leave_to_kernel(a, &found))
+			continue;
 		say(a, external_write_step(&a->external, changed, a->yield_external, now_us), &found);
 	}
 }

@@ -2,6 +2,7 @@
 #include "zone.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,30 +40,36 @@ static const char *sensor_words(const struct zone *z, char *buf, size_t size)
 	return buf;
 }
 
-/* Says a fault once an episode, a run of spikes once; the period is a sensor fault all the same. */
-static void say_fault(struct zone *z, int r, const char *why)
+/* Says a fault once an episode, a spike at most once in SPIKE_QUIET_MS (the
+ * ones between counted, said with the next); a sensor fault all the same. */
+static void say_fault(struct zone *z, int r, const char *why, uint64_t now_us)
 {
 	struct zone_fields f;
-	char sensor[SYSFS_PATH_MAX], kind[48];
+	char sensor[SYSFS_PATH_MAX], kind[48], unsaid_words[96] = "";
 	const char *const *base = zone_fields(z, &f);
 	const char *fields[] = { base[0], base[1], kind, NULL };
-	bool quiet = r == -EDOM && z->spike_quiet > 0;
+	bool say = !(z->sensor_failed && z->fault_said);
+	uint32_t unsaid = 0;
 
 	snprintf(kind, sizeof(kind), "SENSOR_FAULT=%s", sensor_fault_name(z->sensor_fault));
-	if (r == -EDOM)
-		z->spike_quiet = ZONE_SPIKE_QUIET_READS;
-	if (!(z->sensor_failed && z->fault_said) && !quiet) {
+	if (say && r == -EDOM)
+		say = spike_quiet_step(&z->spike_quiet, now_us, &unsaid);
+	if (unsaid)
+		snprintf(unsaid_words, sizeof(unsaid_words), " (and %" PRIu32 " spikes since the last "
+			 "one said, not said: one is said at most every %u min)", unsaid, SPIKE_QUIET_MS / 60000);
+	if (say) {
 		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current "
-			      "limits", z->name, sensor_words(z, sensor, sizeof(sensor)), why);
+			      "limits%s", z->name, sensor_words(z, sensor, sizeof(sensor)), why,
+			      unsaid_words);
 		z->fault_said = true;
 	}
 	z->sensor_failed = true;
 }
 
-int zone_read_temp(struct zone *z)
+int zone_read_temp(struct zone *z, uint64_t now_us)
 {
 	struct zone_fields f;
-	char sensor[SYSFS_PATH_MAX], why[192];
+	char sensor[SYSFS_PATH_MAX], why[256];
 	int64_t temp = 0;
 	int r = zone_sensor_read(z, &temp);
 	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
@@ -71,14 +78,13 @@ int zone_read_temp(struct zone *z)
 	if (r < 0) {
 		if (no_input)
 			snprintf(why, sizeof(why), "no input reads");
-		say_fault(z, r, why);
+		say_fault(z, r, why, now_us);
 		z->failed_reads++;
 		z->reading_sane = false;
 		return r;
 	}
 	z->failed_reads = 0;
 	z->reading_sane = true;
-	z->spike_quiet -= z->spike_quiet > 0;
 	z->temp_mc = (int32_t)temp;
 	if (z->sensor_failed && z->fault_said)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",

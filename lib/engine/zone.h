@@ -18,6 +18,7 @@
 #include "control/sensor_combine.h"
 #include "control/sensor_fault.h"
 #include "platform/sysfs.h"
+#include "platform/thermal.h"
 #include "control/model_tuning.h"
 #include "control/thermal_model.h"
 
@@ -48,8 +49,6 @@
  * plus this margin for the sensor's noise and steps (m°C).
  */
 #define ZONE_SPIKE_MARGIN_MC 5000
-/* Spikes closer than this many sane readings apart are one episode, said once. */
-#define ZONE_SPIKE_QUIET_READS 100
 /* The learnt sustainable power is worth a word in the journal when it is
  * this sure of itself and departs from the configured one by this much. */
 #define ZONE_MODEL_CONFIDENT 0.9
@@ -125,6 +124,8 @@ enum zone_model_state {
  * @given_up_to: the governor another writer set in its policy ("" while
  *	the zone is controlled): the zone was given up, its actors restored,
  *	and it is not controlled again until a restart or a reload.
+ * @bound_cdev, @n_bound: the cooling devices bound to its thermal zone
+ *	when it was taken over (its governor drives them once it is given up).
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
  * @request_mw: this period's request per actor, mW, as the division took
  *	it (the actor's, or with saturated_request what its saturated CPUs ask).
@@ -137,8 +138,8 @@ enum zone_model_state {
  * @failed_reads: consecutive periods without a sane temperature.
  * @reading_sane: the last read gave a sane temperature (@temp_mc), the
  *	reference the next reading's spike is judged against.
- * @spike_quiet: sane readings left before a spike is said again (0: said
- *	at once).
+ * @spike_quiet: when a spike was last said, and those since not said
+ *	(lib/control/sensor_fault.h: at most one said in SPIKE_QUIET_MS).
  * @fault_said: this fault episode was said (a spike in a run of them is
  *	not), and so its end is.
  * @sensor_fault: why the last read gave no temperature (none when it did).
@@ -192,6 +193,8 @@ struct zone {
 	struct sysfs_attr policy;
 	bool policy_open;
 	char given_up_to[64];
+	size_t n_bound;
+	int bound_cdev[THERMAL_MAX_BINDINGS];
 	size_t n_actors;
 	struct actor *actors[ZONE_MAX_ACTORS];
 	uint32_t request_mw[ZONE_MAX_ACTORS];
@@ -203,7 +206,7 @@ struct zone {
 	bool sensor_failed;
 	unsigned int failed_reads;
 	bool reading_sane;
-	unsigned int spike_quiet;
+	struct spike_quiet spike_quiet;
 	bool fault_said;
 	enum sensor_fault sensor_fault;
 	enum sensor_fault fault_shown;
@@ -232,10 +235,13 @@ struct zone {
  * failed read, and so is a slow sensor's reading that is too old, a
  * spike and a stuck sensor (zone_sensor_judge()); a combined sensor fails
  * when none of its inputs reads.  z->sensor_fault says which.
+ * @now_us: the period's time, monotonic µs (a spike is said at most once
+ *	in SPIKE_QUIET_MS).
  * Return: 0, or negative errno (-EDOM for a spike, -ESTALE for a stuck
- * sensor; logged once until the sensor reads again, a run of spikes once).
+ * sensor; logged once until the sensor reads again, a spike at most once
+ * in SPIKE_QUIET_MS, the ones between counted).
  */
-int zone_read_temp(struct zone *z);
+int zone_read_temp(struct zone *z, uint64_t now_us);
 
 /**
  * zone_cycle() - one control period for @z, after its actors were sampled

@@ -90,18 +90,25 @@ static bool stuck(struct zone *z, int64_t temp_mc, char *why, size_t size)
 {
 	uint32_t max_mw = max_power_mw(z);
 	const struct stuck_sensor *s = &z->stuck;
+	/* A slow sensor moves late: with a confident model, only a move it expected counts. */
+	const struct thermal_estimate *est =
+		z->model.est.confidence >= ZONE_MODEL_CONFIDENT ? &z->model.est : NULL;
+	char model[96] = "";
 
 	/* No power measured since the previous reading (the first one, after a
 	 * sleep): no reference and no movement to judge by. */
 	if (!z->model_elapsed_us)
 		return false;
-	if (!stuck_sensor_step(&z->stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
-			       z->model_elapsed_us))
+	if (!stuck_sensor_step_model(&z->stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
+				     z->model_elapsed_us, est))
 		return false;
+	if (est)
+		snprintf(model, sizeof(model), ", where its thermal model expected %+d m°C",
+			 s->expected_mc);
 	snprintf(why, size, "stuck: %lld m°C for %u readings while the zone's power moved by up "
-		 "to %u mW (over %d %% of its %u mW maximum) for %llu s", (long long)temp_mc,
+		 "to %u mW (over %d %% of its %u mW maximum) for %llu s%s", (long long)temp_mc,
 		 s->reads, s->moved_mw, STUCK_POWER_PCT, max_mw,
-		 (unsigned long long)(s->moved_us / 1000000));
+		 (unsigned long long)(s->moved_us / 1000000), model);
 	return true;
 }
 

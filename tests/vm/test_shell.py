@@ -412,7 +412,9 @@ class OtherWriters(Shell):
                    timeout=90)
         guest.check("sleep 2")
         self.assertLess(int(guest.read(POLICY % 0)), MAX_KHZ)
-        self.assertEqual(self.log().count("fought over"), 1, self.log())
+        # Once for the loop's file (the kernel's own limits may show in others).
+        self.assertEqual(self.log().count("policy0/scaling_max_freq: fought over"), 1,
+                         self.log())
         self.assertGreater(self.external_writes(), 0)
         guest.check("kill -TERM %d" % self.pid)
         self.wait_exit("powerallocd to exit on SIGTERM")

@@ -218,7 +218,10 @@ class Systemd(unittest.TestCase):
         guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped again",
                    timeout=90)
         log = guest.check("journalctl -b -u powerallocd --no-pager -o cat")
-        self.assertEqual(log.count("fought over"), 1, log[-3000:])
+        # Once for the loop's file; the kernel's own frequency limits (the ACPI
+        # zone left to the kernel cools the CPUs through the same policies)
+        # may show in the files as writes too, and be said apart.
+        self.assertEqual(log.count("policy0/scaling_max_freq: fought over"), 1, log[-3000:])
         self.wait_active()
 
     def test_5_a_user_may_not_reload_or_limit(self):
