@@ -177,6 +177,20 @@ static void test_single_passive_trip(void **unused)
 	assert_true(gpu->active);
 	assert_true(gpu->budget_mw < budget_cool);
 	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+	/*
+	 * Always on, its default controller feeds forward the device tree's
+	 * 1500 mW, not the GPU's lowest power as a zone with a switch-on would
+	 * in its first approach (issue 34, 3; model_tuning.h says why), and
+	 * status says so.
+	 */
+	assert_int_equal(gpu->pid.mode, PID_MODE_DEFAULT);
+	assert_false(gpu->tuning.engaged);
+	assert_true(zone_estimate_sustainable_power(gpu) < 1500);
+	assert_int_equal(gpu->pid_run.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->pid_out.sustainable_power_mw, 1500);
+	assert_int_equal(zone_feed_forward_mw(gpu), 1500);
+	assert_false(zone_first_approach(gpu));
+	assert_string_equal(zone_sp_in_use_source_name(gpu), "sysfs");
 
 	assert_int_equal(engine_restore(&e), 0);
 	assert_states(0);

@@ -160,31 +160,63 @@ static void test_first_approach_lowest_power(void **unused)
 
 /*
  * What status shows of a zone's sustainable power and model (issue 32, 3):
- * learning under the confidence the controller takes a model at, the prior
- * in use and where it came from; learnt once it is that sure; in use, with
- * the learnt power, once the default controller runs on it.
+ * learning under the confidence the controller takes a model at; learnt
+ * once it is that sure; in use, with the learnt power, once the default
+ * controller runs on it.  Until then the power in use is the first
+ * approach's, the actors' lowest, source "lowest" (issue 34, 1), as
+ * model_tuning_apply() gives it; the prior where it is kept (always on,
+ * trusted, another controller, a prior under the lowest power).
  */
 static void test_zone_model_state(void **unused)
 {
 	struct zone *z = calloc(1, sizeof(*z));
+	struct actor a[2] = { { .min_mw = 300 }, { .min_mw = LOWEST_MW - 300 } };
+	struct pid_params run;
 
 	(void)unused;
+	z->n_actors = 2;
+	z->actors[0] = &a[0];
+	z->actors[1] = &a[1];
 	z->pid.mode = PID_MODE_DEFAULT;
 	z->pid.sustainable_power_mw = 2200;
 	z->sp_source = SP_FROM_CONFIG;
 	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.2, .confidence = 0 };
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learning");
-	assert_int_equal(zone_feed_forward_mw(z), 2200);
-	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	assert_int_equal(zone_estimate_sustainable_power(z), LOWEST_MW);
+	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
+	assert_true(zone_first_approach(z));
+	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
+	/* What the controller runs on: the same. */
+	model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000,
+			   zone_approach_mw(z, LOWEST_MW), &run);
+	assert_int_equal(run.sustainable_power_mw, zone_feed_forward_mw(z));
 	z->model.est.confidence = MODEL_TUNING_ENGAGE * 0.99;
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
-	/* Sure enough to be taken, not taken yet (idle since, or another controller). */
+	/* The prior where it is fed forward, as its source. */
+	z->always_on = true;
+	assert_int_equal(zone_feed_forward_mw(z), 2200);
+	assert_false(zone_first_approach(z));
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	z->always_on = false;
+	z->pid.fixes.trust_sustainable_power = true;
+	assert_int_equal(zone_feed_forward_mw(z), 2200);
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	z->pid.fixes.trust_sustainable_power = false;
+	z->pid.mode = PID_MODE_KERNEL;
+	assert_int_equal(zone_feed_forward_mw(z), 2200);
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	z->pid.mode = PID_MODE_DEFAULT;
+	z->pid.sustainable_power_mw = 500;
+	assert_int_equal(zone_feed_forward_mw(z), 500);
+	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	z->pid.sustainable_power_mw = 2200;
+	/* Sure enough to be taken, not taken yet (idle since): still the first approach. */
 	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learnt");
-	assert_int_equal(zone_feed_forward_mw(z), 2200);
-	assert_string_equal(zone_sp_in_use_source_name(z), "config");
+	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
+	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
 	/* The controller runs on it: the learnt power is the one in use. */
 	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
 					&z->pid_run));
@@ -201,6 +233,9 @@ static void test_zone_model_state(void **unused)
 	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
 					&z->pid_run));
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
+	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
+	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
+	z->always_on = true;
 	assert_string_equal(zone_sp_in_use_source_name(z), "sysfs");
 	free(z);
 }

@@ -87,6 +87,14 @@ struct model_tuning {
 void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_gains *gains);
 
 /**
+ * model_tuning_approach_mw() - the feed-forward of the first approach
+ * (until the model engages), mW: @approach_mw where it is under the
+ * prior's sustainable power and pid_fixes.trust_sustainable_power is off,
+ * else the prior's (the file comment).
+ */
+uint32_t model_tuning_approach_mw(const struct pid_params *prior, uint32_t approach_mw);
+
+/**
  * model_tuning_apply() - one period's parameters for a default-mode zone.
  * @t: the zone's tuning state.
  * @prior: the zone's parameters from its configuration (the prior).
@@ -97,9 +105,8 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
  *	under the prior's, mW: the actors' lowest power (the caller passes
  *	the prior's where it trusts it).
  * @run: set to @prior with the model's feed-forward and gains when
- *	engaged, else to @prior with its feed-forward lowered to
- *	@approach_mw, unless pid_fixes.trust_sustainable_power (the first
- *	approach: the file comment).
+ *	engaged, else to @prior with model_tuning_approach_mw()'s
+ *	feed-forward (the first approach: the file comment).
  * Return: true when @t->engaged changed this period (the caller makes the
  *	switch bumpless with pid_retune()).
  */
