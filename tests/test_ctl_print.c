@@ -18,26 +18,27 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "capture.h"
 #include "ctl_print.h"
+
+struct print_call {
+	void (*print)(const struct snapshot *);
+	const struct snapshot *s;
+};
+
+static void print_it(const void *arg)
+{
+	const struct print_call *c = arg;
+
+	c->print(c->s);
+}
 
 /* What @print wrote to stdout for @s (malloc'd). */
 static char *printed(void (*print)(const struct snapshot *), const struct snapshot *s)
 {
-	FILE *f = tmpfile();
-	int saved = dup(STDOUT_FILENO);
-	char *text = calloc(1, 65536);
+	struct print_call c = { print, s };
 
-	assert_non_null(f);
-	fflush(stdout);
-	dup2(fileno(f), STDOUT_FILENO);
-	print(s);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	rewind(f);
-	assert_true(fread(text, 1, 65535, f) > 0);
-	fclose(f);
-	return text;
+	return capture(STDOUT_FILENO, print_it, &c);
 }
 
 /* Whether @text has @line as a whole line. */
