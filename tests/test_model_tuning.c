@@ -211,12 +211,13 @@ static void test_zone_model_state(void **unused)
 	assert_int_equal(zone_feed_forward_mw(z), 500);
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
 	z->pid.sustainable_power_mw = 2200;
-	/* Sure enough to be taken, not taken yet (idle since): still the first approach. */
+	/* Sure enough to be taken, not taken yet (idle since): its next active period takes it. */
 	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learnt");
-	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
-	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
+	assert_int_equal(zone_feed_forward_mw(z), 2764);
+	assert_false(zone_first_approach(z));
+	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
 	/* The controller runs on it: the learnt power is the one in use. */
 	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
 					&z->pid_run));
@@ -240,6 +241,37 @@ static void test_zone_model_state(void **unused)
 	free(z);
 }
 
+/*
+ * Review (issue 34, 1): zone_feed_forward_mw() and SustainablePowerInUse
+ * say they give what the controller feeds forward "now, or will at its
+ * first active period".  A zone whose model is already confident but that
+ * has not run since (the second boot: the saved model resumed, the zone
+ * idle) shows the first approach's lowest power, while its first active
+ * period engages the model and feeds forward the learnt power.
+ */
+static void test_shown_is_what_first_active_period_runs(void **unused)
+{
+	struct zone *z = calloc(1, sizeof(*z));
+	struct actor a[2] = { { .min_mw = 300 }, { .min_mw = LOWEST_MW - 300 } };
+	uint32_t shown;
+
+	(void)unused;
+	z->n_actors = 2;
+	z->actors[0] = &a[0];
+	z->actors[1] = &a[1];
+	prior_params(&z->pid);
+	z->pid.sustainable_power_mw = 2200;
+	z->sp_source = SP_FROM_CONFIG;
+	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
+						  .confidence = MODEL_TUNING_ENGAGE };
+	shown = zone_feed_forward_mw(z);
+	/* The zone's first active period (period_params()). */
+	model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000,
+			   zone_approach_mw(z, LOWEST_MW), &z->pid_run);
+	assert_int_equal(shown, z->pid_run.sustainable_power_mw);
+	free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_gains_and_nothing_learnt),
 		cmocka_unit_test(test_first_approach_lowest_power),
 		cmocka_unit_test(test_zone_model_state),
+		cmocka_unit_test(test_shown_is_what_first_active_period_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,15 +27,27 @@ uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
 	return z->always_on ? z->pid.sustainable_power_mw : min_mw;
 }
 
+/* Whether the next active period engages the model (a copy of the tuning state). */
+static bool zone_will_engage(const struct zone *z)
+{
+	struct model_tuning t = z->tuning;
+	struct pid_params run;
+
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return false;
+	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc, 0, &run);
+	return t.engaged;
+}
+
 bool zone_first_approach(const struct zone *z)
 {
-	return z->pid.mode == PID_MODE_DEFAULT && !z->tuning.engaged &&
+	return z->pid.mode == PID_MODE_DEFAULT && !z->tuning.engaged && !zone_will_engage(z) &&
 	       zone_feed_forward_mw(z) < z->pid.sustainable_power_mw;
 }
 
 const char *zone_sp_in_use_source_name(const struct zone *z)
 {
-	if (z->tuning.engaged)
+	if (z->tuning.engaged || zone_will_engage(z))
 		return "learnt";
 	return zone_first_approach(z) ? "lowest" : zone_sp_source_name(z);
 }
@@ -57,16 +69,22 @@ const char *zone_model_state_name(enum zone_model_state s)
 
 uint32_t zone_feed_forward_mw(const struct zone *z)
 {
+	struct model_tuning t = z->tuning;
+	struct pid_params run;
+
 	if (z->tuning.engaged)
 		return z->pid_run.sustainable_power_mw;
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return z->pid.sustainable_power_mw;
 	/*
-	 * What period_params() gives this period, the same rule (before the
-	 * first too): the actors' lowest power is the kernel's estimate.
+	 * What period_params() gives at the next active period, on a copy of
+	 * the tuning state: a model already confident (resumed on the second
+	 * boot, the zone idle since) engages there; the actors' lowest power
+	 * is the kernel's estimate.
 	 */
-	return model_tuning_approach_mw(&z->pid,
-					zone_approach_mw(z, zone_estimate_sustainable_power(z)));
+	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc,
+			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), &run);
+	return run.sustainable_power_mw;
 }
 
 uint32_t zone_blind_power_mw(const struct zone *z, const char **what)
