@@ -172,11 +172,11 @@ class Continuity(unittest.TestCase):
         gains change (the controller switches between its prior and its
         model, or the model's sustainable power moves the gains made from
         it) the integral is rescaled to keep the budget (pid_retune()):
-        there only the budget is checked.  The integral's bound leaves room to
-        cancel the feed-forward, which on the first approach is the actors'
-        lowest power at their load: a bound that shrinks with it takes the
-        integral back by a fraction of a percent (-80842 to -80597 seen), so
-        2 % of it is allowed back, where a reset took it all."""
+        there only the budget is checked.  An integral at its bound may come
+        back a little where the bound moves (it is made from the actors'
+        maximum power and the feed-forward, over k_i): seen once with the
+        model in use, -80842 to -80597 at a rescan (5001 ms), so 2 % of it
+        is allowed back, where a reset took it all."""
         periods = self.controller()
         self.assertGreater(len(periods), min_periods)
         for (t0, i0, b0, m0), (t1, i1, b1, m1) in zip(periods, periods[1:]):

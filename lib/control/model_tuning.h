@@ -18,7 +18,8 @@
  * the kernel does (a value measured on the board).  The engine passes the
  * prior for an always-on zone: its gains come from control - 0 °C, and p
  * over the lowest power would hold its actors far under control (the
- * RK3399's gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws).
+ * RK3399's gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws),
+ * and for an x86 package on its firmware's PL1 (zone_approach_mw()).
  * Once the model's confidence reaches MODEL_TUNING_ENGAGE, the
  * feed-forward is the learnt sustainable power P (mW) and the gains are
  *

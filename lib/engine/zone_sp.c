@@ -23,8 +23,13 @@ const char *zone_sp_source_adjective(const struct zone *z)
 
 uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
 {
-	/* An always-on zone keeps its prior (model_tuning.h says why). */
-	return z->always_on ? z->pid.sustainable_power_mw : min_mw;
+	/*
+	 * An always-on zone keeps its prior (model_tuning.h says why); so does
+	 * a package on its firmware's long-term RAPL limit (PL1 is the power
+	 * the platform's cooling is built to shed for good, and RAPL states no
+	 * lowest power: the one the actor takes is a tenth of its maximum).
+	 */
+	return z->always_on || z->sp_source == SP_FROM_RAPL ? z->pid.sustainable_power_mw : min_mw;
 }
 
 /* Whether the next active period engages the model (a copy of the tuning state). */
