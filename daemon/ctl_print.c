@@ -226,6 +226,26 @@ static bool learning(const struct zone_view *z)
 }
 
 /*
+ * The budget and the sustainable power the controller runs on; in the
+ * first approach (source "lowest") the actors' lowest power, with the
+ * given one beside it.
+ */
+static void print_zone_budget(const struct zone_view *z)
+{
+	const char *state = z->active ? "active" : "idle";
+
+	if (!z->in_use_source || strcmp(z->in_use_source, "lowest") != 0) {
+		printf("  %s, budget %u mW of %u mW sustainable (%s); power in mW\n", state,
+		       z->budget, z->in_use, source_words(z->in_use_source));
+		return;
+	}
+	printf("  %s, budget %u mW, first approach from the lowest power, %u mW,\n", state,
+	       z->budget, z->in_use);
+	printf("  until the model is learnt (%s %u mW); power in mW\n",
+	       source_words(z->sp_source), z->sustainable);
+}
+
+/*
  * The zone's lines above its actors: the sustainable power the controller
  * runs on and where it came from; the thermal model and the headroom it
  * predicts only once the model knows something ("learning" before).
@@ -236,9 +256,7 @@ static void print_zone_head(const struct zone_view *z)
 	if (z->given_up_to && z->given_up_to[0])
 		printf("  given up: another program set its policy to %s; not controlled\n",
 		       z->given_up_to);
-	printf("  %s, budget %u mW of %u mW sustainable (%s); power in mW\n",
-	       z->active ? "active" : "idle", z->budget, z->in_use,
-	       source_words(z->in_use_source));
+	print_zone_budget(z);
 	printf("  limiting reason %s, throttled %.1f s in all\n", z->reason,
 	       z->throttled_us / 1e6);
 	if (z->fault && strcmp(z->fault, "none") != 0)

@@ -107,6 +107,12 @@ static void note_tuning(struct zone_notes *n, const struct zone *z)
 			     z->name, z->model.est.confidence, z->pid_run.sustainable_power_mw,
 			     zone_sp_source_adjective(z), z->pid.sustainable_power_mw,
 			     g->k_pu * 1000.0 / 1024);
+	else if (zone_first_approach(z))
+		journal_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
+			     "back to the first approach: the lowest power, %u mW, fed forward "
+			     "with the gains from the %s sustainable power %u mW", z->name,
+			     z->model.est.confidence, zone_feed_forward_mw(z),
+			     zone_sp_source_adjective(z), z->pid.sustainable_power_mw);
 	else
 		journal_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
 			     "back to the %s sustainable power %u mW and the gains from it",

@@ -38,14 +38,19 @@ def row(cell, controller, work, overshoot, workload="steady", sensor="exact", cy
     return "\t".join(str(values[k]) for k in FIELDS) + "\n"
 
 
-def summarize(rows):
+def results_file(rows):
     with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
         f.write("# 1 boards, 3 cells; --duration 120 --jobs 2 --seed 1\n")
         f.write("\t".join(FIELDS) + "\n" + "".join(rows))
+    return f.name
+
+
+def summarize(rows, *more):
+    path = results_file(rows)
     try:
-        return bench("--summarize", f.name)
+        return bench("--summarize", path, *more)
     finally:
-        os.unlink(f.name)
+        os.unlink(path)
 
 
 class Plan(unittest.TestCase):
@@ -159,6 +164,37 @@ class Summary(unittest.TestCase):
         self.assertIn("failing cells, default, second boot: 1\n  c001 rk3399-rockpro64 steady: "
                       "overshoot 0.30 > 0.2", out)
         self.assertIn("(twice, DIR empty at first)", out)
+
+
+    def test_table_from_two_files(self):
+        """--summarize takes several files (one run per controller) and
+        --table prints one Markdown row per controller and boot: median /
+        worst work and the worst overshoot per group of cells."""
+        default = results_file([row("c001", "default", 99.0, 0.1),
+                                row("c002", "default", 97.0, 0.4, sp="4"),
+                                row("c001", "default", 99.2, 0.0, boot="second"),
+                                row("c002", "default", 98.0, 0.1, sp="4", boot="second"),
+                                row("c004", "default", 96.0, 1.2, sensor="1")])
+        kernel = results_file([row("c001", "kernel", 98.0, 0.0),
+                               row("c002", "kernel", 90.0, 3.5, sp="4"),
+                               row("c004", "kernel", 95.0, 1.6, sensor="1")])
+        try:
+            rc, out, err = bench("--summarize", "%s,%s" % (default, kernel), "--table")
+        finally:
+            os.unlink(default)
+            os.unlink(kernel)
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "| controller | boot | steady, exact sensor (2 cells) | "
+                         "steady, quantised sensor (1 cell) |")
+        self.assertEqual(lines[2], "| default | first | 98.0 / 97.0 %, 0.40 °C | "
+                         "96.0 / 96.0 %, 1.20 °C |")
+        self.assertEqual(lines[3], "| default | second | 98.6 / 98.0 %, 0.10 °C | - |")
+        self.assertEqual(lines[4], "| kernel | first | 94.0 / 90.0 %, 3.50 °C | "
+                         "95.0 / 95.0 %, 1.60 °C |")
+        self.assertEqual(len([l for l in lines if l.startswith("| ")]), 4)
+        rc, out, err = bench("--table")
+        self.assertEqual(rc, 2)
 
 
 class Run(unittest.TestCase):

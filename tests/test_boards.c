@@ -134,7 +134,7 @@ static void test_xu4_fan(void **unused)
 static const char rock5b_zone[] =
 	"zones = ( { name = \"soc\"; sensor = \"package-thermal\";\n"
 	"  switch_on_temp = 75000; control_temp = 85000; sustainable_power = 2500;\n"
-	"  division = \"%s\";\n"
+	"  division = \"%s\"; trust_sustainable_power = true;\n"
 	"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"             { type = \"cpufreq\"; cpus = \"4-5\"; },\n"
 	"             { type = \"cpufreq\"; cpus = \"6-7\"; } ); } );\n";

@@ -142,8 +142,9 @@ class Access(Bus):
         self.assertTrue(zone["active"])
         self.assertFalse(zone["always_on"])
         # The thermal model, seconds in: learning, nothing known yet (its
-        # values are the prior's): no learnt value or forecast, and the
-        # configured sustainable power in use (issue 32, 3).
+        # values are the prior's): no learnt value or forecast (issue 32,
+        # 3); the configured sustainable power given, the first approach's
+        # in use: the clusters' lowest power, 4 x 27 + 2 x 121 mW (issue 34, 1).
         self.assertEqual(zone["model_state"], "learning", zone)
         self.assertGreaterEqual(zone["model_confidence"], 0)
         self.assertLess(zone["model_confidence"], 0.05)
@@ -153,7 +154,7 @@ class Access(Bus):
         self.assertEqual((zone["sustainable_power_mw"], zone["sustainable_power_source"]),
                          (1500, "config"))
         self.assertEqual((zone["sustainable_power_in_use_mw"],
-                          zone["sustainable_power_in_use_source"]), (1500, "config"))
+                          zone["sustainable_power_in_use_source"]), (350, "lowest"))
         names = [a["name"] for a in zone["actors"]]
         self.assertEqual(names, ["cpufreq-cpu0", "cpufreq-cpu4"])
         # Within a period: the states the tree holds now.
@@ -171,12 +172,15 @@ class Access(Bus):
 
     def test_status_says_what_is_in_use(self):
         """The sustainable power the controller runs on and where it came
-        from: the configured one while the model learns ("learning", no
-        learnt value or forecast), the learnt one once the default controller
-        takes it, in the table and the JSON alike (issue 32, 3)."""
+        from: the first approach's, the actors' lowest power, with the
+        configured one beside it, while the model learns ("learning", no
+        learnt value or forecast; issue 34, 1), the learnt one once the
+        default controller takes it, in the table and the JSON alike (issue
+        32, 3)."""
         out = ctl("status").stdout
-        self.assertRegex(out, r"\n  (active|idle), budget \d+ mW of 1500 mW sustainable "
-                         r"\(configured\); power in mW\n")
+        self.assertRegex(out, r"\n  (active|idle), budget \d+ mW, first approach from the "
+                         r"lowest power, 350 mW,\n  until the model is learnt \(configured "
+                         r"1500 mW\); power in mW\n")
         self.assertRegex(out, r"\n  thermal model: learning \(confidence 0\.0\d\)\n")
         self.assertRegex(out, r"\n  headroom -?\d+\.\d\d now \(0 switch-on, 1 control\); "
                          r"in 10 s: learning\n")

@@ -85,6 +85,7 @@ static void test_valid_config(void **unused)
 	assert_true(z->fixes.dither_grants);
 	assert_int_equal(z->fixes.control_margin_mc, 100);
 	assert_true(z->fixes.saturated_request);	/* the default */
+	assert_false(z->fixes.trust_sustainable_power);	/* the default */
 	assert_int_equal(z->fixes.integral_under_q10, 128);	/* the default */
 
 	assert_int_equal(z->n_actors, 5);
@@ -372,6 +373,8 @@ static void test_wrong_type(void **unused)
 		     "zones[0].step_wise_fallback", "expected a boolean");
 	expect_error(ZONE_HEAD "tuned_gains = 0;\n" ONE_ACTOR "} );", 2,
 		     "zones[0].tuned_gains", "expected a boolean");
+	expect_error(ZONE_HEAD "trust_sustainable_power = 1;\n" ONE_ACTOR "} );", 2,
+		     "zones[0].trust_sustainable_power", "expected a boolean");
 	expect_error(ZONE_HEAD "dither_grants = \"on\";\n" ONE_ACTOR "} );", 2,
 		     "zones[0].dither_grants", "expected a boolean");
 	expect_error(ZONE_HEAD "saturated_request = 1;\n" ONE_ACTOR "} );", 2,

@@ -177,6 +177,20 @@ static void test_single_passive_trip(void **unused)
 	assert_true(gpu->active);
 	assert_true(gpu->budget_mw < budget_cool);
 	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
+	/*
+	 * Always on, its default controller feeds forward the device tree's
+	 * 1500 mW, not the GPU's lowest power as a zone with a switch-on would
+	 * in its first approach (issue 34, 3; model_tuning.h says why), and
+	 * status says so.
+	 */
+	assert_int_equal(gpu->pid.mode, PID_MODE_DEFAULT);
+	assert_false(gpu->tuning.engaged);
+	assert_true(zone_estimate_sustainable_power(gpu) < 1500);
+	assert_int_equal(gpu->pid_run.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->pid_out.sustainable_power_mw, 1500);
+	assert_int_equal(zone_feed_forward_mw(gpu), 1500);
+	assert_false(zone_first_approach(gpu));
+	assert_string_equal(zone_sp_in_use_source_name(gpu), "sysfs");
 
 	assert_int_equal(engine_restore(&e), 0);
 	assert_states(0);
@@ -278,12 +292,15 @@ static void test_control_margin_from_trips(void **unused)
 	}
 }
 
-/* Request division, the kernel's gains and power2state: the numbers below are the kernel's. */
+/*
+ * Request division, the kernel's gains and power2state, its sustainable
+ * power fed forward from the first period: the numbers below are the kernel's.
+ */
 static const char two_zones[] =
 	"zones = (\n"
 	"  { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 1500;\n"
 	"    division = \"request\"; tuned_gains = false; dither_grants = false;\n"
-	"    control_margin = 0;\n"
+	"    control_margin = 0; trust_sustainable_power = true;\n"
 	"    actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 	"               { type = \"cpufreq\"; cpus = \"4-5\"; } ); },\n"
 	"  { name = \"gpu\"; sensor = \"gpu-thermal\"; switch_on_temp = 65000; control_temp = 75000;\n"
@@ -512,10 +529,12 @@ static struct pa_config *request_zone(const char *controller, unsigned int sp_mw
 {
 	char text[512];
 
+	/* At control the budget is the sustainable power: fed forward from the first period. */
 	snprintf(text, sizeof(text),
 		 "zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; controller = \"%s\";\n"
-		 "  sustainable_power = %u; division = \"request\"; %s\n"
-		 "  actors = ( %s ); } );\n", controller, sp_mw, keys, actors);
+		 "  sustainable_power = %u; division = \"request\"; %s %s\n"
+		 "  actors = ( %s ); } );\n", controller, sp_mw, keys,
+		 strcmp(controller, "default") ? "" : "trust_sustainable_power = true;", actors);
 	return tree_config(text);
 }
 
@@ -623,7 +642,7 @@ static void test_saturated_demand(void **unused)
 	static const unsigned int partial[6] = { 10, 10, 10, 10, 90, 90 };
 	struct pa_config *cfg = tree_config(
 		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 2400;\n"
-		"  division = \"efficiency\"; control_margin = 0;\n"
+		"  division = \"efficiency\"; control_margin = 0; trust_sustainable_power = true;\n"
 		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
 		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
 	struct engine e;

@@ -20,26 +20,27 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "capture.h"
 #include "ctl_print.h"
+
+struct print_call {
+	void (*print)(const struct snapshot *);
+	const struct snapshot *s;
+};
+
+static void print_it(const void *arg)
+{
+	const struct print_call *c = arg;
+
+	c->print(c->s);
+}
 
 /* What @print wrote to stdout for @s (malloc'd). */
 static char *printed(void (*print)(const struct snapshot *), const struct snapshot *s)
 {
-	FILE *f = tmpfile();
-	int saved = dup(STDOUT_FILENO);
-	char *text = calloc(1, 65536);
+	struct print_call c = { print, s };
 
-	assert_non_null(f);
-	fflush(stdout);
-	dup2(fileno(f), STDOUT_FILENO);
-	print(s);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	rewind(f);
-	assert_true(fread(text, 1, 65535, f) > 0);
-	fclose(f);
-	return text;
+	return capture(STDOUT_FILENO, print_it, &c);
 }
 
 /* Whether @text has @line as a whole line. */
@@ -134,6 +135,64 @@ static void test_learning(void **unused)
 				  "\"headroom\":0.4500,\"headroom_10s\":null"));
 	free(j);
 	free(t);
+	snapshot_free(s);
+}
+
+/* The longest of @text's lines, in characters (UTF-8: "°" is one). */
+static size_t widest_line(const char *text)
+{
+	size_t widest = 0, n = 0;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			widest = n > widest ? n : widest;
+			n = 0;
+		} else if (((unsigned char)*p & 0xc0) != 0x80) {
+			n++;
+		}
+	}
+	return n > widest ? n : widest;
+}
+
+/*
+ * The first approach (issue 34, 1): the default controller feeds forward
+ * the actors' lowest power until its model is learnt; status says so, with
+ * the configured power beside it, in 80 columns; the JSON's in-use power
+ * is the lowest, its source "lowest", the given one unchanged.
+ */
+static void test_first_approach(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct zone_view *z = &s->zones[0];
+	char *t, *j;
+
+	(void)unused;
+	z->in_use_source = "lowest";
+	z->in_use = 350;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  active, budget 3856 mW, first approach from the lowest power, 350 mW,");
+	assert_line(t, "  until the model is learnt (configured 2200 mW); power in mW");
+	assert_null(strstr(t, "mW sustainable ("));
+	free(t);
+	/* A desktop's figures, from the device tree's: still in 80 columns. */
+	z->sp_source = "sysfs";
+	z->budget = 4294967295u;
+	z->in_use = 125000;
+	z->sustainable = 4294967295u;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  until the model is learnt (device tree 4294967295 mW); power in mW");
+	assert_in_range(widest_line(t), 60, 80);
+	free(t);
+	z->sp_source = "config";
+	z->budget = 3856;
+	z->in_use = 350;
+	z->sustainable = 2200;
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"sustainable_power_mw\":2200,\"sustainable_power_source\":"
+				  "\"config\",\"sustainable_power_in_use_mw\":350,"
+				  "\"sustainable_power_in_use_source\":\"lowest\",\"model_state\":"
+				  "\"learning\""));
+	free(j);
 	snapshot_free(s);
 }
 
@@ -423,6 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learning),
 		cmocka_unit_test(test_sensor_fault),
+		cmocka_unit_test(test_first_approach),
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_load_one_definition),
 		cmocka_unit_test(test_lease_left),

@@ -129,7 +129,7 @@ static void test_garbage_temperature(void **unused)
 	assert_int_equal(e.zones[0].budget_mw, 350);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("holding the current limits"));
-	assert_true(logged("limiting to the sustainable power, 350 mW"));
+	assert_true(logged("limiting to the estimated sustainable power, 350 mW"));
 	assert_true(e.zones[0].sensor_failed);
 	tree_put(file, "45000\n");
 	engine_cycle(&e, 600000, NULL);
@@ -144,6 +144,49 @@ static void test_garbage_temperature(void **unused)
 	tree_put(file, "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
+}
+
+/*
+ * The blind fallback in the first approach (issue 34, 2): a zone configured
+ * at 2200 mW feeds forward its actors' lowest power until its model is
+ * confident (status says so), but a sensor that fails then holds it to the
+ * configured 2200 mW, not to that floor, and the journal says which.
+ */
+static void test_blind_first_approach(void **unused)
+{
+	const char *file = "/sys/class/thermal/thermal_zone0/temp";
+	struct pa_config *cfg = tree_config(
+		"zones = ( { name = \"cpu\"; sensor = \"cpu-thermal\"; sustainable_power = 2200;\n"
+		"  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+		"             { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n");
+	struct zone *z;
+	struct engine e;
+	int k;
+
+	(void)unused;
+	assert_int_equal(engine_build(&e, cfg), 1);
+	z = &e.zones[0];
+	tree_put(file, "80000\n");
+	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
+	assert_true(z->active);
+	assert_true(zone_first_approach(z));
+	assert_true(zone_estimate_sustainable_power(z) < 2200);
+	assert_int_equal(z->pid_run.sustainable_power_mw, zone_estimate_sustainable_power(z));
+	assert_int_equal(zone_feed_forward_mw(z), zone_estimate_sustainable_power(z));
+	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
+	tree_put(file, "abc\n");
+	for (k = 2; k <= ZONE_FAULT_PERIODS + 2; k++)
+		engine_cycle(&e, (uint64_t)k * 100000, NULL);
+	assert_true(z->sensor_failed);
+	assert_true(z->active);
+	assert_false(z->tuning.engaged);
+	assert_int_equal(z->budget_mw, 2200);
+	assert_true(logged("no temperature for 3 periods; limiting to the configured "
+			   "sustainable power, 2200 mW"));
+	tree_put(file, "45000\n");
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	pa_config_free(cfg);
 }
 
 /*
@@ -328,8 +371,8 @@ static void test_stuck_sensor(void **unused)
 	for (k = 0; k < 5; k++)
 		load_period(&e, true, t += 100000);
 	assert_true(e.zones[0].sensor_failed);
-	assert_true(e.zones[0].active);	/* blind: the sustainable power */
-	assert_int_equal(e.zones[0].budget_mw, zone_feed_forward_mw(&e.zones[0]));
+	assert_true(e.zones[0].active);	/* blind: the estimated sustainable power */
+	assert_int_equal(e.zones[0].budget_mw, e.zones[0].pid.sustainable_power_mw);
 	assert_int_equal(naming(file), 1);
 	tree_put(file, "60001\n");
 	load_period(&e, true, t += 100000);
@@ -733,6 +776,7 @@ int main(void)
 		cmocka_unit_test_setup(test_negative_state, reset_log),
 		cmocka_unit_test_setup(test_state_above_max, reset_log),
 		cmocka_unit_test_setup(test_garbage_temperature, reset_log),
+		cmocka_unit_test_setup(test_blind_first_approach, reset_log),
 		cmocka_unit_test_setup(test_implausible_temperature, reset_log),
 		cmocka_unit_test_setup(test_spike, reset_log),
 		cmocka_unit_test_setup(test_stuck_sensor, reset_log),

@@ -634,11 +634,51 @@ static void test_retune_keeps_budget(void **unused)
 	assert_int_equal(st.err_integral, 0);
 }
 
+/*
+ * pid_retune() from the first approach (issue 34, 1): the actors' lowest
+ * power, 700 mW, fed forward with the gains of a prior 4 x too high
+ * (8800 mW), the zone held back 0.2 °C beyond the under band, so that
+ * integral_under learnt what p does not give; the model engages with
+ * 2200 mW and gains a third of the prior's.  The under integral's cap
+ * shrinks with the new k_pu: what it cuts off must stay in the budget
+ * (before: 1755 mW, then 1274 at the switch, 17.6 s to come back).
+ */
+static void test_retune_keeps_under_integral(void **unused)
+{
+	struct pid_params from, to;
+	struct pid_state st, kept;
+	uint32_t before, after;
+	int32_t temp;
+
+	(void)unused;
+	setup_params(&from, PID_MODE_DEFAULT, 8800);
+	from.fixes.control_margin_mc = 50;
+	from.sustainable_power_mw = 700;
+	to = from;
+	to.sustainable_power_mw = 2200;
+	to.gains.k_po = to.gains.k_pu = 563;	/* 550 mW/°C: 12.5 x 2200 mW / 50 °C */
+	to.gains.k_i = 56;
+	temp = pid_aim_mc(&from, CONTROL) - 50 * PID_UNDER_BAND - 200;
+	pid_reset(&st);
+	for (int k = 0; k < 600; k++) {
+		st.held_back = true;
+		before = pid_step(&from, &st, CONTROL, temp, 700, 5000, NULL);
+	}
+	assert_true(st.under_integral > 0);
+	kept = st;
+	assert_int_equal(pid_step(&from, &kept, CONTROL, temp, 700, 5000, NULL), before);
+	pid_retune(&from, &to, &st, 700, 5000);
+	st.held_back = true;
+	after = pid_step(&to, &st, CONTROL, temp, 700, 5000, NULL);
+	assert_in_range(after, before - 20, before + 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tune_gains),
 		cmocka_unit_test(test_retune_keeps_budget),
+		cmocka_unit_test(test_retune_keeps_under_integral),
 		cmocka_unit_test(test_default_gains),
 		cmocka_unit_test(test_kernel_rising_through_control),
 		cmocka_unit_test(test_kernel_overshoot_and_return),

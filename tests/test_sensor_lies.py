@@ -113,8 +113,8 @@ class SensorLies(Bus):
         self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
         self.assertTrue(wait_for(lambda: self.zone()["limiting_reason"] == "sensor-fault"))
         self.assert_fault_shown("stuck")
-        self.assertIn("zone cpu: no temperature for 3 periods; limiting to the sustainable "
-                      "power, 1500 mW", self.daemon.logtext())
+        self.assertIn("zone cpu: no temperature for 3 periods; limiting to the configured "
+                      "sustainable power, 1500 mW", self.daemon.logtext())
         # Said once, however long it lasts; a reading that moves ends it.
         time.sleep(1)
         self.assertEqual(self.daemon.logtext().count("SENSOR_FAULT="), 1)

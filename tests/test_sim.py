@@ -537,6 +537,30 @@ class ThermalModel(unittest.TestCase):
         self.assertGreater(work, 90, out)
 
 
+class FirstApproach(unittest.TestCase):
+    """The first approach to control on a fresh install (issue 34, 1): the
+    simulated RockPro64 started settled with its sustainable power
+    configured at 4 x the truth (tools/bench-robust's cell c028).  Fed
+    forward, that prior kept the budget at the actors' maximum past control:
+    0.45 C over (measured, 30 s); fed forward the actors' lowest power
+    until the model is confident, it comes up to control on the
+    proportional term: 0.00 C, its maximum 74.81 C under 75, and the same
+    work (94.6 % of the limit from 15 s on)."""
+
+    def test_prior_four_times_too_high(self):
+        rc, out = run_sim("--quiet", "--settled", "--sustainable-power", "4", duration=30)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("restored: yes", out)
+
+        def number(pattern):
+            return float(re.search(pattern, out).group(1))
+        self.assertLess(number(r"max overshoot +([\d.]+)"), 0.2, out)
+        # It does come up to control, and works as much as before.
+        control = number(r"control temperature +([\d.]+)")
+        self.assertGreater(number(r"maximum temperature +([\d.]+)"), control - 1, out)
+        self.assertGreater(number(r"work, second half +([\d.]+)"), 90, out)
+
+
 class FaultInjection(unittest.TestCase):
     """Halfway through a steady run: the die never passes control + 5 °C and,
     once the daemon stops (or after SIGKILL, --restore), every cooling state

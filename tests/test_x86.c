@@ -26,6 +26,7 @@
 static const char package_zone[] =
 	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
 	"  switch_on_temp = 80000; control_temp = 90000; sustainable_power = 15000;\n"
+	"  trust_sustainable_power = true;\n"
 	"  actors = ( { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
 	"             { type = \"cpufreq_cap\"; cpus = \"0-7\";\n"
 	"               opps = ( { freq_khz = 800000; power_mw = 400; },\n"
@@ -73,6 +74,10 @@ static void test_automatic_package_zone(void **unused)
 	}
 	assert_true(e.zones[0].active);
 	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 4500000);
+	/* PL1 is trusted: fed forward from the first active period, not a tenth of the maximum. */
+	assert_int_equal(e.zones[0].pid_run.sustainable_power_mw, 28000);
+	assert_int_equal(zone_feed_forward_mw(&e.zones[0]), 28000);
+	assert_string_equal(zone_sp_in_use_source_name(&e.zones[0]), "rapl");
 	assert_int_equal(engine_restore(&e), 0);
 	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 28000000);
 	engine_free(&e);

@@ -32,12 +32,12 @@ const char *const cfg_zone_keys[] = {
 	"name", "sensor", "switch_on_temp", "control_temp", "sustainable_power", "period_ms",
 	"controller", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff",
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", "division", "step_wise_fallback",
-	"power_meter", "actors", NULL
+	"control_margin", "dither_grants", "saturated_request", "trust_sustainable_power",
+	"division", "step_wise_fallback", "power_meter", "actors", NULL
 };
 static const char *const default_mode_keys[] = {
 	"integral_bleed", "integral_under", "clamp_sustainable_power", "tuned_gains",
-	"control_margin", "dither_grants", "saturated_request", NULL
+	"control_margin", "dither_grants", "saturated_request", "trust_sustainable_power", NULL
 };
 
 /*
@@ -194,7 +194,9 @@ static int parse_fixes(struct parse_ctx *ctx, const config_setting_t *g, const c
 			      &f->clamp_sustainable_power)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "tuned_gains", &f->tuned_gains)) < 0 ||
 	    (r = cfg_get_bool(ctx, g, prefix, "dither_grants", &f->dither_grants)) < 0 ||
-	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0)
+	    (r = cfg_get_bool(ctx, g, prefix, "saturated_request", &f->saturated_request)) < 0 ||
+	    (r = cfg_get_bool(ctx, g, prefix, "trust_sustainable_power",
+			      &f->trust_sustainable_power)) < 0)
 		return r;
 	if ((r = get_fraction_q10(ctx, g, prefix, "integral_bleed", &f->integral_bleed_q10)) < 0 ||
 	    (r = get_fraction_q10(ctx, g, prefix, "integral_under", &f->integral_under_q10)) < 0)

@@ -26,9 +26,17 @@ void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_
 	gains->integral_cutoff_mc = 0;
 }
 
+uint32_t model_tuning_approach_mw(const struct pid_params *prior, uint32_t approach_mw)
+{
+	/* The prior is not trusted as feed-forward: the zone approaches on p (the file comment). */
+	if (!prior->fixes.trust_sustainable_power && prior->sustainable_power_mw > approach_mw)
+		return approach_mw;
+	return prior->sustainable_power_mw;
+}
+
 bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 			const struct thermal_estimate *est, int32_t control_mc,
-			struct pid_params *run)
+			uint32_t approach_mw, struct pid_params *run)
 {
 	bool was = t->engaged;
 	double sp_mw = est->sustainable_w * 1000;
@@ -41,6 +49,8 @@ bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 	else if (est->confidence < MODEL_TUNING_RELEASE)
 		t->engaged = false;
 	*run = *prior;
+	if (!t->engaged)
+		run->sustainable_power_mw = model_tuning_approach_mw(prior, approach_mw);
 	if (t->engaged) {
 		run->sustainable_power_mw = sp_mw < UINT32_MAX ? (uint32_t)lround(sp_mw) : UINT32_MAX;
 		if (!t->gains_fixed)

@@ -6,9 +6,20 @@
  * has this form and the measurements behind its constants are in
  * doc/control-tuning.md.
  *
- * While the model is not confident the zone runs on its prior: the
- * configured (device-tree, or estimated) sustainable power as feed-forward
- * and the kernel's gains from it (pid_default_gains(), pid_tune_gains()).
+ * While the model is not confident the zone runs on its prior's gains:
+ * the kernel's from the configured (device-tree, or estimated) sustainable
+ * power (pid_default_gains(), pid_tune_gains()), but not on the prior as
+ * feed-forward: that is the actors' lowest power, so the first approach
+ * comes up to control on the proportional term and does not carry a prior
+ * set too high over it (4 x the truth, a device tree's 3.5 x, silicon
+ * drawing 1.4 x its table: 0.45-1.40 °C over control fed forward, 0.00
+ * with the lowest power; doc/control-tuning.md, "The first approach").
+ * pid_fixes.trust_sustainable_power feeds the prior forward instead, as
+ * the kernel does (a value measured on the board).  The engine passes the
+ * prior for an always-on zone: its gains come from control - 0 °C, and p
+ * over the lowest power would hold its actors far under control (the
+ * RK3399's gpu-thermal at 40 °C: 1724 mW, not the 2555 its busy GPU draws),
+ * and for an x86 package on its firmware's PL1 (zone_approach_mw()).
  * Once the model's confidence reaches MODEL_TUNING_ENGAGE, the
  * feed-forward is the learnt sustainable power P (mW) and the gains are
  *
@@ -77,17 +88,29 @@ struct model_tuning {
 void model_tuning_gains(uint32_t sustainable_mw, int32_t control_mc, struct pid_gains *gains);
 
 /**
+ * model_tuning_approach_mw() - the feed-forward of the first approach
+ * (until the model engages), mW: @approach_mw where it is under the
+ * prior's sustainable power and pid_fixes.trust_sustainable_power is off,
+ * else the prior's (the file comment).
+ */
+uint32_t model_tuning_approach_mw(const struct pid_params *prior, uint32_t approach_mw);
+
+/**
  * model_tuning_apply() - one period's parameters for a default-mode zone.
  * @t: the zone's tuning state.
  * @prior: the zone's parameters from its configuration (the prior).
  * @est: the model's current estimate (its sustainable power under 1 mW
  *	disengages).
  * @control_mc: control temperature, m°C.
- * @run: set to @prior, or to @prior with the model's feed-forward and
- *	gains when engaged.
+ * @approach_mw: the feed-forward until the model engages, where it is
+ *	under the prior's, mW: the actors' lowest power (the caller passes
+ *	the prior's where it trusts it).
+ * @run: set to @prior with the model's feed-forward and gains when
+ *	engaged, else to @prior with model_tuning_approach_mw()'s
+ *	feed-forward (the first approach: the file comment).
  * Return: true when @t->engaged changed this period (the caller makes the
  *	switch bumpless with pid_retune()).
  */
 bool model_tuning_apply(struct model_tuning *t, const struct pid_params *prior,
 			const struct thermal_estimate *est, int32_t control_mc,
-			struct pid_params *run);
+			uint32_t approach_mw, struct pid_params *run);

@@ -89,6 +89,9 @@ struct pid_gains {
  *	two OPPs around its grant and spends the grant on average, where the
  *	kernel's power2state takes the lower one every period.  Off by
  *	default: the zone then sits at control, with the OPP ripple above it.
+ * @trust_sustainable_power: feed the sustainable power forward from the
+ *	first period, as the kernel does, instead of the actors' lowest power
+ *	until the model is confident (model_tuning.h, the first approach).
  * @saturated_request: with the request division, an actor whose CPUs (or
  *	device) are saturated at a throttled OPP asks for the next OPP up for
  *	each of them (power_table_step_up_mw()) instead of only what it uses
@@ -103,6 +106,7 @@ struct pid_fixes {
 	uint32_t control_margin_mc;
 	bool dither_grants;
 	bool saturated_request;
+	bool trust_sustainable_power;
 };
 
 /**
@@ -186,8 +190,9 @@ int pid_default_gains(uint32_t sustainable_power_mw, int32_t switch_on_mc,
  * confident (pid_fixes.tuned_gains): the kernel's estimates with k_po x 3,
  * saturating at INT32_MAX; k_pu and k_i stay the kernel's.  Shedding power
  * three times as fast above control keeps a sustainable power configured
- * too high from carrying the first approach far over (4 x too high: 0.51
- * °C over instead of 0.96; doc/control-tuning.md).
+ * too high and fed forward (trust_sustainable_power) from carrying the
+ * first approach far over (4 x too high: 0.51 °C over instead of 0.96;
+ * doc/control-tuning.md).
  * @gains: in: pid_default_gains()' result; out: the tuned gains.
  */
 void pid_tune_gains(struct pid_gains *gains);

@@ -243,17 +243,20 @@ void zone_cycle_blind(struct zone *z)
 	struct divvy_actor d[ZONE_MAX_ACTORS];
 	uint32_t max_mw, min_mw;
 
+	const char *what;
+	uint32_t blind_mw = zone_blind_power_mw(z, &what);
+
 	gather(z, d, &max_mw, &min_mw);
 	if (z->failed_reads == ZONE_FAULT_PERIODS) {
 		struct zone_fields f;
 
 		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
-			      "periods; limiting to the sustainable power, %u mW", z->name,
-			      ZONE_FAULT_PERIODS, zone_feed_forward_mw(z));
+			      "periods; limiting to the %s sustainable power, %u mW", z->name,
+			      ZONE_FAULT_PERIODS, what, blind_mw);
 	}
 	pid_reset(&z->pid_state);
 	z->active = true;
-	z->budget_mw = zone_feed_forward_mw(z) < max_mw ? zone_feed_forward_mw(z) : max_mw;
+	z->budget_mw = blind_mw < max_mw ? blind_mw : max_mw;
 	apply_cap(z);
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
@@ -377,50 +380,11 @@ const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size)
 	return buf;
 }
 
-const char *zone_sp_source_name(const struct zone *z)
-{
-	static const char *const names[] = { "config", "sysfs", "estimated", "rapl" };
-
-	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
-}
-
-const char *zone_sp_source_adjective(const struct zone *z)
-{
-	static const char *const names[] = { "configured", "device tree's", "estimated",
-					     "RAPL long-term" };
-
-	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
-}
-
-const char *zone_sp_in_use_source_name(const struct zone *z)
-{
-	return z->tuning.engaged ? "learnt" : zone_sp_source_name(z);
-}
-
-enum zone_model_state zone_model_state(const struct zone *z)
-{
-	if (z->tuning.engaged)
-		return ZONE_MODEL_IN_USE;
-	return z->model.est.confidence >= MODEL_TUNING_ENGAGE ? ZONE_MODEL_LEARNT :
-								 ZONE_MODEL_LEARNING;
-}
-
-const char *zone_model_state_name(enum zone_model_state s)
-{
-	static const char *const names[] = { "learning", "learnt", "in-use" };
-
-	return (unsigned int)s < 3 ? names[s] : "?";
-}
-
-uint32_t zone_feed_forward_mw(const struct zone *z)
-{
-	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
-}
-
 /*
  * The parameters this period runs on: the default controller takes its
  * model's once it is confident (model_tuning_apply()), carrying its memory
- * over the switch so that the budget does not jump.
+ * over the switch so that the budget does not jump; until then the lowest
+ * power, but an always-on zone's prior (model_tuning.h, the first approach).
  */
 static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
 {
@@ -428,7 +392,8 @@ static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, u
 
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return &z->pid;
-	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc, &z->pid_run))
+	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc,
+			       zone_approach_mw(z, min_mw), &z->pid_run))
 		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
 	return &z->pid_run;
 }

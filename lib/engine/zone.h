@@ -263,7 +263,7 @@ void zone_cycle(struct zone *z);
 
 /**
  * zone_cycle_blind() - a period without a temperature, after
- * ZONE_FAULT_PERIODS of them: the budget is the sustainable power, divided
+ * ZONE_FAULT_PERIODS of them: the budget is zone_blind_power_mw(), divided
  * among the actors as usual, so the zone stays safe until the sensor is back.
  */
 void zone_cycle_blind(struct zone *z);
@@ -291,9 +291,24 @@ const char *zone_sp_source_adjective(const struct zone *z);
 /**
  * zone_sp_in_use_source_name() - where the sustainable power the zone's
  * controller runs on (zone_feed_forward_mw()) came from: "learnt" while it
- * runs on its model's, else zone_sp_source_name().
+ * runs on its model's, "lowest" in the first approach (zone_first_approach()),
+ * else zone_sp_source_name().
  */
 const char *zone_sp_in_use_source_name(const struct zone *z);
+
+/**
+ * zone_approach_mw() - the feed-forward model_tuning_apply() is given for
+ * the first approach, mW: the actors' lowest power @min_mw, but an
+ * always-on zone's prior (model_tuning.h).
+ */
+uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw);
+
+/**
+ * zone_first_approach() - whether @z's default controller feeds forward
+ * the actors' lowest power, under its prior, until its model is confident
+ * (the first approach, model_tuning.h).
+ */
+bool zone_first_approach(const struct zone *z);
 
 /** zone_model_state() - what @z's thermal model is worth (enum zone_model_state). */
 enum zone_model_state zone_model_state(const struct zone *z);
@@ -303,10 +318,22 @@ const char *zone_model_state_name(enum zone_model_state s);
 
 /**
  * zone_feed_forward_mw() - the sustainable power the zone's controller
- * runs on, mW: the learnt one while the default controller is tuned by its
- * model, else the configured (device-tree, estimated) one.
+ * runs on (or will at its first active period), mW: the learnt one while
+ * the default controller is tuned by its model, the actors' lowest power in
+ * the first approach (zone_first_approach()), else the configured
+ * (device-tree, estimated) one.
  */
 uint32_t zone_feed_forward_mw(const struct zone *z);
+
+/**
+ * zone_blind_power_mw() - the budget the blind fallback (zone_cycle_blind())
+ * holds the zone to, mW: the learnt sustainable power while the model is
+ * in use, else the prior, never the first approach's lowest power (a sensor
+ * that fails in the first minute must not pin the zone at its floor).
+ * @what: set to what it is, for the journal: "learnt" or
+ *	zone_sp_source_adjective().
+ */
+uint32_t zone_blind_power_mw(const struct zone *z, const char **what);
 
 /**
  * zone_observe_power() - count the power the zone's actors drew since the

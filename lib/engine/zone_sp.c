@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a zone runs on as sustainable power, and where it came from: the
+ * prior, the first approach's lowest power or the learnt one (for the bus,
+ * status, traces and the journal), and what the blind fallback holds to.
+ */
+#include "zone.h"
+
+const char *zone_sp_source_name(const struct zone *z)
+{
+	static const char *const names[] = { "config", "sysfs", "estimated", "rapl" };
+
+	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
+}
+
+const char *zone_sp_source_adjective(const struct zone *z)
+{
+	static const char *const names[] = { "configured", "device tree's", "estimated",
+					     "RAPL long-term" };
+
+	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
+}
+
+uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
+{
+	/*
+	 * An always-on zone keeps its prior (model_tuning.h says why); so does
+	 * a package on its firmware's long-term RAPL limit (PL1 is the power
+	 * the platform's cooling is built to shed for good, and RAPL states no
+	 * lowest power: the one the actor takes is a tenth of its maximum).
+	 */
+	return z->always_on || z->sp_source == SP_FROM_RAPL ? z->pid.sustainable_power_mw : min_mw;
+}
+
+/* Whether the next active period engages the model (a copy of the tuning state). */
+static bool zone_will_engage(const struct zone *z)
+{
+	struct model_tuning t = z->tuning;
+	struct pid_params run;
+
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return false;
+	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc, 0, &run);
+	return t.engaged;
+}
+
+bool zone_first_approach(const struct zone *z)
+{
+	return z->pid.mode == PID_MODE_DEFAULT && !z->tuning.engaged && !zone_will_engage(z) &&
+	       zone_feed_forward_mw(z) < z->pid.sustainable_power_mw;
+}
+
+const char *zone_sp_in_use_source_name(const struct zone *z)
+{
+	if (z->tuning.engaged || zone_will_engage(z))
+		return "learnt";
+	return zone_first_approach(z) ? "lowest" : zone_sp_source_name(z);
+}
+
+enum zone_model_state zone_model_state(const struct zone *z)
+{
+	if (z->tuning.engaged)
+		return ZONE_MODEL_IN_USE;
+	return z->model.est.confidence >= MODEL_TUNING_ENGAGE ? ZONE_MODEL_LEARNT :
+								 ZONE_MODEL_LEARNING;
+}
+
+const char *zone_model_state_name(enum zone_model_state s)
+{
+	static const char *const names[] = { "learning", "learnt", "in-use" };
+
+	return (unsigned int)s < 3 ? names[s] : "?";
+}
+
+uint32_t zone_feed_forward_mw(const struct zone *z)
+{
+	struct model_tuning t = z->tuning;
+	struct pid_params run;
+
+	if (z->tuning.engaged)
+		return z->pid_run.sustainable_power_mw;
+	if (z->pid.mode != PID_MODE_DEFAULT)
+		return z->pid.sustainable_power_mw;
+	/*
+	 * What period_params() gives at the next active period, on a copy of
+	 * the tuning state: a model already confident (resumed on the second
+	 * boot, the zone idle since) engages there; the actors' lowest power
+	 * is the kernel's estimate.
+	 */
+	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc,
+			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), &run);
+	return run.sustainable_power_mw;
+}
+
+uint32_t zone_blind_power_mw(const struct zone *z, const char **what)
+{
+	*what = z->tuning.engaged ? "learnt" : zone_sp_source_adjective(z);
+	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
+}
