@@ -39,7 +39,8 @@ struct meter_view_scale meter_view_scale(const struct actor *a)
 {
 	struct meter_view_scale v = { false, 1.0, 0.0, 0.0 };
 
-	if (a->calibrating && meter_view_state(a) != METER_VIEW_DROPPED) {
+	/* Either drop, a fault or implausibility, stops the calibration (actor_calibrate.c). */
+	if (a->calibrating) {
 		v.calibrating = true;
 		v.scale = a->power_scale.scale;
 		v.offset_mw = a->power_scale.offset_mw;

@@ -5,8 +5,10 @@
  * the state and fault (daemon/meter_view.c, which D-Bus shows), the
  * metrics file's series (daemon/metrics.c) and the trace's columns
  * (daemon/trace.c).  The meters are real (an INA3221's volts times amps, an
- * SCMI energy counter); the calibration is set by hand, since on this
- * branch nothing feeds it: unfed, every actor shows its table as it is.
+ * SCMI energy counter); each configured meter calibrates its actor's
+ * table from the start (actor_calibrate.c), with scale 1 and confidence 0
+ * until a window moves it; the figures learnt are set by hand here, the
+ * implausible drop is fed as the engine feeds it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,25 +129,53 @@ static void test_states(void **state)
 			    INA "/in2_input)");
 	assert_string_equal(meter_view_name(s->gpu), SCMI "/energy2_input");
 	assert_string_equal(meter_view_fault(s->big), "");
-	/* Nothing feeds the calibration here: the table as it is. */
+	/* A configured meter calibrates from the start: nothing learnt yet, so scale 1, confidence 0. */
 	v = meter_view_scale(s->big);
-	assert_false(v.calibrating);
+	assert_true(v.calibrating);
 	assert_true(v.scale == 1.0 && v.offset_mw == 0.0 && v.confidence == 0.0);
 	/* Calibrating: what the estimator learnt. */
-	s->big->calibrating = true;
 	s->big->power_scale.scale = 1.38;
 	s->big->power_scale.offset_mw = 68;
 	s->big->power_scale.confidence = 0.72;
 	v = meter_view_scale(s->big);
 	assert_true(v.calibrating);
 	assert_true(v.scale == 1.38 && v.offset_mw == 68 && v.confidence == 0.72);
-	/* The estimator found the meter and the table 0.3-3 x apart: dropped, the table again. */
-	s->big->power_scale.implausible = true;
-	assert_int_equal(meter_view_state(s->big), METER_VIEW_DROPPED);
-	assert_string_equal(meter_view_fault(s->big), "implausible");
-	v = meter_view_scale(s->big);
+}
+
+/*
+ * The meter reads 5 x its table: the calibration drops it (actor_calibrate.c
+ * stops calibrating, the table as loaded again) and it shows dropped as
+ * implausible with the table's figures, while the meter itself stays open.
+ */
+static void test_implausible_shown(void **state)
+{
+	struct shown *s = *state;
+	struct actor *big = s->big;
+	enum power_scale_event ev = POWER_SCALE_NONE;
+	struct meter_view_scale v;
+	uint64_t now_us = big->meter_read_us;
+
+	assert_true(big->calibrating);
+	/* Fed as engine_cycle() feeds it, a period at a time: 1000 mW by the table, 5000 read. */
+	for (int k = 0; k < 100000 && ev != POWER_SCALE_DROPPED; k++) {
+		now_us += big->scale_period_us;
+		big->meter_read_us = now_us;
+		big->measured_valid = true;
+		big->measured_mw = 5000;
+		big->model_mw = 1000;
+		ev = actor_feed_scale(big, now_us);
+	}
+	assert_int_equal(ev, POWER_SCALE_DROPPED);
+	assert_int_equal(tree_log_count("outside the plausible 0.3-3 x"), 1);
+	assert_false(big->calibrating);
+	assert_memory_equal(&big->table, &big->model_table, sizeof(big->table));
+	assert_int_equal(meter_view_state(big), METER_VIEW_DROPPED);
+	assert_string_equal(meter_view_fault(big), "implausible");
+	assert_string_equal(meter_view_name(big), "hwmon \"ina3221\" label \"VDD_CPU_B\" ("
+			    INA "/in1_input)");
+	v = meter_view_scale(big);
 	assert_false(v.calibrating);
-	assert_true(v.scale == 1.0 && v.confidence == 0.0);
+	assert_true(v.scale == 1.0 && v.offset_mw == 0.0 && v.confidence == 0.0);
 }
 
 /* A meter that faults (a current of 100 A: jumped) is dropped, and shown so until a rebuild. */
@@ -162,6 +192,10 @@ static void test_fault_shown(void **state)
 	assert_int_equal(meter_view_state(s->little), METER_VIEW_DROPPED);
 	assert_string_equal(meter_view_fault(s->little), "jumped");
 	assert_string_equal(meter_view_name(s->little), "");
+	/* Its calibration stopped with it: the table as loaded, shown so. */
+	assert_false(s->little->calibrating);
+	assert_false(meter_view_scale(s->little).calibrating);
+	assert_true(meter_view_scale(s->little).confidence == 0.0);
 	hot_period(s);
 	assert_int_equal(meter_view_state(s->little), METER_VIEW_DROPPED);
 	assert_int_equal(meter_view_state(s->big), METER_VIEW_READING);
@@ -271,6 +305,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_states, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_implausible_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace, setup, teardown),

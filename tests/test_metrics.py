@@ -431,9 +431,11 @@ RAIL = "sys/class/hwmon/hwmon0/curr2_input"     # VDD_CPU_L: 850 mV x 400 mA = 3
 class Metered(unittest.TestCase):
     """A meter's reading and the calibration of its actor's table, the same
     on D-Bus, in status (table and --json), the metrics file and the trace
-    (issue 35, 3); nothing feeds the calibration on this branch: scale 1,
-    confidence 0.  Then the rail stands still: the meter is dropped as
-    stopped, and each says so."""
+    (issue 35, 3); the meter calibrates the little cluster's table from the
+    start, and its idle CPUs give windows under 10 mW of table, which move
+    nothing: calibrating, scale 1, confidence 0.  Then the rail stands
+    still: the meter is dropped as stopped, its calibration with it, and
+    each says so."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="powerallocd-metrics.")
@@ -494,7 +496,7 @@ class Metered(unittest.TestCase):
         self.assertIn('hwmon "ina3221" label "VDD_CPU_L"', little["meter"])
         self.assertEqual((little["meter_fault"], little["calibrating"], little["power_scale"],
                           little["power_scale_offset_mw"], little["power_scale_confidence"]),
-                         ("", False, 1.0, 0.0, 0.0))
+                         ("", True, 1.0, 0.0, 0.0))
         self.assertEqual((big["meter"], big["meter_state"], big["measured_mw"],
                           big["power_scale"]), ("", "none", None, 1.0))
         # D-Bus itself: the types powerallocd(8) gives.
@@ -508,7 +510,7 @@ class Metered(unittest.TestCase):
         self.assertEqual(got[1:], [{"type": "s", "data": "reading"}, {"type": "d", "data": 1.0},
                                    {"type": "d", "data": 0.0}])
         table = ctl("status").stdout
-        self.assertRegex(table, r"\n  cpufreq-cpu0         measured 34[01] mW\n")
+        self.assertRegex(table, r"\n  cpufreq-cpu0         measured 34[01] mW \(calibrating\)\n")
         self.assertNotIn("cpufreq-cpu4         measured", table)
         families = self.metrics()
         with open(os.path.join(HERE, "..", "man", "powerallocd.8.scd")) as f:
@@ -531,8 +533,9 @@ class Metered(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.meter_state() == "dropped", timeout=20),
                         self.daemon.logtext())
         little = self.actors()["cpufreq-cpu0"]
-        self.assertEqual((little["meter"], little["meter_fault"], little["measured_mw"]),
-                         ("", "stopped", None))
+        self.assertEqual((little["meter"], little["meter_fault"], little["measured_mw"],
+                          little["calibrating"], little["power_scale"]),
+                         ("", "stopped", None, False, 1.0))
         self.assertIn("\n  cpufreq-cpu0         meter dropped: stopped; from its power table\n",
                       ctl("status").stdout)
         families = self.metrics()
