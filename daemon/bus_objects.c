@@ -192,6 +192,8 @@ static int actor_meter_property(sd_bus *bus, const char *path, const char *iface
 	if (strcmp(prop, "MeasuredPower") == 0)	/* 0 without a reading: see MeterState */
 		return sd_bus_message_append(reply, "u", state == METER_VIEW_READING ?
 					     a->measured_mw : 0);
+	if (strcmp(prop, "TablePower") == 0)
+		return sd_bus_message_append(reply, "u", meter_view_table_mw(a));
 	if (strcmp(prop, "Calibrating") == 0)
 		return sd_bus_message_append(reply, "b", (int)scale.calibrating);
 	if (strcmp(prop, "PowerScale") == 0)
@@ -260,6 +262,7 @@ static const sd_bus_vtable actor_vtable[] = {
 	LIVE("MeterState", "s", actor_meter_property),
 	LIVE("MeterFault", "s", actor_meter_property),
 	LIVE("MeasuredPower", "u", actor_meter_property),
+	LIVE("TablePower", "u", actor_meter_property),
 	LIVE("Calibrating", "b", actor_meter_property),
 	LIVE("PowerScale", "d", actor_meter_property),
 	LIVE("PowerScaleOffset", "d", actor_meter_property),

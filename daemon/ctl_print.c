@@ -100,9 +100,11 @@ static void print_limited(const struct actor_view *actors, size_t n)
 
 /*
  * What a metered actor's meter says, in 57 columns at most (after its
- * name): the power it measured and its table's calibration (scale, static
- * offset where there is one, confidence; "calibrating" until it knows
- * something), or why it was dropped.
+ * name): the power it measured beside its table's (uncalibrated) for the
+ * same state and load, and its table's calibration (scale, or scale and
+ * static offset, and confidence; "calibrating" until it knows something),
+ * or why it was dropped.  The mW is said once for both powers and the
+ * confidence is "conf" so that 5-digit powers and an offset fit.
  */
 static void meter_words(const struct actor_view *a, char *out, size_t size)
 {
@@ -116,14 +118,15 @@ static void meter_words(const struct actor_view *a, char *out, size_t size)
 	else if (!a->calibrating)	/* a powercap zone's own: its request, no table to check */
 		snprintf(line, sizeof(line), "measured %u mW", a->measured);
 	else if (a->power_scale_confidence < 0.005)
-		snprintf(line, sizeof(line), "measured %u mW (calibrating)", a->measured);
+		snprintf(line, sizeof(line), "measured %u, table %u mW (calibrating)", a->measured,
+			 a->table);
 	else if (fabs(a->power_scale_offset) >= 0.5)
-		snprintf(line, sizeof(line), "measured %u mW (scale %.2f %+.0f mW, confidence %.2f)",
-			 a->measured, a->power_scale, a->power_scale_offset,
+		snprintf(line, sizeof(line), "measured %u, table %u mW (%.2f x %+.0f mW, conf %.2f)",
+			 a->measured, a->table, a->power_scale, a->power_scale_offset,
 			 a->power_scale_confidence);
 	else
-		snprintf(line, sizeof(line), "measured %u mW (scale %.2f, confidence %.2f)",
-			 a->measured, a->power_scale, a->power_scale_confidence);
+		snprintf(line, sizeof(line), "measured %u, table %u mW (scale %.2f, conf %.2f)",
+			 a->measured, a->table, a->power_scale, a->power_scale_confidence);
 	fit(out, size, line, 57);
 }
 
@@ -364,8 +367,9 @@ static void json_field(const char *key, const char *v)
 
 /*
  * Its meter (path, or hwmon name and label; "" for none), its state and why
- * it was dropped, the power it measured (null without a reading) and its
- * table's calibration (1 and 0: the table as it is).
+ * it was dropped, the power it measured (null without a reading), its
+ * table's for the same state and load (uncalibrated; 0 without a table)
+ * and its table's calibration (1 and 0: the table as it is).
  */
 static void json_actor_meter(const struct actor_view *a)
 {
@@ -375,6 +379,7 @@ static void json_actor_meter(const struct actor_view *a)
 	json_field("meter_state", a->meter_state);
 	json_field("meter_fault", a->meter_fault);
 	json_double("measured_mw", reading ? a->measured : NAN, 0);
+	printf(",\"table_mw\":%u", a->table);
 	printf(",\"calibrating\":%s", a->calibrating ? "true" : "false");
 	json_double("power_scale", a->power_scale, 4);
 	json_double("power_scale_offset_mw", a->power_scale_offset, 1);

@@ -110,6 +110,7 @@ static void read_actor(sd_bus *bus, const char *path, struct actor_view *a, int 
 	get(bus, path, i, "MeterState", 's', &a->meter_state, x);
 	get(bus, path, i, "MeterFault", 's', &a->meter_fault, x);
 	get(bus, path, i, "MeasuredPower", 'u', &a->measured, x);
+	get(bus, path, i, "TablePower", 'u', &a->table, x);
 	get(bus, path, i, "Calibrating", 'b', &a->calibrating, x);
 	get(bus, path, i, "PowerScale", 'd', &a->power_scale, x);
 	get(bus, path, i, "PowerScaleOffset", 'd', &a->power_scale_offset, x);

@@ -30,6 +30,7 @@ struct actor_view {
 	uint32_t requested, granted, max, load, freq, state, max_state, write_errors;
 	uint32_t external_writes;
 	uint32_t measured;			/* mW, while meter_state is "reading" */
+	uint32_t table;				/* mW: its table's, uncalibrated (0: none) */
 	int yielded;
 	int calibrating;			/* its table is calibrated from its meter */
 	double weight;

@@ -35,6 +35,11 @@ const char *meter_view_name(const struct actor *a)
 	return a->meter ? a->meter->name : "";
 }
 
+uint32_t meter_view_table_mw(const struct actor *a)
+{
+	return a->table.n ? a->model_mw : 0;
+}
+
 struct meter_view_scale meter_view_scale(const struct actor *a)
 {
 	struct meter_view_scale v = { false, 1.0, 0.0, 0.0 };

@@ -39,6 +39,14 @@ const char *meter_view_fault(const struct actor *a);
 const char *meter_view_name(const struct actor *a);
 
 /**
+ * meter_view_table_mw() - the power @a's table as loaded gives for the state
+ * and load in effect this period (uncalibrated: what its meter is compared
+ * with, beside the measured power), mW; 0 for an actor without a power table
+ * (a powercap zone, a cooling device).
+ */
+uint32_t meter_view_table_mw(const struct actor *a);
+
+/**
  * struct meter_view_scale - the calibration shown: measured = @scale x
  * table + @offset_mw, known to @confidence (0-1).  The table as it is
  * (1, 0, 0) for an actor whose table is not calibrated (no meter, a

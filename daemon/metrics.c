@@ -189,6 +189,7 @@ struct meter_family {
 };
 
 static double actor_measured(const struct actor *a) { return a->measured_mw / 1e3; }
+static double actor_table(const struct actor *a) { return meter_view_table_mw(a) / 1e3; }
 static double actor_scale(const struct actor *a) { return meter_view_scale(a).scale; }
 static double actor_scale_offset(const struct actor *a)
 {
@@ -203,6 +204,8 @@ static double actor_scale_confidence(const struct actor *a)
 static const struct meter_family meter_families[] = {
 	{ "powerallocd_actor_measured_power_watts", "The power its meter measured over the last "
 	  "period (only while it reads).", true, actor_measured },
+	{ "powerallocd_actor_table_power_watts", "The power its table as loaded (uncalibrated) "
+	  "gives for the state and load in effect, beside the measured.", false, actor_table },
 	{ "powerallocd_actor_power_scale_ratio", "Measured over table power, as learnt from its "
 	  "meter (1: its table as it is).", false, actor_scale },
 	{ "powerallocd_actor_power_scale_offset_watts", "The static power its meter shows beyond "

@@ -22,7 +22,7 @@ int trace_open(struct trace *t, const char *path)
 	      "actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,switch_on_mc,control_mc,"
 	      "learned_sp_mw,model_tau_s,model_gain_mk_per_w,model_offset_mc,model_confidence,"
 	      "feed_forward_mw,model_tuned,aim_mc,zone_limit,actor_limit,cap_mw,power_limit_mw,"
-	      "measured_mw,power_scale,power_scale_confidence\n",
+	      "measured_mw,power_scale,power_scale_confidence,table_mw\n",
 	      nf.file);
 	if ((r = new_file_commit(&nf, path)) < 0)
 		return r;
@@ -45,7 +45,8 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 		 zone_feed_forward_mw(z), z->tuning.engaged);
 	/*
 	 * After them, at the end so that older readers keep their columns: the aim,
-	 * the reasons, the caps; then the actor's meter and its table's calibration.
+	 * the reasons, the caps; then the actor's meter and its table's calibration,
+	 * then its table's power (uncalibrated, beside the measured; 0 without a table).
 	 */
 	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
@@ -58,14 +59,14 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 		if (meter_view_state(a) == METER_VIEW_READING)
 			snprintf(measured, sizeof(measured), "%u", a->measured_mw);
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
-			"%d,%d,%s,%d,%s,%s,%u,%u,%s,%.4f,%.3f\n",
+			"%d,%d,%s,%d,%s,%s,%u,%u,%s,%.4f,%.3f,%u\n",
 			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
 			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
 			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc, model,
 			pid_aim_mc(&z->pid_run, z->control_mc), limit_reason_name(z->limit.now),
 			limit_reason_name(a->limit.now), z->capped ? z->cap_mw : 0, power_limit_mw,
-			measured, scale.scale, scale.confidence);
+			measured, scale.scale, scale.confidence, meter_view_table_mw(a));
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

@@ -783,7 +783,8 @@ class PowerLimit(Bus):
         self.assertEqual(header[26:31], ["aim_mc", "zone_limit", "actor_limit", "cap_mw",
                                          "power_limit_mw"])
         # Then the meters' (issue 35), at the end too.
-        self.assertEqual(header[31:], ["measured_mw", "power_scale", "power_scale_confidence"])
+        self.assertEqual(header[31:], ["measured_mw", "power_scale", "power_scale_confidence",
+                                       "table_mw"])
         # Started at 80 °C (held back then), cooled to 40 °C: idle, nothing held back;
         # the fan (no power model: max_mw 0), turned down a step a period, is on for
         # the temperature until it is off (on a slow machine, in the first idle rows).

@@ -387,21 +387,25 @@ static struct snapshot *metered_snapshot(void)
 	big->meter = "hwmon \"ina3221\" label \"VDD_CPU_B\" (/sys/class/hwmon/hwmon0)";
 	big->meter_state = "reading";
 	big->measured = 1302;
+	big->table = 943;
 	big->calibrating = 1;
 	big->power_scale = 1.38;
 	big->power_scale_confidence = 0.72;
 	return s;
 }
 
-/* The table: a line under the rows per metered actor, none for the others. */
+/*
+ * The table: a line under the rows per metered actor, none for the others:
+ * the power measured beside the table's (uncalibrated) and the calibration.
+ */
 static void test_meter_table(void **unused)
 {
 	struct snapshot *s = metered_snapshot();
 	struct actor_view *big = &s->zones[0].actors[0];
-	char *t = printed(ctl_print_table, s);
+	char *t = printed(ctl_print_table, s), *t2;
 
 	(void)unused;
-	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (scale 1.38, confidence 0.72)");
+	assert_line(t, "  cpufreq-cpu4         measured 1302, table 943 mW (scale 1.38, conf 0.72)");
 	assert_null(strstr(t, "devfreq-ff9a0000.gpu measured"));
 	assert_null(strstr(t, "devfreq-ff9a0000.gpu meter"));
 	free(t);
@@ -409,15 +413,32 @@ static void test_meter_table(void **unused)
 	big->power_scale_offset = 68;
 	big->power_scale_confidence = 0.81;
 	t = printed(ctl_print_table, s);
-	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (scale 1.17 +68 mW, confidence 0.81)");
+	assert_line(t, "  cpufreq-cpu4         measured 1302, table 943 mW (1.17 x +68 mW, conf 0.81)");
 	free(t);
 	big->power_scale_confidence = 0;	/* nothing learnt yet */
 	t = printed(ctl_print_table, s);
-	assert_line(t, "  cpufreq-cpu4         measured 1302 mW (calibrating)");
+	assert_line(t, "  cpufreq-cpu4         measured 1302, table 943 mW (calibrating)");
 	free(t);
 	big->calibrating = 0;			/* a powercap zone's own energy_uj */
 	t = printed(ctl_print_table, s);
 	assert_line(t, "  cpufreq-cpu4         measured 1302 mW");
+	/* 5-digit powers and an offset still fit 80 columns whole. */
+	big->calibrating = 1;
+	big->measured = 14200;
+	big->table = 10150;
+	big->power_scale = 1.399;
+	big->power_scale_offset = -68;
+	big->power_scale_confidence = 0.99;
+	t2 = printed(ctl_print_table, s);
+	assert_80_columns(t2);
+	assert_line(t2, "  cpufreq-cpu4         measured 14200, table 10150 mW (1.40 x -68 mW, conf "
+		    "0.99)");
+	free(t2);
+	big->power_scale_offset = 0;
+	t2 = printed(ctl_print_table, s);
+	assert_line(t2, "  cpufreq-cpu4         measured 14200, table 10150 mW (scale 1.40, conf 0.99)");
+	free(t2);
+	big->calibrating = 0;
 	free(t);
 	big->meter_state = "waiting";
 	t = printed(ctl_print_table, s);
@@ -442,11 +463,13 @@ static void test_meter_table_80_columns(void **unused)
 	(void)unused;
 	big->name = "powercap-intel-rapl:0:0-core-of-a-long-name";
 	big->measured = UINT32_MAX;
+	big->table = UINT32_MAX;
 	big->power_scale = 2.999;
 	big->power_scale_offset = -123456789;
 	t = printed(ctl_print_table, s);
 	assert_80_columns(t);
-	assert_non_null(strstr(t, "  powercap-intel-rapl… measured 4294967295 mW (scale 3.00 "));
+	assert_non_null(strstr(t, "  powercap-intel-rapl… measured 4294967295, table 4294967295 mW"
+			       " (3.00 x "));
 	free(t);
 	big->meter_state = "dropped";
 	big->meter_fault = "implausible";
@@ -457,7 +480,10 @@ static void test_meter_table_80_columns(void **unused)
 	snapshot_free(s);
 }
 
-/* The JSON: each actor's meter, measured_mw (null without a reading) and power_scale. */
+/*
+ * The JSON: each actor's meter, measured_mw (null without a reading), table_mw
+ * (its table's, uncalibrated) and power_scale.
+ */
 static void test_meter_json(void **unused)
 {
 	struct snapshot *s = metered_snapshot();
@@ -466,12 +492,14 @@ static void test_meter_json(void **unused)
 	(void)unused;
 	assert_non_null(strstr(j, "\"meter\":\"hwmon \\\"ina3221\\\" label \\\"VDD_CPU_B\\\" "
 				  "(/sys/class/hwmon/hwmon0)\",\"meter_state\":\"reading\","
-				  "\"meter_fault\":\"\",\"measured_mw\":1302,\"calibrating\":true,"
+				  "\"meter_fault\":\"\",\"measured_mw\":1302,\"table_mw\":943,"
+				  "\"calibrating\":true,"
 				  "\"power_scale\":1.3800,\"power_scale_offset_mw\":0.0,"
 				  "\"power_scale_confidence\":0.720}"));
 	/* The GPU has no meter: no reading, its table as it is. */
 	assert_non_null(strstr(j, "\"meter\":\"\",\"meter_state\":\"none\",\"meter_fault\":\"\","
-				  "\"measured_mw\":null,\"calibrating\":false,\"power_scale\":1.0000,"
+				  "\"measured_mw\":null,\"table_mw\":0,\"calibrating\":false,"
+				  "\"power_scale\":1.0000,"
 				  "\"power_scale_offset_mw\":0.0,\"power_scale_confidence\":0.000}"));
 	free(j);
 	snapshot_free(s);

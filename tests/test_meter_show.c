@@ -178,6 +178,33 @@ static void test_implausible_shown(void **state)
 	assert_true(v.scale == 1.0 && v.offset_mw == 0.0 && v.confidence == 0.0);
 }
 
+/*
+ * The table's power shown beside the measured: the table as loaded for the
+ * state and load in effect, which the calibration does not move (the
+ * request, the maximum do: real watts); 0 for the fan, which has no table.
+ */
+static void test_table_power(void **state)
+{
+	struct shown *s = *state;
+	struct actor *big = s->big, *fan = s->e.zones[0].fallback[0].actor;
+	uint32_t table_mw, model_max_mw = big->max_mw;
+
+	hot_period(s);	/* a second: the CPUs' load over a period */
+	table_mw = meter_view_table_mw(big);
+	assert_true(table_mw > 100);
+	assert_int_equal(table_mw, big->req_mw);	/* nothing learnt: the table as it is */
+	assert_int_equal(meter_view_table_mw(s->gpu), s->gpu->model_mw);
+	assert_int_equal(meter_view_table_mw(fan), 0);
+	/* Learnt: 1.5 x, sure of it; the table rebuilt as at a window. */
+	big->power_scale.scale = 1.5;
+	big->power_scale.confidence = 1.0;
+	actor_calibrate_table(big);
+	hot_period(s);
+	assert_int_equal(meter_view_table_mw(big), table_mw);
+	assert_in_range(big->req_mw, table_mw * 3 / 2 - 3, table_mw * 3 / 2 + 3);
+	assert_in_range(big->max_mw, model_max_mw * 3 / 2 - 3, model_max_mw * 3 / 2 + 3);
+}
+
 /* A meter that faults (a current of 100 A: jumped) is dropped, and shown so until a rebuild. */
 static void test_fault_shown(void **state)
 {
@@ -206,11 +233,14 @@ static void test_fault_shown(void **state)
 	free(text);
 }
 
-/* The metrics: the power measured (W) for the meters that read, the scale for every meter. */
+/*
+ * The metrics: the power measured (W) for the meters that read; the table's
+ * power and the scale for every meter.
+ */
 static void test_metrics(void **state)
 {
 	struct shown *s = *state;
-	char *text;
+	char *text, table[512];
 
 	s->big->calibrating = true;
 	s->big->power_scale.scale = 1.38;
@@ -220,7 +250,16 @@ static void test_metrics(void **state)
 	assert_contains(text, "# TYPE powerallocd_actor_measured_power_watts gauge\n"
 			"powerallocd_actor_measured_power_watts{actor=\"cpufreq-cpu0\"} 0.34\n"
 			"powerallocd_actor_measured_power_watts{actor=\"cpufreq-cpu4\"} 1.35\n"
-			"# HELP powerallocd_actor_power_scale_ratio ");
+			"# HELP powerallocd_actor_table_power_watts ");
+	/* The table's power, uncalibrated, for every meter (the GPU's counter has no reading yet). */
+	snprintf(table, sizeof(table), "# TYPE powerallocd_actor_table_power_watts gauge\n"
+		 "powerallocd_actor_table_power_watts{actor=\"cpufreq-cpu0\"} %.12g\n"
+		 "powerallocd_actor_table_power_watts{actor=\"cpufreq-cpu4\"} %.12g\n"
+		 "powerallocd_actor_table_power_watts{actor=\"devfreq-ff9a0000.gpu\"} %.12g\n",
+		 s->little->model_mw / 1e3, s->big->model_mw / 1e3, s->gpu->model_mw / 1e3);
+	assert_contains(text, table);
+	/* The GPU's load is its own from the first period (the CPUs' needs two): a real figure. */
+	assert_true(s->gpu->model_mw > 1000);
 	assert_contains(text, "powerallocd_actor_power_scale_ratio{actor=\"cpufreq-cpu0\"} 1\n"
 			"powerallocd_actor_power_scale_ratio{actor=\"cpufreq-cpu4\"} 1.38\n"
 			"powerallocd_actor_power_scale_ratio{actor=\"devfreq-ff9a0000.gpu\"} 1\n");
@@ -237,6 +276,7 @@ static void test_metrics(void **state)
 	text = metrics_text(&s->e);
 	assert_null(strstr(text, "measured_power"));
 	assert_null(strstr(text, "power_scale"));
+	assert_null(strstr(text, "table_power"));
 	free(text);
 }
 
@@ -258,11 +298,14 @@ static char *field(const char *header, const char *row, const char *name)
 	return strndup(p, strcspn(p, ",\n"));
 }
 
-/* The trace: measured_mw (empty without a reading), power_scale and its confidence, last. */
+/*
+ * The trace: measured_mw (empty without a reading), power_scale and its
+ * confidence, then table_mw, last.
+ */
 static void test_trace(void **state)
 {
 	struct shown *s = *state;
-	char path[] = "/tmp/powerallocd-trace.XXXXXX", header[1024], row[1024], *v;
+	char path[] = "/tmp/powerallocd-trace.XXXXXX", header[1024], row[1024], want[16], *v;
 	int rows = 0;
 	struct trace t;
 	FILE *f;
@@ -279,7 +322,7 @@ static void test_trace(void **state)
 	assert_non_null(f);
 	assert_non_null(fgets(header, sizeof(header), f));
 	assert_non_null(strstr(header, ",power_limit_mw,measured_mw,power_scale,"
-			       "power_scale_confidence\n"));
+			       "power_scale_confidence,table_mw\n"));
 	/* The GPU's counter has no second value yet; the fan on the fallback has no meter. */
 	while (fgets(row, sizeof(row), f)) {
 		bool big = strstr(row, ",cpufreq-cpu4,"), little = strstr(row, ",cpufreq-cpu0,");
@@ -293,9 +336,16 @@ static void test_trace(void **state)
 		v = field(header, row, "power_scale_confidence");
 		assert_string_equal(v, big ? "0.720" : "0.000");
 		free(v);
+		/* The table's power beside the measured (uncalibrated); the fan has no table. */
+		v = field(header, row, "table_mw");
+		snprintf(want, sizeof(want), "%u", big ? s->big->model_mw : little ? s->little->model_mw
+				 : strstr(row, ",devfreq-") ? s->gpu->model_mw : 0);
+		assert_string_equal(v, want);
+		free(v);
 		rows++;
 	}
 	assert_int_equal(rows, 4);	/* the clusters, the GPU, the fan */
+	assert_true(s->gpu->model_mw > 1000);	/* a real figure in its table_mw */
 	fclose(f);
 	close(fd);
 	unlink(path);
@@ -306,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_implausible_shown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_power, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace, setup, teardown),

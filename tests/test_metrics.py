@@ -424,7 +424,7 @@ zones = ( { name = "soc"; sensor = "cpu-thermal"; sustainable_power = 1500; peri
 """
 METER_FAMILIES = ["powerallocd_actor_" + n for n in (
     "measured_power_watts", "power_scale_ratio", "power_scale_offset_watts",
-    "power_scale_confidence_ratio")]
+    "power_scale_confidence_ratio", "table_power_watts")]
 RAIL = "sys/class/hwmon/hwmon0/curr2_input"     # VDD_CPU_L: 850 mV x 400 mA = 340 mW
 
 
@@ -432,10 +432,14 @@ class Metered(unittest.TestCase):
     """A meter's reading and the calibration of its actor's table, the same
     on D-Bus, in status (table and --json), the metrics file and the trace
     (issue 35, 3); the meter calibrates the little cluster's table from the
-    start, and its idle CPUs give windows under 10 mW of table, which move
-    nothing: calibrating, scale 1, confidence 0.  Then the rail stands
-    still: the meter is dropped as stopped, its calibration with it, and
-    each says so."""
+    start, and its CPUs, held idle, give windows under 10 mW of table,
+    which move nothing: calibrating, scale 1, confidence 0 whenever each is
+    read, its table's power 0 mW beside the 340 measured (busy, the table
+    says 716 mW and the first window, a second in, would move the scale
+    between one reading and the next).  Then the CPUs busy (a meter that
+    stands still counts as stopped only while its actor asks for power)
+    and the rail stands still: the meter is dropped as stopped, its
+    calibration with it, and each says so."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="powerallocd-metrics.")
@@ -443,6 +447,7 @@ class Metered(unittest.TestCase):
         self.file = os.path.join(self.dir, "powerallocd.prom")
         self.bus = PrivateBus()
         self.tree = Tree("rk3399-meters")
+        self.tree.idle.set()
         self.tree.write(ZONE0 + "temp", "90000\n")
         # The rail's current moves by a milliampere: a meter that holds one value stops.
         self.moving = threading.Event()
@@ -495,22 +500,25 @@ class Metered(unittest.TestCase):
         self.assertIn(little["measured_mw"], (340, 341))
         self.assertIn('hwmon "ina3221" label "VDD_CPU_L"', little["meter"])
         self.assertEqual((little["meter_fault"], little["calibrating"], little["power_scale"],
-                          little["power_scale_offset_mw"], little["power_scale_confidence"]),
-                         ("", True, 1.0, 0.0, 0.0))
+                          little["power_scale_offset_mw"], little["power_scale_confidence"],
+                          little["table_mw"]), ("", True, 1.0, 0.0, 0.0, 0))
+        # The unmetered big cluster's table power is its request.
+        self.assertEqual(big["table_mw"], big["requested_mw"])
         self.assertEqual((big["meter"], big["meter_state"], big["measured_mw"],
                           big["power_scale"]), ("", "none", None, 1.0))
         # D-Bus itself: the types powerallocd(8) gives.
         out = busctl("--json=short", "get-property", "org.powerallocd1",
                      "/org/powerallocd1/actor/0", "org.powerallocd1.Actor", "MeasuredPower",
-                     "MeterState", "PowerScale", "PowerScaleConfidence")
+                     "MeterState", "PowerScale", "PowerScaleConfidence", "TablePower")
         self.assertEqual(out.returncode, 0, out.stderr)
         got = [json.loads(line) for line in out.stdout.splitlines()]
-        self.assertEqual([g["type"] for g in got], ["u", "s", "d", "d"])
+        self.assertEqual([g["type"] for g in got], ["u", "s", "d", "d", "u"])
         self.assertIn(got[0]["data"], (340, 341))
         self.assertEqual(got[1:], [{"type": "s", "data": "reading"}, {"type": "d", "data": 1.0},
-                                   {"type": "d", "data": 0.0}])
+                                   {"type": "d", "data": 0.0}, {"type": "u", "data": 0}])
         table = ctl("status").stdout
-        self.assertRegex(table, r"\n  cpufreq-cpu0         measured 34[01] mW \(calibrating\)\n")
+        self.assertRegex(table,
+                         r"\n  cpufreq-cpu0         measured 34[01], table 0 mW \(calibrating\)\n")
         self.assertNotIn("cpufreq-cpu4         measured", table)
         families = self.metrics()
         with open(os.path.join(HERE, "..", "man", "powerallocd.8.scd")) as f:
@@ -521,14 +529,20 @@ class Metered(unittest.TestCase):
         self.assertIn(families[METER_FAMILIES[0]]["samples"][(("actor", "cpufreq-cpu0"),)],
                       (0.34, 0.341))
         self.assertEqual([families[n]["samples"][(("actor", "cpufreq-cpu0"),)]
-                          for n in METER_FAMILIES[1:]], [1, 0, 0])
+                          for n in METER_FAMILIES[1:]], [1, 0, 0, 0])
         with open(self.daemon.trace) as f:
             rows = list(csv.DictReader(f))
         measured = {r["measured_mw"] for r in rows if r["actor"] == "cpufreq-cpu0"}
         self.assertTrue(measured & {"340", "341"}, measured)
         self.assertEqual({(r["measured_mw"], r["power_scale"], r["power_scale_confidence"])
                           for r in rows if r["actor"] == "cpufreq-cpu4"}, {("", "1.0000", "0.000")})
+        # table_mw, last: the little cluster's table power (idle: 0), the big one's its request.
+        self.assertEqual(list(rows[0])[-1], "table_mw")
+        self.assertEqual({r["table_mw"] for r in rows if r["actor"] == "cpufreq-cpu0"}, {"0"})
+        self.assertTrue(all(r["table_mw"] == r["req_mw"] for r in rows
+                            if r["actor"] == "cpufreq-cpu4"))
         # The rail stands still: stopped after 30 reads (1.5 s), dropped, and said so everywhere.
+        self.tree.idle.clear()
         self.moving.clear()
         self.assertTrue(wait_for(lambda: self.meter_state() == "dropped", timeout=20),
                         self.daemon.logtext())
@@ -541,6 +555,11 @@ class Metered(unittest.TestCase):
         families = self.metrics()
         self.assertNotIn(METER_FAMILIES[0], families)
         self.assertEqual(families[METER_FAMILIES[1]]["samples"], {(("actor", "cpufreq-cpu0"),): 1})
+        # Its table's power still shown: the busy cluster's, 716 mW at its top OPP.
+        self.assertEqual(list(families[METER_FAMILIES[4]]["samples"]),
+                         [(("actor", "cpufreq-cpu0"),)])
+        table_w = families[METER_FAMILIES[4]]["samples"][(("actor", "cpufreq-cpu0"),)]
+        self.assertGreater(table_w, 0.5)
 
 
 class Parser(unittest.TestCase):

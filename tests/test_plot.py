@@ -177,7 +177,8 @@ def write_capped_trace(path, measured=None):
     actors it does not name)."""
     with open(path, "w") as f:
         f.write(HEADER + "," + LATER_COLUMNS +
-                (",measured_mw,power_scale,power_scale_confidence" if measured else "") + "\n")
+                (",measured_mw,power_scale,power_scale_confidence,table_mw" if measured else "")
+                + "\n")
         for k in range(301):
             t = 100 * k
             cap = 1500 if 10000 <= t < 20000 else 0
@@ -191,7 +192,7 @@ def write_capped_trace(path, measured=None):
                         % (t, 60000 + 20 * k, cap or 3000, actor, grant, max_mw, state, reason,
                            reason, cap, cap))
                 if measured:
-                    f.write(",%s,1.0000,0.000" % measured.get(actor, ""))
+                    f.write(",%s,1.0000,0.000,%d" % (measured.get(actor, ""), grant))
                 f.write("\n")
 
 
