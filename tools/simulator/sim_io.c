@@ -322,7 +322,10 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->state_dir = set->state_dir;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
+	if (read_description(sim, description) < 0 ||
+	    (set->vary && plant_vary_domains(&sim->thermal, sim->board,
+					     set->vary->domain_scales) < 0) ||
+	    !mkdtemp(sim->dir))
 		return -1;
 	apply_settings(sim, set);
 	if (build_tree(sim) < 0 || sim_meters_setup(&sim->meters, sim->dir, set->speed) < 0 ||
