@@ -156,7 +156,7 @@ static void test_domain_scale(void **unused)
 	(void)unused;
 	init(&table, &v, WORKLOAD_STEADY);
 	init(&mixed, &v, WORKLOAD_STEADY);
-	assert_int_equal(plant_vary_domains(&mixed.p, b, "cluster1=1.4,gpu=0.7"), 0);
+	assert_int_equal(plant_vary_domains(&mixed.p, b, "cluster1=1.4,gpu=0.7", "test"), 0);
 	plant_step(&table, 0.01);
 	plant_step(&mixed, 0.01);
 	assert_float_equal(mixed.dom[0].power_w, table.dom[0].power_w, 1e-12);
@@ -197,14 +197,17 @@ static void test_domain_scale_bad(void **unused)
 
 	(void)unused;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(plant_vary_domains(&p, b, bad[i]), -1);
+		assert_int_equal(plant_vary_domains(&p, b, bad[i], "test"), -1);
 		for (size_t k = 0; k < PLANT_MAX_DOMAINS; k++)
 			assert_true(p.domain_scale[k] == 0);
 	}
-	assert_int_equal(plant_vary_domains(&p, b, ""), 0);
-	assert_int_equal(plant_vary_domains(&p, b, NULL), 0);
-	assert_int_equal(plant_vary_domains(&p, b, "gpu=2,cluster0=0.1"), 0);
+	assert_int_equal(plant_vary_domains(&p, b, "", "test"), 0);
+	assert_int_equal(plant_vary_domains(&p, b, NULL, "test"), 0);
+	assert_int_equal(plant_vary_domains(&p, b, "gpu=2,cluster0=0.1", "test"), 0);
 	assert_true(p.domain_scale[2] == 2 && p.domain_scale[0] == 0.1 && p.domain_scale[1] == 0);
+	/* Another text (the command line's over the description's) keeps the domains it does not name. */
+	assert_int_equal(plant_vary_domains(&p, b, "cluster1=1.2,gpu=3", "test"), 0);
+	assert_true(p.domain_scale[2] == 3 && p.domain_scale[0] == 0.1 && p.domain_scale[1] == 1.2);
 }
 
 static void test_ambient_step(void **unused)

@@ -38,10 +38,12 @@ void plant_vary(struct thermal_params *p, const struct plant_variation *v);
 /**
  * plant_vary_domains() - @text, "NAME=X[,NAME=X...]" (a domain of @b, X
  * from 0.1 to 10: its silicon draws X x its table), into
- * @p->domain_scale; NULL or "" changes nothing.
+ * @p->domain_scale, the domains not named kept; NULL or "" changes nothing.
+ * @what: where @text comes from, for the messages ("--power-scale-domain").
  * Return: 0, or -1 said on stderr with the board's domain names.
  */
-int plant_vary_domains(struct thermal_params *p, const struct board *b, const char *text);
+int plant_vary_domains(struct thermal_params *p, const struct board *b, const char *text,
+		       const char *what);
 
 /** plant_die_tau_s() - C_die x R_die, s. */
 double plant_die_tau_s(const struct thermal_params *p);
