@@ -76,11 +76,23 @@ class Plan(unittest.TestCase):
 
     def test_dry_run_with_meters(self):
         """--meters: each board's 1.0, 0.7 and 1.4 x cells again, metered,
-        beside the originals; the rest of the sample as without."""
+        beside the originals, and two mixed-scale cells (the big cluster
+        1.4 x, the GPU 0.7 x, then the reverse) with their metered twins;
+        the rest of the sample as without."""
         rc, out, err = bench("--dry-run", "--boards", "rk3399-rockpro64", "--meters")
         self.assertEqual(rc, 0, err)
         plain = bench("--dry-run", "--boards", "rk3399-rockpro64")[1]
-        self.assertRegex(out.splitlines()[0], r"^1 boards, 35 cells .* --meters$")
+        self.assertRegex(out.splitlines()[0], r"^1 boards, 39 cells .* --meters$")
+        self.assertIn("  x001 rk3399-rockpro64 steady, scale cluster1=1.4,gpu=0.7 (steady, exact "
+                      "sensor)\n  x001m rk3399-rockpro64 steady, scale cluster1=1.4,gpu=0.7, "
+                      "meters (steady, exact sensor)\n"
+                      "  x002 rk3399-rockpro64 steady, scale cluster1=0.7,gpu=1.4 (steady, exact "
+                      "sensor)\n", out)
+        self.assertNotIn(" x0", plain)
+        # A board without a GPU mixes its big cluster with the other one.
+        xu4 = bench("--dry-run", "--boards", "odroid-xu4", "--meters")[1]
+        self.assertIn("  x001 odroid-xu4 steady, scale cluster1=1.4,cluster0=0.7 ", xu4)
+        out = "\n".join(l for l in out.splitlines() if not re.match(r"  x\d+m? ", l)) + "\n"
         self.assertRegex(plain.splitlines()[0], r"^1 boards, 32 cells ")
         self.assertIn("  c001 rk3399-rockpro64 steady (steady, exact sensor)\n"
                       "  c001m rk3399-rockpro64 steady, meters (steady, exact sensor)\n", out)
@@ -196,6 +208,23 @@ class Summary(unittest.TestCase):
         rc, out, err = bench("--table")
         self.assertEqual(rc, 2)
 
+    def test_mixed_cells_judged_and_rerun(self):
+        """A mixed-scale cell is compared with its board's 1.0 x cell (T6
+        for the metered one), and its rerun command gives the simulator
+        each domain's scale."""
+        rc, out, err = summarize([
+            row("c001", "default", 97.0, 0.10),
+            row("c001m", "default", 97.0, 0.10, meters="hwmon"),
+            row("x001", "default", 94.0, 0.30, scale="cluster1=1.4,gpu=0.7"),
+            row("x001m", "default", 96.5, 0.20, scale="cluster1=1.4,gpu=0.7", meters="hwmon")])
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"x001m +rk3399-rockpro64 +scale cluster1=1.4,gpu=0.7 +meters hwmon "
+                              r"+work 96.5 \(1.0 x: 97.0, -0.5\), overshoot 0.20 \(1.0 x: 0.10, "
+                              r"\+0.10\)\n")
+        self.assertRegex(out, r"default    T6 pass .*: all")
+        self.assertIn("--power-scale-domain cluster1=1.4,gpu=0.7", out)
+        self.assertNotIn("--power-scale cluster1", out)
+
 
 class Run(unittest.TestCase):
     def test_second_boot(self):
@@ -232,7 +261,8 @@ class Run(unittest.TestCase):
             row("c010", "default", 94.0, 0.70, scale="1.4"),
             row("c010m", "default", 96.5, 0.35, scale="1.4", meters="yes")])
         self.assertEqual(rc, 0, err)
-        self.assertIn("power scale: each 0.7 and 1.4 x cell against the same board's 1.0 x", out)
+        self.assertIn("power scale: each 0.7, 1.4 x and mixed cell against the same board's "
+                      "1.0 x", out)
         self.assertRegex(out, r"c009m +rk3399-rockpro64 +scale 0.7 +meters yes +work 96.5 "
                               r"\(1.0 x: 97.0, -0.5\), overshoot 0.12 \(1.0 x: 0.10, \+0.02\)\n")
         self.assertRegex(out, r"c010m .*overshoot 0.35 \(1.0 x: 0.10, \+0.25\): "

@@ -3,7 +3,8 @@
  * The simulator's plant and its variations (tools/simulator): the die's
  * and the case's time constants measured from a power step, the share of
  * the resistance with the total kept, the true sustainable power and the
- * settled start, the silicon's power scale, the ambient step; and the
+ * settled start, the silicon's power scale (the plant's, and each domain's
+ * own with --power-scale-domain), the ambient step; and the
  * sensor model: exact, quantised to its resolution, gaussian noise of the
  * given deviation, the same readings for the same seed.
  */
@@ -140,6 +141,75 @@ static void test_power_scale(void **unused)
 	assert_true(plant_best_work_rate(&silicon, 1.0) < plant_best_work_rate(&table, 1.0));
 }
 
+/*
+ * --power-scale-domain cluster1=1.4,gpu=0.7: each domain draws its own
+ * multiple of its table (cluster0 the plant's 1.0), and the limit buys
+ * with the silicon's watts of each.
+ */
+static void test_domain_scale(void **unused)
+{
+	const struct board *b = board_find("rk3399-rockpro64");
+	struct plant_variation v = { 0 };
+	struct plant table, mixed, uniform;
+	double all_big[PLANT_MAX_DOMAINS] = { 0 };
+
+	(void)unused;
+	init(&table, &v, WORKLOAD_STEADY);
+	init(&mixed, &v, WORKLOAD_STEADY);
+	assert_int_equal(plant_vary_domains(&mixed.p, b, "cluster1=1.4,gpu=0.7", "test"), 0);
+	plant_step(&table, 0.01);
+	plant_step(&mixed, 0.01);
+	assert_float_equal(mixed.dom[0].power_w, table.dom[0].power_w, 1e-12);
+	assert_float_equal(mixed.dom[1].power_w, 1.4 * table.dom[1].power_w, 1e-9);
+	assert_float_equal(mixed.dom[2].power_w, 0.7 * table.dom[2].power_w, 1e-9);
+	assert_float_equal(mixed.power_w - 0.3, table.dom[0].power_w + 1.4 * table.dom[1].power_w +
+			   0.7 * table.dom[2].power_w, 1e-9);
+	assert_float_equal(plant_domain_scale(&mixed.p, 0), 1, 0);
+	assert_float_equal(plant_domain_scale(&mixed.p, 1), 1.4, 0);
+	/* Every domain at 1.4 by its own scale: the limit of --power-scale 1.4. */
+	v.power_scale = 1.4;
+	init(&uniform, &v, WORKLOAD_STEADY);
+	plant_step(&uniform, 0.01);
+	for (size_t k = 0; k < b->n_domains; k++)
+		all_big[k] = 1.4;
+	memcpy(table.p.domain_scale, all_big, sizeof(all_big));
+	assert_float_equal(plant_best_work_rate(&table, 2.0), plant_best_work_rate(&uniform, 2.0),
+			   1e-3 * plant_best_work_rate(&uniform, 2.0));
+	/* The mixed plant: the big cluster dearer, the GPU cheaper than their tables. */
+	memset(table.p.domain_scale, 0, sizeof(table.p.domain_scale));
+	assert_true(plant_best_work_rate(&mixed, 2.0) != plant_best_work_rate(&table, 2.0));
+	assert_true(plant_best_work_rate(&mixed, 2.0) > plant_best_work_rate(&uniform, 2.0));
+	/* The plant's scale still applies to the domains without their own. */
+	mixed.p.power_scale = 0.5;
+	plant_step(&mixed, 0.01);
+	assert_float_equal(mixed.dom[0].power_w, 0.5 * table.dom[0].power_w, 1e-12);
+	assert_float_equal(mixed.dom[1].power_w, 1.4 * table.dom[1].power_w, 1e-9);
+}
+
+/* Bad --power-scale-domain text is refused and changes nothing. */
+static void test_domain_scale_bad(void **unused)
+{
+	const struct board *b = board_find("rk3399-rockpro64");
+	static const char *const bad[] = { "cluster9=1.4", "cluster1", "=1.4", "cluster1=",
+					   "cluster1=0.05", "cluster1=11", "cluster1=1.4x",
+					   "gpu=0.7,cpu=1" };
+	struct thermal_params p = rockpro64;
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(plant_vary_domains(&p, b, bad[i], "test"), -1);
+		for (size_t k = 0; k < PLANT_MAX_DOMAINS; k++)
+			assert_true(p.domain_scale[k] == 0);
+	}
+	assert_int_equal(plant_vary_domains(&p, b, "", "test"), 0);
+	assert_int_equal(plant_vary_domains(&p, b, NULL, "test"), 0);
+	assert_int_equal(plant_vary_domains(&p, b, "gpu=2,cluster0=0.1", "test"), 0);
+	assert_true(p.domain_scale[2] == 2 && p.domain_scale[0] == 0.1 && p.domain_scale[1] == 0);
+	/* Another text (the command line's over the description's) keeps the domains it does not name. */
+	assert_int_equal(plant_vary_domains(&p, b, "cluster1=1.2,gpu=3", "test"), 0);
+	assert_true(p.domain_scale[2] == 3 && p.domain_scale[0] == 0.1 && p.domain_scale[1] == 1.2);
+}
+
 static void test_ambient_step(void **unused)
 {
 	struct plant_variation v = { .ambient_step_c = -10 };
@@ -238,6 +308,8 @@ int main(void)
 		cmocka_unit_test(test_share_keeps_total),
 		cmocka_unit_test(test_sustainable_settles_at_control),
 		cmocka_unit_test(test_power_scale),
+		cmocka_unit_test(test_domain_scale),
+		cmocka_unit_test(test_domain_scale_bad),
 		cmocka_unit_test(test_ambient_step),
 		cmocka_unit_test(test_sensor_exact),
 		cmocka_unit_test(test_sensor_quantised),

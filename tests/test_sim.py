@@ -287,6 +287,38 @@ class PlantOptions(unittest.TestCase):
                       "         silicon 1.25 x table, ambient step +10.0 °C", out)
         self.assertIn("2200 mW (1760 mW of the power table's)", out)
 
+    def test_domain_scales(self):
+        """--power-scale-domain, over a description's domain_power_scale:
+        the summary names each domain's own scale; a domain the board does
+        not have is refused, naming those it has."""
+        with tempfile.TemporaryDirectory() as d:
+            sim = os.path.join(d, "mixed.sim")
+            with open(os.path.join(SIMULATOR_DIR, "rk3399-rockpro64.sim")) as f:
+                text = f.read()
+            with open(sim, "w") as f:
+                f.write(text + 'domain_power_scale = "gpu=0.5,cluster0=0.8";\n')
+            rc, out = run_sim("--quiet", "--sim", sim, "--power-scale-domain",
+                              "cluster1=1.4,gpu=0.7", duration=3)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("         silicon 1.00 x table, ambient step +0.0 °C\n"
+                          "         but cluster0 0.80 x, cluster1 1.40 x, gpu 0.70 x\n", out)
+            self.assertRegex(out, r"true sustainable power +2200 mW "
+                                  r"\(the domains' scales differ\)")
+            rc, out = run_sim("--quiet", "--sim", sim, duration=3)
+            self.assertIn("         but cluster0 0.80 x, gpu 0.50 x\n", out)
+            with open(sim, "w") as f:
+                f.write(text + 'domain_power_scale = "npu=2";\n')
+            rc, out = run_sim("--sim", sim, duration=1)
+            self.assertEqual(rc, 1, out)
+            self.assertIn('simulation description: domain_power_scale: no domain "npu" on '
+                          'rk3399-rockpro64 (its domains: cluster0, cluster1, gpu)', out)
+        rc, out = run_sim("--power-scale-domain", "cluster1=20", duration=1)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("--power-scale-domain: cluster1: a number from 0.1 to 10, not \"20\"", out)
+        rc, out = run_sim("--quiet", duration=3)
+        self.assertNotIn("         but ", out)
+        self.assertIn("(2200 mW of the power table's)", out)
+
     def test_help_names_sim_keep_tree(self):
         out = subprocess.run([SIM, "--help"], capture_output=True, text=True, timeout=30)
         self.assertEqual(out.returncode, 0)

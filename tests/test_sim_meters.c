@@ -2,7 +2,8 @@
 /*
  * The simulator's power meters (tools/simulator/sim_meters.c): the files a
  * real kernel would give, in a tree of their own, carrying the plant's
- * true power (its table times --power-scale), held between samples, with
+ * true power (its table times --power-scale, or the domain's own
+ * --power-scale-domain), held between samples, with
  * the noise asked for; the description's key and the daemon's.
  */
 #include <libconfig.h>
@@ -193,6 +194,55 @@ static void test_true_power(void **state)
 	}
 }
 
+/* The table's power of domain @k at its state this step, W. */
+static double table_w(const struct fixture *f, size_t k)
+{
+	const struct board_domain *d = &f->b->domains[k];
+	const struct domain_state *s = &f->pl.dom[k];
+
+	for (size_t i = 0; i < d->n_opps; i++)
+		if (d->opps[i].freq_khz == s->freq_khz)
+			return d->opps[i].power_uw / 1e6 * (d->n_cpus ? d->n_cpus : 1) * s->busy;
+	return -1;
+}
+
+/*
+ * Each domain's own scale (--power-scale-domain cluster1=0.7,gpu=2 on a
+ * plant at 1.4): its true power, and so its meter, follows its factor;
+ * cluster0 keeps the plant's.
+ */
+static void test_domain_scale(void **state)
+{
+	static const double want[3] = { 1.4, 0.7, 2.0 };
+	struct fixture *f = *state;
+	double energy_j[3] = { 0 };
+
+	f->p.domain_scale[1] = 0.7;
+	f->p.domain_scale[2] = 2.0;
+	plant_init(&f->pl, f->b, &f->p, WORKLOAD_STEADY, 60);
+	meters_all(f, 500, 0, SIM_METER_CONFIG_NONE);
+	for (int step = 1; step <= 151; step++) {
+		for (size_t k = 0; k < 3; k++)
+			f->pl.dom[k].state = step <= 51 ? 0 : (unsigned long)(step / 7 + k) % 4;
+		plant_step(&f->pl, DT_S);
+		sim_meters_step(&f->mt, &f->pl, DT_S);
+		for (size_t k = 0; k < 3; k++) {
+			char rel[128];
+
+			assert_near(f->pl.dom[k].power_w, want[k] * table_w(f, k), 1e-9);
+			energy_j[k] += want[k] * table_w(f, k) * DT_S;
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/energy%zu_input", k + 1);
+			assert_near(read_number(f, rel), energy_j[k] * 1e6, 1.5);
+			snprintf(rel, sizeof(rel), "sys/class/powercap/sim-rapl:%zu/energy_uj", k);
+			assert_near(read_number(f, rel), energy_j[k] * 1e6, 1.5);
+			/* The first sample at state 0 throughout: the held power is that state's. */
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/power%zu_input", k + 1);
+			if (step == 51)
+				assert_near(read_number(f, rel), want[k] * table_w(f, k) * 1e6, 1.5);
+		}
+	}
+}
+
 /* 5 % noise: each reading moves, their mean stays the true power. */
 static void test_noise(void **state)
 {
@@ -298,6 +348,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_files_appear, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_true_power, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_domain_scale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_description_and_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_descriptions, setup, teardown),

@@ -117,7 +117,7 @@ static void step_domain(struct plant *pl, size_t k, double dt_s)
 	s->freq_khz = d->opps[opp].freq_khz;
 	/* Work that fits at this frequency; the rest waits (is lost here). */
 	s->busy = fmin(1.0, s->demand * top / s->freq_khz);
-	s->power_w = d->opps[opp].power_uw / 1e6 * n * s->busy * pl->p.power_scale;
+	s->power_w = d->opps[opp].power_uw / 1e6 * n * s->busy * plant_domain_scale(&pl->p, k);
 	pl->work_demanded += s->demand * top / 1000 * n * weight * dt_s;
 	pl->work_done += s->busy * s->freq_khz / 1000 * n * weight * dt_s;
 }
@@ -167,14 +167,40 @@ void plant_start_settled(struct plant *pl, double control_c)
 	pl->case_c = pl->die_c = t->ambient_c + total_w * t->case_to_ambient_k_per_w;
 }
 
+double plant_domain_scale(const struct thermal_params *p, size_t k)
+{
+	return k < PLANT_MAX_DOMAINS && p->domain_scale[k] > 0 ? p->domain_scale[k] : p->power_scale;
+}
+
+/*
+ * Domain @k's table in units of power_scale x the table's: each OPP's power
+ * times the domain's scale over power_scale; @t itself where they are the
+ * same (every uniform plant, so its limit stays bit for bit what it was).
+ */
+static const struct power_table *relative_table(const struct plant *pl, size_t k,
+						struct power_table *t)
+{
+	double ratio = plant_domain_scale(&pl->p, k) / pl->p.power_scale;
+
+	if (ratio == 1)
+		return &pl->table[k];
+	*t = pl->table[k];
+	for (size_t i = 0; i < t->n; i++) {
+		t->entry[i].power_uw = (uint32_t)lround(t->entry[i].power_uw * ratio);
+		t->entry[i].power_mw = t->entry[i].power_uw / 1000;
+	}
+	return t;
+}
+
 double plant_best_work_rate(const struct plant *pl, double power_w)
 {
 	struct eff_actor e[PLANT_MAX_DOMAINS];
+	struct power_table scaled[PLANT_MAX_DOMAINS];
 
 	/* Throughput in DMIPS: capacity at the top OPP = DMIPS/MHz x top MHz. */
 	for (size_t k = 0; k < pl->board->n_domains; k++) {
 		const struct board_domain *d = &pl->board->domains[k];
-		const struct power_table *t = &pl->table[k];
+		const struct power_table *t = relative_table(pl, k, &scaled[k]);
 		unsigned int n = d->n_cpus ? d->n_cpus : 1;
 
 		e[k] = (struct eff_actor){ .table = t, .n_cpus = n, .demand = pl->dom[k].demand,
@@ -183,7 +209,8 @@ double plant_best_work_rate(const struct plant *pl, double power_w)
 					   .weight_q10 = 1024,
 					   .max_mw = t->entry[t->n - 1].power_mw * n };
 	}
-	/* The tables' milliwatts: the silicon draws power_scale times their figure. */
+	/* The tables' milliwatts: the silicon draws power_scale times their figure
+	 * (each domain's own scale is in its relative table). */
 	return efficiency_best_throughput(e, pl->board->n_domains,
 					  power_w * 1000 / pl->p.power_scale);
 }

@@ -41,6 +41,8 @@ struct thermal_params {
 	double case_to_ambient_k_per_w;
 	double static_power_w;		/* the rest of the board, always on */
 	double power_scale;		/* the silicon's power / the power table's */
+	/* Per domain, the same ratio where it differs (0: power_scale's). */
+	double domain_scale[PLANT_MAX_DOMAINS];
 	double ambient_step_c;		/* added to ambient during the middle third */
 	size_t n_fan_states;		/* 0: no fan */
 	double fan_case_to_ambient_k_per_w[PLANT_MAX_FAN_STATES];
@@ -83,12 +85,18 @@ struct plant {
  * plant_best_work_rate() - the physical limit: the most work per second
  * (DMIPS) any mix of OPPs (time-shared) could deliver for the demand of
  * this step within @power_w of dynamic power (the silicon's: the power
- * table's figure times power_scale).  Each domain's (power, work)
+ * table's figure times the domain's scale, plant_domain_scale()).  Each domain's (power, work)
  * points, idle included, are reduced to their upper concave hull and the
  * power goes to the steepest segments first (lib/control/efficiency.c, the same
  * computation efficiency-aware division starts from).
  */
 double plant_best_work_rate(const struct plant *pl, double power_w);
+
+/**
+ * plant_domain_scale() - domain @k's silicon power over its power table's:
+ * its own scale where it has one, else the plant's power_scale.
+ */
+double plant_domain_scale(const struct thermal_params *p, size_t k);
 
 /** plant_init() - at ambient, every domain at state 0. */
 void plant_init(struct plant *pl, const struct board *b, const struct thermal_params *p,

@@ -156,25 +156,48 @@ static void run_loop(struct sim *sim, struct plant *pl, const struct sim_options
 	}
 }
 
+/*
+ * The domains whose scale differs from the plant's, "cluster1 1.40 x, gpu
+ * 0.70 x", into @buf; "" where none does.
+ */
+static void domain_scales(const struct plant *pl, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < pl->board->n_domains && n < size; k++)
+		if (plant_domain_scale(&pl->p, k) != pl->p.power_scale)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s %.2f x", n ? ", " : "",
+					      pl->board->domains[k].name,
+					      plant_domain_scale(&pl->p, k));
+}
+
 /* The plant as varied, its true sustainable power, the daemon's, the sensor. */
 static void print_plant(const struct sim *sim, const struct plant *pl,
 			const struct sim_options *o)
 {
 	const struct thermal_params *t = &pl->p;
 	double r_total = t->die_to_case_k_per_w + t->case_to_ambient_k_per_w;
-	char used[64];
+	char used[64], mixed[160];
 
+	domain_scales(pl, mixed, sizeof(mixed));
 	printf("  plant: die tau %.2f s, case tau %.1f s, die share %.2f of %.1f K/W,\n"
 	       "         silicon %.2f x table, ambient step %+.1f °C%s\n", plant_die_tau_s(t),
 	       plant_case_tau_s(t), t->die_to_case_k_per_w / r_total, r_total, t->power_scale,
 	       t->ambient_step_c, o->settled ? ", settled start" : "");
+	if (*mixed)
+		printf("         but %s\n", mixed);
 	if (o->sensor_step_c > 0 || o->sensor_noise_c > 0)
 		printf("  sensor: %.2f °C steps, noise sd %.2f °C, seed %llu\n", o->sensor_step_c,
 		       o->sensor_noise_c, (unsigned long long)o->seed);
 	else
 		printf("  sensor: exact\n");
-	printf("  true sustainable power     %6.0f mW (%.0f mW of the power table's)\n",
-	       sim->sustainable_w * 1000, sim->sustainable_w * 1000 / t->power_scale);
+	if (*mixed)
+		printf("  true sustainable power     %6.0f mW (the domains' scales differ)\n",
+		       sim->sustainable_w * 1000);
+	else
+		printf("  true sustainable power     %6.0f mW (%.0f mW of the power table's)\n",
+		       sim->sustainable_w * 1000, sim->sustainable_w * 1000 / t->power_scale);
 	sim_daemon_sustainable(sim, used, sizeof(used));
 	/* Its number right-aligned with the others: "2767 mW (configured 2200 mW)". */
 	printf("  the daemon's sustainable   %*s%s\n", (int)(6 - strspn(used, "0123456789")), "",

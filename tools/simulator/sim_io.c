@@ -102,6 +102,26 @@ static int read_fan(struct sim *sim, config_t *cfg)
 	return 0;
 }
 
+/*
+ * The optional domain_power_scale = "NAME=X[,NAME=X...]": domains whose
+ * silicon draws another multiple of their table than the plant's 1
+ * (--power-scale-domain replaces the domains it names).  Return: 0 or -1.
+ */
+static int read_domain_scales(struct sim *sim, config_t *cfg)
+{
+	const char *text;
+
+	if (!config_lookup(cfg, "domain_power_scale"))
+		return 0;
+	if (config_lookup_string(cfg, "domain_power_scale", &text) != CONFIG_TRUE) {
+		fprintf(stderr, "simulation description: domain_power_scale is a string, "
+			"\"cluster1=1.4,gpu=0.7\"\n");
+		return -1;
+	}
+	return plant_vary_domains(&sim->thermal, sim->board, text,
+				  "simulation description: domain_power_scale");
+}
+
 /* The board's GPU needs its devfreq device name (gpu_device); a board without one does not. */
 static int read_description(struct sim *sim, const char *path)
 {
@@ -135,6 +155,8 @@ static int read_description(struct sim *sim, const char *path)
 			r = 0;
 		if (r == 0)
 			r = read_fan(sim, &cfg);
+		if (r == 0)
+			r = read_domain_scales(sim, &cfg);
 		if (r == 0)
 			r = sim_events_read_description(&cfg, &sim->kernel);
 		if (r == 0)
@@ -322,7 +344,10 @@ int sim_setup(struct sim *sim, const char *description, const struct sim_setting
 	sim->state_dir = set->state_dir;
 	snprintf(sim->dir, sizeof(sim->dir), "%s/powerallocd-sim.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (read_description(sim, description) < 0 || !mkdtemp(sim->dir))
+	if (read_description(sim, description) < 0 ||
+	    (set->vary && plant_vary_domains(&sim->thermal, sim->board, set->vary->domain_scales,
+					     "--power-scale-domain") < 0) ||
+	    !mkdtemp(sim->dir))
 		return -1;
 	apply_settings(sim, set);
 	if (build_tree(sim) < 0 || sim_meters_setup(&sim->meters, sim->dir, set->speed) < 0 ||

@@ -51,6 +51,12 @@ static void usage(FILE *out)
 		"      --thermal-resistance K/W  die + case to ambient (1 to 200), the share kept\n"
 		"      --power-scale F     the silicon draws F x the power table's figure (0.1 to\n"
 		"                          10); the daemon still believes the table\n"
+		"      --power-scale-domain NAME=X[,NAME=X...]\n"
+		"                          the domain NAME's silicon draws X x its table (0.1\n"
+		"                          to 10) instead of --power-scale's (its meter\n"
+		"                          measures that); NAME as the board's domains:\n"
+		"                          cluster0, cluster1, ..., gpu.  Over a\n"
+		"                          description's domain_power_scale = \"NAME=X,...\";\n"
 		"      --ambient-step C    the ambient C °C higher (-30 to 30) during the middle\n"
 		"                          third (default 0; 15 with the ambient-step workload)\n"
 		"      --settled           start the case where it settles while the die holds\n"
@@ -147,7 +153,7 @@ enum {
 	OPT_DIE_TAU = 256, OPT_CASE_TAU, OPT_DIE_SHARE, OPT_RESISTANCE, OPT_POWER_SCALE,
 	OPT_AMBIENT_STEP, OPT_SETTLED, OPT_SENSOR_STEP, OPT_SENSOR_NOISE, OPT_SEED,
 	OPT_SUSTAINABLE, OPT_NO_TRIP_EVENTS, OPT_METERS, OPT_METER_NOISE, OPT_METER_PERIOD,
-	OPT_METER_CONFIG,
+	OPT_METER_CONFIG, OPT_POWER_SCALE_DOMAIN,
 };
 
 /* The meters' options. */
@@ -189,6 +195,7 @@ static int parse_plant_option(int c, const char *arg, struct sim_options *o)
 	case OPT_RESISTANCE:
 		return parse_number("thermal-resistance", arg, 1, 200, &v->resistance_k_per_w);
 	case OPT_POWER_SCALE: return parse_number("power-scale", arg, 0.1, 10, &v->power_scale);
+	case OPT_POWER_SCALE_DOMAIN: v->domain_scales = arg; return 0;
 	case OPT_AMBIENT_STEP:
 		return parse_number("ambient-step", arg, -30, 30, &v->ambient_step_c);
 	case OPT_SETTLED: o->settled = 1; return 0;
@@ -227,6 +234,7 @@ static const struct option longopts[] = {
 	{ "die-share", required_argument, NULL, OPT_DIE_SHARE },
 	{ "thermal-resistance", required_argument, NULL, OPT_RESISTANCE },
 	{ "power-scale", required_argument, NULL, OPT_POWER_SCALE },
+	{ "power-scale-domain", required_argument, NULL, OPT_POWER_SCALE_DOMAIN },
 	{ "ambient-step", required_argument, NULL, OPT_AMBIENT_STEP },
 	{ "settled", no_argument, NULL, OPT_SETTLED },
 	{ "sensor-step", required_argument, NULL, OPT_SENSOR_STEP },
