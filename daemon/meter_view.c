@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "meter_view.h"
 
-/* The calibration found the meter and the table apart beyond 0.3-3 x (it stopped calibrating then). */
+/* The calibration found meter and table apart beyond 0.3-3 x (and stopped calibrating). */
 static bool implausible(const struct actor *a)
 {
 	return a->meter && a->power_scale.implausible;
