@@ -188,7 +188,8 @@ class Summary(unittest.TestCase):
                                 row("c002", "default", 98.0, 0.1, sp="4", boot="second"),
                                 row("c004", "default", 96.0, 1.2, sensor="1")])
         kernel = results_file([row("c001", "kernel", 98.0, 0.0),
-                               row("c002", "kernel", 90.0, 3.5, sp="4"),
+                               row("c002", "kernel", 90.0, 3.5, sp="4", first_over=3.4,
+                                   kernel_late="yes"),
                                row("c004", "kernel", 95.0, 1.6, sensor="1")])
         try:
             rc, out, err = bench("--summarize", "%s,%s" % (default, kernel), "--table")
@@ -199,11 +200,14 @@ class Summary(unittest.TestCase):
         lines = out.splitlines()
         self.assertEqual(lines[0], "| controller | boot | steady, exact sensor (2 cells) | "
                          "steady, quantised sensor (1 cell) |")
-        self.assertEqual(lines[2], "| default | first | 98.0 / 97.0 %, 0.40 °C | "
-                         "96.0 / 96.0 %, 1.20 °C |")
-        self.assertEqual(lines[3], "| default | second | 98.6 / 98.0 %, 0.10 °C | - |")
-        self.assertEqual(lines[4], "| kernel | first | 94.0 / 90.0 %, 3.50 °C | "
-                         "95.0 / 95.0 %, 1.60 °C |")
+        self.assertEqual(lines[2], "| default | first | 98.0 / 97.0 %, 0.40 °C, none over 0.5 | "
+                         "96.0 / 96.0 %, 1.20 °C, none over 1.5 |")
+        self.assertEqual(lines[3], "| default | second | 98.6 / 98.0 %, 0.10 °C, none over 0.2 "
+                         "| - |")
+        # c002's 3.5 °C, over at its first active period with the kernel's event late too.
+        self.assertEqual(lines[4], "| kernel | first | 94.0 / 90.0 %, 3.50 °C, 1 over 0.5 (1 late "
+                         "with the kernel) | 95.0 / 95.0 %, 1.60 °C, 1 over 1.5 (0 late with the "
+                         "kernel) |")
         self.assertEqual(len([l for l in lines if l.startswith("| ")]), 4)
         rc, out, err = bench("--table")
         self.assertEqual(rc, 2)
