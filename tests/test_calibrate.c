@@ -80,8 +80,8 @@ static void plant_start(struct plant *p)
  * each) and its counter counts @scale x its table's power at that OPP and
  * its load, over the period the next cycle reads it for.
  */
-static void run(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
-		unsigned int n)
+static void run_every(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
+		      unsigned int n, unsigned int every)
 {
 	const struct power_table *t = actor_model_table(gpu);
 
@@ -93,12 +93,19 @@ static void run(struct engine *e, struct plant *p, const struct actor *gpu, doub
 		/* A live sensor under control: a stuck one would be a sensor fault. */
 		tree_put_u64(CPU_TEMP, 70000 + 100 * (p->k % 7));
 		p->energy_uj += (unsigned long long)llround(scale * mw * PERIOD_US / 1000);
-		tree_put_u64(GPU_ENERGY, p->energy_uj);
+		if (p->k % every == 0)
+			tree_put_u64(GPU_ENERGY, p->energy_uj);
 		p->ticks += 100;
 		tree_stat_cpus(6, p->ticks, 0);
 		p->t_us += PERIOD_US;
 		assert_int_equal(engine_cycle(e, p->t_us, NULL), 0);
 	}
+}
+
+static void run(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
+		unsigned int n)
+{
+	run_every(e, p, gpu, scale, n, 1);
 }
 
 /* @e restored (the states found, for the next test's engine) and freed. */
@@ -210,6 +217,33 @@ static void test_dropped(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * An SCMI energy counter that the firmware updates once a second (every 10
+ * periods): the reads between its steps say nothing new, and the
+ * calibration must still converge (the counter averages over its steps).
+ */
+static void test_slow_energy_counter(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	struct actor *gpu;
+	struct plant p;
+	struct engine e;
+
+	(void)unused;
+	plant_start(&p);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	run_every(&e, &p, gpu, 1.4, CONVERGE_PERIODS, 10);
+	assert_true(gpu->calibrating);
+	print_message("slow counter: weight %.2f scale %.3f confidence %.2f\n",
+		      gpu->power_scale.sums.weight, gpu->power_scale.scale,
+		      gpu->power_scale.confidence);
+	assert_true(gpu->power_scale.sums.weight > 5);
+	assert_true(fabs(gpu->power_scale.scale - 1.4) < 0.05);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
 /* A reload: the engine built anew takes the calibration of the one it replaces. */
 static void test_reload(void **unused)
 {
@@ -253,6 +287,32 @@ static void test_resume_breaks(void **unused)
 	engine_resume(&e, p.t_us);
 	assert_true(gpu->power_scale.win_us == 0 && gpu->scale_fed_us == 0);
 	assert_true(gpu->power_scale.sums.weight == weight && gpu->power_scale.scale == scale);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A sleep that resets the energy counter (firmware counts from 0 again after
+ * a suspend): the reading across the sleep is no period's power, and the
+ * meter is no faulty meter for it; the calibration goes on.
+ */
+static void test_resume_counter_reset(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	struct actor *gpu;
+	struct engine e;
+	struct plant p;
+
+	(void)unused;
+	gpu = converged_gpu(&e, &p, cfg);
+	p.t_us += 2 * 1000000ULL;
+	p.energy_uj = 1000;
+	tree_put_u64(GPU_ENERGY, p.energy_uj);
+	engine_resume(&e, p.t_us);
+	run(&e, &p, gpu, 1.4, 100);
+	assert_int_equal(tree_log_count("went backwards"), 0);
+	assert_true(gpu->calibrating);
+	assert_true(fabs(max_ratio(gpu) - 1.4) < 0.04);
 	finish(&e);
 	pa_config_free(cfg);
 }
@@ -339,8 +399,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_converges, setup),
 		cmocka_unit_test_setup(test_dropped, setup),
+		cmocka_unit_test_setup(test_slow_energy_counter, setup),
 		cmocka_unit_test_setup(test_reload, setup),
 		cmocka_unit_test_setup(test_resume_breaks, setup),
+		cmocka_unit_test_setup(test_resume_counter_reset, setup),
 		cmocka_unit_test_setup(test_restart, setup),
 		cmocka_unit_test_setup(test_unmetered_identical, setup),
 	};

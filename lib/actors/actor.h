@@ -162,6 +162,12 @@ struct actor_ops {
  *	while @calibrating (actor_model_table()).
  * @model_mw: this period's request by @model_table, mW (@req_mw uncalibrated).
  * @scale_fed_us: when @power_scale was last fed or broken, µs (0: a gap).
+ * @meter_unmoved: @meter is an energy counter that did not move this period
+ *	(one updated slower than the period): its next move measures the wait.
+ * @pending_us, @pending_model_mws: the periods since its last move and the
+ *	modelled energy over them (mW x µs), fed to @power_scale at the move.
+ * @pending_open: its last move was read since the last break, so that the
+ *	next move measures only periods counted in @pending_us.
  * @scale_period_us: the period @power_scale was started with, µs: a longer
  *	gap between readings (4 periods) breaks it.
  */
@@ -204,6 +210,10 @@ struct actor {
 	uint32_t model_mw;
 	uint64_t scale_fed_us;
 	uint64_t scale_period_us;
+	bool meter_unmoved;
+	uint64_t pending_us;
+	double pending_model_mws;
+	bool pending_open;
 };
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)

@@ -74,6 +74,9 @@ void actor_break_scale(struct actor *a)
 		return;
 	power_scale_break(&a->power_scale);
 	a->scale_fed_us = 0;
+	a->pending_us = 0;
+	a->pending_model_mws = 0;
+	a->pending_open = false;
 }
 
 /* The meter found implausible: said once, and the table as loaded from now on. */
@@ -95,12 +98,30 @@ enum power_scale_event actor_feed_scale(struct actor *a, uint64_t now_us)
 		return POWER_SCALE_NONE;	/* not read this period: its zone is idle or not due */
 	elapsed_us = a->scale_fed_us && now_us > a->scale_fed_us ? now_us - a->scale_fed_us : 0;
 	a->scale_fed_us = now_us;
-	if (!a->measured_valid || !elapsed_us ||
+	if ((!a->measured_valid && !a->meter_unmoved) || !elapsed_us ||
 	    elapsed_us >= SCALE_GAP_PERIODS * a->scale_period_us) {
-		power_scale_break(&a->power_scale);
+		actor_break_scale(a);
+		a->scale_fed_us = now_us;
+		/* A move or a first value read now: the next move counts from it. */
+		a->pending_open = !a->meter_unmoved;
 		return POWER_SCALE_NONE;
 	}
-	ev = power_scale_feed(&a->power_scale, elapsed_us, a->model_mw, a->measured_mw);
+	/* An energy counter slower than the period: its move measures every period since the last. */
+	a->pending_us += elapsed_us;
+	a->pending_model_mws += (double)a->model_mw * (double)elapsed_us;
+	if (!a->measured_valid)
+		return POWER_SCALE_NONE;
+	if (!a->pending_open) {
+		/* The first move since a break measures from before it: not counted. */
+		a->pending_open = true;
+		a->pending_us = 0;
+		a->pending_model_mws = 0;
+		return POWER_SCALE_NONE;
+	}
+	ev = power_scale_feed(&a->power_scale, a->pending_us,
+			      a->pending_model_mws / (double)a->pending_us, a->measured_mw);
+	a->pending_us = 0;
+	a->pending_model_mws = 0;
 	if (ev == POWER_SCALE_DROPPED) {
 		scale_dropped(a);
 	} else if (ev == POWER_SCALE_WINDOW) {

@@ -184,6 +184,12 @@ int power_meter_read(struct power_meter *m, uint64_t now_ms, bool drawing, uint3
 	return meter_track_step(&m->track, value, now_ms, drawing, power_mw);
 }
 
+void power_meter_restart(struct power_meter *m)
+{
+	m->track.have_last = false;
+	m->track.same = 0;
+}
+
 void power_meter_close(struct power_meter *m)
 {
 	sysfs_attr_close(&m->input);

@@ -94,6 +94,12 @@ int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char 
  */
 int power_meter_read(struct power_meter *m, uint64_t now_ms, bool drawing, uint32_t *power_mw);
 
+/**
+ * power_meter_restart() - @m's next reading starts afresh, as its first (a
+ * resume from sleep, across which firmware may reset a counter).
+ */
+void power_meter_restart(struct power_meter *m);
+
 /** power_meter_close() - close @m's files. */
 void power_meter_close(struct power_meter *m);
 
