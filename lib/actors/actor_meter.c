@@ -57,7 +57,7 @@ int actor_read_meter(struct actor *a, uint64_t now_us)
 	/* A reading above ten times the table's most is no reading of this rail. */
 	a->meter->track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
 					 ? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
-	r = power_meter_read(a->meter, now_us / 1000, a->req_mw > 0, &mw);
+	r = power_meter_read(a->meter, now_us, a->req_mw > 0, &mw);
 	a->measured_valid = r == 1;
 	/* An energy counter that did not move (not its first value): its next move measures the wait. */
 	a->meter_unmoved = r == 0 && had_value;
