@@ -244,6 +244,54 @@ static void test_slow_energy_counter(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * A meter that faults in a period whose grants were divided in the
+ * calibrated table's watts: the state that period buys is the calibrated
+ * table's for the grant, not the loaded table's (a grant 1.4 x the loaded
+ * table's watts would buy a state 1.4 x over the budget for a period).
+ */
+static void test_drop_same_table(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	static struct power_table calibrated, loaded;
+	unsigned long want;
+	struct actor *gpu;
+	struct engine e;
+	struct plant p;
+	uint32_t grant;
+
+	(void)unused;
+	gpu = converged_gpu(&e, &p, cfg);
+	for (unsigned int i = 0; i < 10; i++, p.k++) {
+		p.energy_uj += (unsigned long long)llround(1.4 * gpu->model_mw * PERIOD_US / 1000);
+		tree_put_u64(GPU_ENERGY, p.energy_uj);
+		tree_put_u64(CPU_TEMP, 74000 + 100 * (p.k % 7));
+		p.ticks += 100;
+		tree_stat_cpus(6, p.ticks, 0);
+		p.t_us += PERIOD_US;
+		assert_int_equal(engine_cycle(&e, p.t_us, NULL), 0);
+	}
+	calibrated = gpu->table;
+	tree_put_u64(GPU_ENERGY, p.energy_uj / 2);	/* backwards: dropped in this period */
+	tree_put_u64(CPU_TEMP, 74000);
+	p.ticks += 100;
+	tree_stat_cpus(6, p.ticks, 0);
+	p.t_us += PERIOD_US;
+	assert_int_equal(engine_cycle(&e, p.t_us, NULL), 0);
+	assert_false(gpu->calibrating);
+	grant = gpu->granted_mw;
+	loaded = gpu->table;
+	gpu->table = calibrated;
+	want = actor_state_for_power(gpu, grant);
+	gpu->table = loaded;
+	print_message("grant %u mW: state %lu, the calibrated table's %lu, the loaded's %lu\n",
+		      grant, gpu->state, want, actor_state_for_power(gpu, grant));
+	assert_true(grant < gpu->max_mw);
+	assert_int_equal(gpu->state, want);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
 /* A reload: the engine built anew takes the calibration of the one it replaces. */
 static void test_reload(void **unused)
 {
@@ -400,6 +448,7 @@ int main(void)
 		cmocka_unit_test_setup(test_converges, setup),
 		cmocka_unit_test_setup(test_dropped, setup),
 		cmocka_unit_test_setup(test_slow_energy_counter, setup),
+		cmocka_unit_test_setup(test_drop_same_table, setup),
 		cmocka_unit_test_setup(test_reload, setup),
 		cmocka_unit_test_setup(test_resume_breaks, setup),
 		cmocka_unit_test_setup(test_resume_counter_reset, setup),

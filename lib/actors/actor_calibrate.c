@@ -36,8 +36,20 @@ void actor_stop_calibration(struct actor *a)
 {
 	if (!a->calibrating)
 		return;
-	a->table = a->model_table;
+	/* This period's grants were divided in the calibrated watts: restored at the next sample. */
 	a->calibrating = false;
+	a->table_due = true;
+}
+
+void actor_apply_table(struct actor *a)
+{
+	if (!a->table_due)
+		return;
+	a->table_due = false;
+	if (a->calibrating)
+		actor_calibrate_table(a);
+	else
+		a->table = a->model_table;
 }
 
 /* The ratio of real to table power at the powers the fit saw (1 before any window). */
@@ -125,7 +137,7 @@ enum power_scale_event actor_feed_scale(struct actor *a, uint64_t now_us)
 	if (ev == POWER_SCALE_DROPPED) {
 		scale_dropped(a);
 	} else if (ev == POWER_SCALE_WINDOW) {
-		actor_calibrate_table(a);
+		a->table_due = true;	/* at the next sample: this period's grants are in */
 		pa_log(PA_LOG_DEBUG, "%s: power scale %.3f, offset %.0f mW, confidence %.2f "
 		       "(meter %s)", a->name, a->power_scale.scale, a->power_scale.offset_mw,
 		       a->power_scale.confidence, a->meter->name);
