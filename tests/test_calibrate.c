@@ -316,6 +316,42 @@ static void test_reload(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * A reload that gives the GPU another power table (its dynamic power
+ * coefficient doubled): a scale learnt against the old table says nothing
+ * of the new one, and is not carried (a restart discards it by the
+ * fingerprint, which hashes the table).
+ */
+static void test_reload_new_table(void **unused)
+{
+	struct pa_config *cfg = config(true), *cfg2;
+	struct actor *gpu, *gpu2;
+	struct engine e, e2;
+	struct plant p;
+
+	(void)unused;
+	cfg2 = tree_config("zones = ( { name = \"soc\"; sensor = \"cpu-thermal\";\n"
+			   "  switch_on_temp = 60000; control_temp = 75000; sustainable_power = 2500;\n"
+			   "  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+			   "             { type = \"devfreq\"; device = \"ff9a0000.gpu\";\n"
+			   "               dynamic_power_coefficient = 5000;\n"
+			   "               power_meter = \"" GPU_ENERGY "\"; } ); } );\n");
+	assert_non_null(cfg2);
+	gpu = converged_gpu(&e, &p, cfg);
+	assert_int_equal(engine_build(&e2, cfg2), 1);
+	gpu2 = actor_named(&e2, "devfreq-ff9a0000.gpu");
+	assert_true(memcmp(actor_model_table(gpu), actor_model_table(gpu2),
+			   sizeof(struct power_table)) != 0);
+	engine_adopt_state(&e2, &e);
+	print_message("new table: weight %.2f scale %.3f\n", gpu2->power_scale.sums.weight,
+		      gpu2->power_scale.scale);
+	assert_true(gpu2->power_scale.sums.weight == 0);
+	engine_free(&e);
+	finish(&e2);
+	pa_config_free(cfg2);
+	pa_config_free(cfg);
+}
+
 /* A sleep: the window being filled is dropped, what was learnt is kept. */
 static void test_resume_breaks(void **unused)
 {
@@ -450,6 +486,7 @@ int main(void)
 		cmocka_unit_test_setup(test_slow_energy_counter, setup),
 		cmocka_unit_test_setup(test_drop_same_table, setup),
 		cmocka_unit_test_setup(test_reload, setup),
+		cmocka_unit_test_setup(test_reload_new_table, setup),
 		cmocka_unit_test_setup(test_resume_breaks, setup),
 		cmocka_unit_test_setup(test_resume_counter_reset, setup),
 		cmocka_unit_test_setup(test_restart, setup),

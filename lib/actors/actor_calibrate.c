@@ -149,8 +149,12 @@ void actor_adopt_scale(struct actor *a, const struct actor *old)
 {
 	struct power_scale_state s;
 
+	/* The same meter and the same table as loaded: a scale is a ratio to one table. */
 	if (!a->calibrating || !old->calibrating || a->meter->id_len != old->meter->id_len ||
-	    memcmp(a->meter->name, old->meter->name, a->meter->id_len) != 0)
+	    memcmp(a->meter->name, old->meter->name, a->meter->id_len) != 0 ||
+	    a->model_table.n != old->model_table.n ||
+	    memcmp(a->model_table.entry, old->model_table.entry,
+		   a->model_table.n * sizeof(a->model_table.entry[0])) != 0)
 		return;
 	/* The same period and sample period: the whole estimator, windows being filled too. */
 	if (a->power_scale.window_us == old->power_scale.window_us &&
