@@ -80,8 +80,8 @@ static void plant_start(struct plant *p)
  * each) and its counter counts @scale x its table's power at that OPP and
  * its load, over the period the next cycle reads it for.
  */
-static void run(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
-		unsigned int n)
+static void run_every(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
+		      unsigned int n, unsigned int every)
 {
 	const struct power_table *t = actor_model_table(gpu);
 
@@ -93,12 +93,19 @@ static void run(struct engine *e, struct plant *p, const struct actor *gpu, doub
 		/* A live sensor under control: a stuck one would be a sensor fault. */
 		tree_put_u64(CPU_TEMP, 70000 + 100 * (p->k % 7));
 		p->energy_uj += (unsigned long long)llround(scale * mw * PERIOD_US / 1000);
-		tree_put_u64(GPU_ENERGY, p->energy_uj);
+		if (p->k % every == 0)
+			tree_put_u64(GPU_ENERGY, p->energy_uj);
 		p->ticks += 100;
 		tree_stat_cpus(6, p->ticks, 0);
 		p->t_us += PERIOD_US;
 		assert_int_equal(engine_cycle(e, p->t_us, NULL), 0);
 	}
+}
+
+static void run(struct engine *e, struct plant *p, const struct actor *gpu, double scale,
+		unsigned int n)
+{
+	run_every(e, p, gpu, scale, n, 1);
 }
 
 /* @e restored (the states found, for the next test's engine) and freed. */
@@ -210,6 +217,81 @@ static void test_dropped(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * An SCMI energy counter that the firmware updates once a second (every 10
+ * periods): the reads between its steps say nothing new, and the
+ * calibration must still converge (the counter averages over its steps).
+ */
+static void test_slow_energy_counter(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	struct actor *gpu;
+	struct plant p;
+	struct engine e;
+
+	(void)unused;
+	plant_start(&p);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	run_every(&e, &p, gpu, 1.4, CONVERGE_PERIODS, 10);
+	assert_true(gpu->calibrating);
+	print_message("slow counter: weight %.2f scale %.3f confidence %.2f\n",
+		      gpu->power_scale.sums.weight, gpu->power_scale.scale,
+		      gpu->power_scale.confidence);
+	assert_true(gpu->power_scale.sums.weight > 5);
+	assert_true(fabs(gpu->power_scale.scale - 1.4) < 0.05);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A meter that faults in a period whose grants were divided in the
+ * calibrated table's watts: the state that period buys is the calibrated
+ * table's for the grant, not the loaded table's (a grant 1.4 x the loaded
+ * table's watts would buy a state 1.4 x over the budget for a period).
+ */
+static void test_drop_same_table(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	static struct power_table calibrated, loaded;
+	unsigned long want;
+	struct actor *gpu;
+	struct engine e;
+	struct plant p;
+	uint32_t grant;
+
+	(void)unused;
+	gpu = converged_gpu(&e, &p, cfg);
+	for (unsigned int i = 0; i < 10; i++, p.k++) {
+		p.energy_uj += (unsigned long long)llround(1.4 * gpu->model_mw * PERIOD_US / 1000);
+		tree_put_u64(GPU_ENERGY, p.energy_uj);
+		tree_put_u64(CPU_TEMP, 74000 + 100 * (p.k % 7));
+		p.ticks += 100;
+		tree_stat_cpus(6, p.ticks, 0);
+		p.t_us += PERIOD_US;
+		assert_int_equal(engine_cycle(&e, p.t_us, NULL), 0);
+	}
+	calibrated = gpu->table;
+	tree_put_u64(GPU_ENERGY, p.energy_uj / 2);	/* backwards: dropped in this period */
+	tree_put_u64(CPU_TEMP, 74000);
+	p.ticks += 100;
+	tree_stat_cpus(6, p.ticks, 0);
+	p.t_us += PERIOD_US;
+	assert_int_equal(engine_cycle(&e, p.t_us, NULL), 0);
+	assert_false(gpu->calibrating);
+	grant = gpu->granted_mw;
+	loaded = gpu->table;
+	gpu->table = calibrated;
+	want = actor_state_for_power(gpu, grant);
+	gpu->table = loaded;
+	print_message("grant %u mW: state %lu, the calibrated table's %lu, the loaded's %lu\n",
+		      grant, gpu->state, want, actor_state_for_power(gpu, grant));
+	assert_true(grant < gpu->max_mw);
+	assert_int_equal(gpu->state, want);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
 /* A reload: the engine built anew takes the calibration of the one it replaces. */
 static void test_reload(void **unused)
 {
@@ -234,6 +316,42 @@ static void test_reload(void **unused)
 	pa_config_free(cfg);
 }
 
+/*
+ * A reload that gives the GPU another power table (its dynamic power
+ * coefficient doubled): a scale learnt against the old table says nothing
+ * of the new one, and is not carried (a restart discards it by the
+ * fingerprint, which hashes the table).
+ */
+static void test_reload_new_table(void **unused)
+{
+	struct pa_config *cfg = config(true), *cfg2;
+	struct actor *gpu, *gpu2;
+	struct engine e, e2;
+	struct plant p;
+
+	(void)unused;
+	cfg2 = tree_config("zones = ( { name = \"soc\"; sensor = \"cpu-thermal\";\n"
+			   "  switch_on_temp = 60000; control_temp = 75000; sustainable_power = 2500;\n"
+			   "  actors = ( { type = \"cpufreq\"; cpus = \"0-3\"; },\n"
+			   "             { type = \"devfreq\"; device = \"ff9a0000.gpu\";\n"
+			   "               dynamic_power_coefficient = 5000;\n"
+			   "               power_meter = \"" GPU_ENERGY "\"; } ); } );\n");
+	assert_non_null(cfg2);
+	gpu = converged_gpu(&e, &p, cfg);
+	assert_int_equal(engine_build(&e2, cfg2), 1);
+	gpu2 = actor_named(&e2, "devfreq-ff9a0000.gpu");
+	assert_true(memcmp(actor_model_table(gpu), actor_model_table(gpu2),
+			   sizeof(struct power_table)) != 0);
+	engine_adopt_state(&e2, &e);
+	print_message("new table: weight %.2f scale %.3f\n", gpu2->power_scale.sums.weight,
+		      gpu2->power_scale.scale);
+	assert_true(gpu2->power_scale.sums.weight == 0);
+	engine_free(&e);
+	finish(&e2);
+	pa_config_free(cfg2);
+	pa_config_free(cfg);
+}
+
 /* A sleep: the window being filled is dropped, what was learnt is kept. */
 static void test_resume_breaks(void **unused)
 {
@@ -253,6 +371,32 @@ static void test_resume_breaks(void **unused)
 	engine_resume(&e, p.t_us);
 	assert_true(gpu->power_scale.win_us == 0 && gpu->scale_fed_us == 0);
 	assert_true(gpu->power_scale.sums.weight == weight && gpu->power_scale.scale == scale);
+	finish(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * A sleep that resets the energy counter (firmware counts from 0 again after
+ * a suspend): the reading across the sleep is no period's power, and the
+ * meter is no faulty meter for it; the calibration goes on.
+ */
+static void test_resume_counter_reset(void **unused)
+{
+	struct pa_config *cfg = config(true);
+	struct actor *gpu;
+	struct engine e;
+	struct plant p;
+
+	(void)unused;
+	gpu = converged_gpu(&e, &p, cfg);
+	p.t_us += 2 * 1000000ULL;
+	p.energy_uj = 1000;
+	tree_put_u64(GPU_ENERGY, p.energy_uj);
+	engine_resume(&e, p.t_us);
+	run(&e, &p, gpu, 1.4, 100);
+	assert_int_equal(tree_log_count("went backwards"), 0);
+	assert_true(gpu->calibrating);
+	assert_true(fabs(max_ratio(gpu) - 1.4) < 0.04);
 	finish(&e);
 	pa_config_free(cfg);
 }
@@ -339,8 +483,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_converges, setup),
 		cmocka_unit_test_setup(test_dropped, setup),
+		cmocka_unit_test_setup(test_slow_energy_counter, setup),
+		cmocka_unit_test_setup(test_drop_same_table, setup),
 		cmocka_unit_test_setup(test_reload, setup),
+		cmocka_unit_test_setup(test_reload_new_table, setup),
 		cmocka_unit_test_setup(test_resume_breaks, setup),
+		cmocka_unit_test_setup(test_resume_counter_reset, setup),
 		cmocka_unit_test_setup(test_restart, setup),
 		cmocka_unit_test_setup(test_unmetered_identical, setup),
 	};

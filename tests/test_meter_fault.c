@@ -13,6 +13,28 @@
 
 #include "control/meter_fault.h"
 
+/* meter_track_step() at @ms, ms (the track counts µs). */
+static int step_ms(struct meter_track *t, int64_t value, uint64_t ms, bool drawing, uint32_t *mw)
+{
+	return meter_track_step(t, value, ms * 1000, drawing, mw);
+}
+
+/*
+ * A period's length counts to the µs: 1 J over 100.001 ms is 9999 mW, as the
+ * powercap actor reckoned its request before it read through a meter (ms
+ * would give 9900 mW for readings at 1000.999 and 1101.000 ms).
+ */
+static void test_energy_us(void **unused)
+{
+	struct meter_track t = { .energy = true };
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_int_equal(meter_track_step(&t, 5000000, 1000999, true, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 6000000, 1101000, true, &mw), 1);
+	assert_int_equal(mw, 9999);
+}
+
 /* 1 s of 2.5 W on an energy counter: 2 500 000 µJ over 1000 ms is 2500 mW. */
 static void test_energy_mean_power(void **unused)
 {
@@ -20,12 +42,12 @@ static void test_energy_mean_power(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&t, 1000000, 5000, true, &mw), 0);
-	assert_int_equal(meter_track_step(&t, 3500000, 6000, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1000000, 5000, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 3500000, 6000, true, &mw), 1);
 	assert_int_equal(mw, 2500);
 	/* Unmoved: no reading; the next move averages over both periods (1 J in 200 ms). */
-	assert_int_equal(meter_track_step(&t, 3500000, 6100, true, &mw), 0);
-	assert_int_equal(meter_track_step(&t, 4500000, 6200, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 3500000, 6100, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 4500000, 6200, true, &mw), 1);
 	assert_int_equal(mw, 5000);
 }
 
@@ -38,12 +60,12 @@ static void test_energy_wrap(void **unused)
 	(void)unused;
 	assert_int_equal(energy_delta(9900000, 100000, 10000000), 200000);
 	assert_int_equal(energy_delta(100, 300, 10000000), 200);
-	assert_int_equal(meter_track_step(&t, 9900000, 0, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 9900000, 0, true, &mw), 0);
 	/* 100 000 µJ to the wrap, 100 000 after it, in 100 ms: 2000 mW. */
-	assert_int_equal(meter_track_step(&t, 100000, 100, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 100000, 100, true, &mw), 1);
 	assert_int_equal(mw, 2000);
 	/* Back by 50 000 µJ, 9.95 J away from the wrap: 99 500 mW in 100 ms, not plausible. */
-	assert_int_equal(meter_track_step(&t, 50000, 200, true, &mw), -METER_BACKWARDS);
+	assert_int_equal(step_ms(&t, 50000, 200, true, &mw), -METER_BACKWARDS);
 }
 
 /* Without a range, any step back is an unexpected wrap. */
@@ -53,8 +75,8 @@ static void test_energy_backwards_without_range(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&t, 5000000, 0, true, &mw), 0);
-	assert_int_equal(meter_track_step(&t, 4999000, 100, true, &mw), -METER_BACKWARDS);
+	assert_int_equal(step_ms(&t, 5000000, 0, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 4999000, 100, true, &mw), -METER_BACKWARDS);
 }
 
 /* A counter that does not move for METER_STOP_READS reads while the actor draws has stopped. */
@@ -65,13 +87,13 @@ static void test_energy_stopped(void **unused)
 	uint64_t ms = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&t, 7000, ms, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 7000, ms, true, &mw), 0);
 	/* Idle: never stopped, however long. */
 	for (int k = 0; k < 3 * METER_STOP_READS; k++)
-		assert_int_equal(meter_track_step(&t, 7000, ms += 100, false, &mw), 0);
+		assert_int_equal(step_ms(&t, 7000, ms += 100, false, &mw), 0);
 	for (int k = 1; k < METER_STOP_READS; k++)
-		assert_int_equal(meter_track_step(&t, 7000, ms += 100, true, &mw), 0);
-	assert_int_equal(meter_track_step(&t, 7000, ms += 100, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), -METER_STOPPED);
 }
 
 /* A power that holds one exact value for METER_STOP_READS reads while drawing is frozen. */
@@ -82,15 +104,15 @@ static void test_power_frozen(void **unused)
 	uint64_t ms = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&t, 1234567, ms, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1234567, ms, true, &mw), 1);
 	assert_int_equal(mw, 1234);
 	for (int k = 1; k < METER_STOP_READS; k++)
-		assert_int_equal(meter_track_step(&t, 1234567, ms += 100, true, &mw), 1);
+		assert_int_equal(step_ms(&t, 1234567, ms += 100, true, &mw), 1);
 	/* One move starts the count again. */
-	assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
 	for (int k = 1; k < METER_STOP_READS; k++)
-		assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), 1);
-	assert_int_equal(meter_track_step(&t, 1234568, ms += 100, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), -METER_STOPPED);
 }
 
 /* Above the bound, or negative: a jump; at the bound, a reading. */
@@ -101,13 +123,13 @@ static void test_jump(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&p, 20000999, 0, true, &mw), 1);
+	assert_int_equal(step_ms(&p, 20000999, 0, true, &mw), 1);
 	assert_int_equal(mw, 20000);
-	assert_int_equal(meter_track_step(&p, 20001000, 100, true, &mw), -METER_JUMP);
-	assert_int_equal(meter_track_step(&p, -5000, 200, true, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&p, 20001000, 100, true, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&p, -5000, 200, true, &mw), -METER_JUMP);
 	/* 2 000 100 µJ in 100 ms: 20 001 mW. */
-	assert_int_equal(meter_track_step(&e, 0, 0, true, &mw), 0);
-	assert_int_equal(meter_track_step(&e, 2000100, 100, true, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&e, 0, 0, true, &mw), 0);
+	assert_int_equal(step_ms(&e, 2000100, 100, true, &mw), -METER_JUMP);
 }
 
 static void test_names(void **unused)
@@ -124,6 +146,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_energy_mean_power),
+		cmocka_unit_test(test_energy_us),
 		cmocka_unit_test(test_energy_wrap),
 		cmocka_unit_test(test_energy_backwards_without_range),
 		cmocka_unit_test(test_energy_stopped),

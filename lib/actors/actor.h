@@ -162,6 +162,15 @@ struct actor_ops {
  *	while @calibrating (actor_model_table()).
  * @model_mw: this period's request by @model_table, mW (@req_mw uncalibrated).
  * @scale_fed_us: when @power_scale was last fed or broken, µs (0: a gap).
+ * @meter_unmoved: @meter is an energy counter that did not move this period
+ *	(one updated slower than the period): its next move measures the wait.
+ * @pending_us, @pending_model_mws: the periods since its last move and the
+ *	modelled energy over them (mW x µs), fed to @power_scale at the move.
+ * @table_due: @table is to be calibrated anew, or restored to @model_table,
+ *	at the next sample (actor_apply_table()): a period's division and the
+ *	state it buys count in one table's watts.
+ * @pending_open: its last move was read since the last break, so that the
+ *	next move measures only periods counted in @pending_us.
  * @scale_period_us: the period @power_scale was started with, µs: a longer
  *	gap between readings (4 periods) breaks it.
  */
@@ -204,10 +213,22 @@ struct actor {
 	uint32_t model_mw;
 	uint64_t scale_fed_us;
 	uint64_t scale_period_us;
+	bool meter_unmoved;
+	uint64_t pending_us;
+	double pending_model_mws;
+	bool pending_open;
+	bool table_due;
 };
+
+/**
+ * actor_apply_table() - the table change actor_feed_scale() or
+ * actor_stop_calibration() left due, made before @a's sample (actor_sample()).
+ */
+void actor_apply_table(struct actor *a);
 
 static inline int actor_sample(struct actor *a, const struct cycle_sample *s)
 {
+	actor_apply_table(a);
 	return a->ops->sample(a, s);
 }
 
@@ -314,7 +335,7 @@ void actor_meter_fault(struct actor *a, int fault, const char *outcome);
  */
 static inline const struct power_table *actor_model_table(const struct actor *a)
 {
-	return a->calibrating ? &a->model_table : &a->table;
+	return a->model_table.n ? &a->model_table : &a->table;
 }
 
 /**
@@ -328,8 +349,8 @@ void actor_start_calibration(struct actor *a, uint32_t period_ms);
 
 /**
  * actor_stop_calibration() - @a goes back to its power table as loaded
- * (a meter dropped: faulted, or implausible); the estimate is kept to be
- * shown.
+ * (a meter dropped: faulted, or implausible) from its next sample; the
+ * estimate is kept to be shown.
  */
 void actor_stop_calibration(struct actor *a);
 
@@ -348,7 +369,7 @@ void actor_calibrate_table(struct actor *a);
  * (actor_read_meter()), feed @power_scale the period's modelled and
  * measured power, or break it at a gap (no reading, a period 4 times its
  * zone's or longer: an idle zone, a sleep).  A window that moved the
- * estimate recalibrates @table (logged at debug level); a meter found
+ * estimate recalibrates @table from the next sample (logged at debug level); a meter found
  * implausible is said once at warning level and @a goes on from its table.
  * Return: the power_scale_feed() event, POWER_SCALE_NONE when nothing was fed.
  */

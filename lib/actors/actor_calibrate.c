@@ -36,8 +36,20 @@ void actor_stop_calibration(struct actor *a)
 {
 	if (!a->calibrating)
 		return;
-	a->table = a->model_table;
+	/* This period's grants were divided in the calibrated watts: restored at the next sample. */
 	a->calibrating = false;
+	a->table_due = true;
+}
+
+void actor_apply_table(struct actor *a)
+{
+	if (!a->table_due)
+		return;
+	a->table_due = false;
+	if (a->calibrating)
+		actor_calibrate_table(a);
+	else
+		a->table = a->model_table;
 }
 
 /* The ratio of real to table power at the powers the fit saw (1 before any window). */
@@ -74,6 +86,9 @@ void actor_break_scale(struct actor *a)
 		return;
 	power_scale_break(&a->power_scale);
 	a->scale_fed_us = 0;
+	a->pending_us = 0;
+	a->pending_model_mws = 0;
+	a->pending_open = false;
 }
 
 /* The meter found implausible: said once, and the table as loaded from now on. */
@@ -95,16 +110,34 @@ enum power_scale_event actor_feed_scale(struct actor *a, uint64_t now_us)
 		return POWER_SCALE_NONE;	/* not read this period: its zone is idle or not due */
 	elapsed_us = a->scale_fed_us && now_us > a->scale_fed_us ? now_us - a->scale_fed_us : 0;
 	a->scale_fed_us = now_us;
-	if (!a->measured_valid || !elapsed_us ||
+	if ((!a->measured_valid && !a->meter_unmoved) || !elapsed_us ||
 	    elapsed_us >= SCALE_GAP_PERIODS * a->scale_period_us) {
-		power_scale_break(&a->power_scale);
+		actor_break_scale(a);
+		a->scale_fed_us = now_us;
+		/* A move or a first value read now: the next move counts from it. */
+		a->pending_open = !a->meter_unmoved;
 		return POWER_SCALE_NONE;
 	}
-	ev = power_scale_feed(&a->power_scale, elapsed_us, a->model_mw, a->measured_mw);
+	/* An energy counter slower than the period: its move measures every period since the last. */
+	a->pending_us += elapsed_us;
+	a->pending_model_mws += (double)a->model_mw * (double)elapsed_us;
+	if (!a->measured_valid)
+		return POWER_SCALE_NONE;
+	if (!a->pending_open) {
+		/* The first move since a break measures from before it: not counted. */
+		a->pending_open = true;
+		a->pending_us = 0;
+		a->pending_model_mws = 0;
+		return POWER_SCALE_NONE;
+	}
+	ev = power_scale_feed(&a->power_scale, a->pending_us,
+			      a->pending_model_mws / (double)a->pending_us, a->measured_mw);
+	a->pending_us = 0;
+	a->pending_model_mws = 0;
 	if (ev == POWER_SCALE_DROPPED) {
 		scale_dropped(a);
 	} else if (ev == POWER_SCALE_WINDOW) {
-		actor_calibrate_table(a);
+		a->table_due = true;	/* at the next sample: this period's grants are in */
 		pa_log(PA_LOG_DEBUG, "%s: power scale %.3f, offset %.0f mW, confidence %.2f "
 		       "(meter %s)", a->name, a->power_scale.scale, a->power_scale.offset_mw,
 		       a->power_scale.confidence, a->meter->name);
@@ -116,8 +149,12 @@ void actor_adopt_scale(struct actor *a, const struct actor *old)
 {
 	struct power_scale_state s;
 
+	/* The same meter and the same table as loaded: a scale is a ratio to one table. */
 	if (!a->calibrating || !old->calibrating || a->meter->id_len != old->meter->id_len ||
-	    memcmp(a->meter->name, old->meter->name, a->meter->id_len) != 0)
+	    memcmp(a->meter->name, old->meter->name, a->meter->id_len) != 0 ||
+	    a->model_table.n != old->model_table.n ||
+	    memcmp(a->model_table.entry, old->model_table.entry,
+		   a->model_table.n * sizeof(a->model_table.entry[0])) != 0)
 		return;
 	/* The same period and sample period: the whole estimator, windows being filled too. */
 	if (a->power_scale.window_us == old->power_scale.window_us &&

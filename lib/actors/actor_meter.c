@@ -47,16 +47,20 @@ void actor_meter_fault(struct actor *a, int fault, const char *outcome)
 int actor_read_meter(struct actor *a, uint64_t now_us)
 {
 	uint32_t mw = 0;
+	bool had_value;
 	int r;
 
 	if (!a->meter || a->meter_read_us == now_us)
 		return a->measured_valid;
+	had_value = a->meter->track.have_last;
 	a->meter_read_us = now_us;
 	/* A reading above ten times the table's most is no reading of this rail. */
 	a->meter->track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
 					 ? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
-	r = power_meter_read(a->meter, now_us / 1000, a->req_mw > 0, &mw);
+	r = power_meter_read(a->meter, now_us, a->req_mw > 0, &mw);
 	a->measured_valid = r == 1;
+	/* An energy counter that did not move (not its first value): its next move measures the wait. */
+	a->meter_unmoved = r == 0 && had_value;
 	if (r == 1)
 		a->measured_mw = mw;
 	if (r < 0 && a->meter_owned) {

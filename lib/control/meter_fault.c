@@ -34,40 +34,42 @@ static bool stopped(struct meter_track *t, bool moved, bool drawing)
 }
 
 /* A wrap is expected where the counter has a range and the energy through it is plausible. */
-static bool wrap_expected(const struct meter_track *t, uint64_t cur, uint64_t dt_ms)
+static bool wrap_expected(const struct meter_track *t, uint64_t cur, uint64_t dt_us)
 {
 	uint64_t prev = (uint64_t)t->last_value;
 
 	if (t->range_uj == 0 || prev > t->range_uj || cur > t->range_uj)
 		return false;
-	/* mW * ms = µJ: without a bound, any wrap within the range is taken. */
-	return t->max_mw == 0 || energy_delta(prev, cur, t->range_uj) <= (uint64_t)t->max_mw * dt_ms;
+	/* mW * µs / 1000 = µJ: without a bound, any wrap within the range is taken. */
+	return t->max_mw == 0 ||
+	       energy_delta(prev, cur, t->range_uj) <= (uint64_t)t->max_mw * dt_us / 1000;
 }
 
-static int energy_step(struct meter_track *t, int64_t value, uint64_t now_ms, bool drawing,
+static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, bool drawing,
 		       uint32_t *power_mw)
 {
-	uint64_t dt_ms, mw;
+	uint64_t dt_us, delta_uj, mw;
 	bool backwards;
 
 	/* The first value, or a clock that did not move on (a new time base): start from here. */
-	if (!t->have_last || now_ms <= t->last_ms) {
+	if (!t->have_last || now_us <= t->last_us) {
 		t->have_last = true;
 		t->last_value = value;
-		t->last_ms = now_ms;
+		t->last_us = now_us;
 		return 0;
 	}
 	if (stopped(t, value != t->last_value, drawing))
 		return -METER_STOPPED;
 	if (value == t->last_value)
 		return 0;	/* nothing counted yet: the next move averages over the wait */
-	dt_ms = now_ms - t->last_ms;
-	backwards = value < t->last_value && !wrap_expected(t, (uint64_t)value, dt_ms);
-	/* µJ / ms = mW. */
-	mw = energy_delta((uint64_t)t->last_value, (uint64_t)value, t->range_uj) / dt_ms;
+	dt_us = now_us - t->last_us;
+	backwards = value < t->last_value && !wrap_expected(t, (uint64_t)value, dt_us);
+	delta_uj = energy_delta((uint64_t)t->last_value, (uint64_t)value, t->range_uj);
+	/* 1000 µJ / µs = mW; a delta too large to scale is a jump. */
+	mw = delta_uj <= UINT64_MAX / 1000 ? 1000 * delta_uj / dt_us : UINT64_MAX;
 	/* Whatever it says, the next reading counts from this value. */
 	t->last_value = value;
-	t->last_ms = now_ms;
+	t->last_us = now_us;
 	if (backwards)
 		return -METER_BACKWARDS;
 	if ((t->max_mw && mw > t->max_mw) || mw > UINT32_MAX)
@@ -76,7 +78,7 @@ static int energy_step(struct meter_track *t, int64_t value, uint64_t now_ms, bo
 	return 1;
 }
 
-int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_ms, bool drawing,
+int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, bool drawing,
 		     uint32_t *power_mw)
 {
 	int64_t mw = value / 1000;	/* µW -> mW */
@@ -85,13 +87,13 @@ int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_ms, bool
 	if (value < 0)
 		return -METER_JUMP;
 	if (t->energy)
-		return energy_step(t, value, now_ms, drawing, power_mw);
+		return energy_step(t, value, now_us, drawing, power_mw);
 	if ((t->max_mw && mw > t->max_mw) || mw > UINT32_MAX)
 		return -METER_JUMP;
 	moved = !t->have_last || value != t->last_value;
 	t->have_last = true;
 	t->last_value = value;
-	t->last_ms = now_ms;
+	t->last_us = now_us;
 	if (stopped(t, moved, drawing))
 		return -METER_STOPPED;
 	*power_mw = (uint32_t)mw;

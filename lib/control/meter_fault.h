@@ -5,7 +5,8 @@
  * instantaneous power in µW, or a cumulative energy counter in µJ) means,
  * and the faults that make it worthless.  Pure computation (no I/O, no
  * clock): lib/platform/meter.c reads the files and feeds each value here
- * with the caller's monotonic time in ms.
+ * with the caller's monotonic time in µs (µs, not ms: a period's length
+ * truncated to ms would be up to 1 % off a 100 ms period's).
  *
  * A meter stops when an energy counter does not move, or a power reading
  * holds one exact value, for METER_STOP_READS reads in a row while the
@@ -60,8 +61,8 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range);
  * @energy: a cumulative counter in µJ (else an instantaneous power in µW).
  * @range_uj: where the counter wraps, µJ; 0 for a counter that never should.
  * @max_mw: the most a reading may say, mW; 0 for no bound.
- * @have_last, @last_value, @last_ms: the last value that counted (µJ or
- *	µW) and when it was read, ms.
+ * @have_last, @last_value, @last_us: the last value that counted (µJ or
+ *	µW) and when it was read, µs.
  * @same: reads in a row that showed no move while the actor drew.
  */
 struct meter_track {
@@ -70,13 +71,13 @@ struct meter_track {
 	uint32_t max_mw;
 	bool have_last;
 	int64_t last_value;
-	uint64_t last_ms;
+	uint64_t last_us;
 	unsigned int same;
 };
 
 /**
  * meter_track_step() - one raw reading @value of the meter (µJ or µW, as
- * read: signed, so that a negative power shows) at @now_ms; @drawing: the
+ * read: signed, so that a negative power shows) at @now_us; @drawing: the
  * actor's model says it draws power now.  An energy counter gives the mean
  * power since the last value it moved from (so a counter slower than the
  * period averages over its own steps); a power meter gives @value.
@@ -85,5 +86,5 @@ struct meter_track {
  * meter_fault (METER_STOPPED, METER_JUMP, METER_BACKWARDS); after a jump or
  * a step back, the next energy reading counts from the value that faulted.
  */
-int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_ms, bool drawing,
+int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, bool drawing,
 		     uint32_t *power_mw);

@@ -68,9 +68,18 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 			n_read++;
 		}
 	}
-	/* A meter's reading across the sleep is no period's power. */
-	for (size_t i = 0; i < e->n_actors; i++)
+	/*
+	 * A meter's reading across the sleep is no period's power, and firmware
+	 * may have reset a counter in it: the configured meters start afresh.
+	 */
+	for (size_t i = 0; i < e->n_actors; i++) {
+		if (e->actors[i]->meter && e->actors[i]->meter_owned)
+			power_meter_restart(e->actors[i]->meter);
 		actor_break_scale(e->actors[i]);
+	}
+	for (size_t z = 0; z < e->n_zones; z++)
+		if (e->zones[z].meter)
+			power_meter_restart(e->zones[z].meter);
 	e->force_writes = true;
 	return n_read;
 }

@@ -121,7 +121,7 @@ static void read_zone_meter(struct zone *z, uint64_t now_us)
 	}
 	most_mw *= METER_JUMP_FACTOR;
 	z->meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
-	r = power_meter_read(z->meter, now_us / 1000, drawing, &mw);
+	r = power_meter_read(z->meter, now_us, drawing, &mw);
 	z->measured_valid = r == 1;
 	z->measured_mw = r == 1 ? mw : z->measured_mw;
 	if (r >= 0)

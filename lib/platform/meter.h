@@ -85,14 +85,20 @@ int power_meter_open_path(struct power_meter *m, const char *path);
 int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char *label);
 
 /**
- * power_meter_read() - read @m once at @now_ms (CLOCK_MONOTONIC, ms, from
+ * power_meter_read() - read @m once at @now_us (CLOCK_MONOTONIC, µs, from
  * the caller); @drawing: the actor draws power by its model.
  * Return: 1 with the mean power since its last reading in *@power_mw, 0
  * when there is none yet, or minus an enum meter_fault: -METER_VANISHED
  * (its file is gone) or -METER_UNREADABLE (@m->error holds why), and
  * meter_track_step()'s.
  */
-int power_meter_read(struct power_meter *m, uint64_t now_ms, bool drawing, uint32_t *power_mw);
+int power_meter_read(struct power_meter *m, uint64_t now_us, bool drawing, uint32_t *power_mw);
+
+/**
+ * power_meter_restart() - @m's next reading starts afresh, as its first (a
+ * resume from sleep, across which firmware may reset a counter).
+ */
+void power_meter_restart(struct power_meter *m);
 
 /** power_meter_close() - close @m's files. */
 void power_meter_close(struct power_meter *m);
