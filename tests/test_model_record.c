@@ -356,6 +356,53 @@ static void test_fingerprint(void **unused)
 	assert_string_equal(differs(&saved), "period changed");
 }
 
+/* @a calibrates from a meter named @name, of which @id_len names it across boots. */
+static void give_meter(struct actor *a, struct power_meter *m, const char *name, size_t id_len)
+{
+	power_meter_init(m);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->id_len = id_len;
+	a->meter = m;
+	a->calibrating = true;
+}
+
+/*
+ * A calibrating actor's requests are in its meter's watts: a meter added,
+ * removed or changed is another model; the same meter under another hwmonN
+ * (past its id_len) is the same.
+ */
+static void test_fingerprint_meter(void **unused)
+{
+	struct model_fingerprint unmetered, metered;
+	struct power_meter m1, m2;
+	const char *ina = "ina226 vdd_cpu_big hwmon3", *ina_b = "ina226 vdd_cpu_big hwmon5";
+
+	(void)unused;
+	setup_zone();
+	model_fingerprint_of(&zone, &unmetered);
+	give_meter(&big, &m1, ina, 18);
+	assert_string_equal(differs(&unmetered), "power table changed");
+	model_fingerprint_of(&zone, &metered);
+	assert_null(differs(&metered));
+	/* The same meter twice, the same meter renumbered: the same model. */
+	setup_zone();
+	give_meter(&big, &m2, ina, 18);
+	assert_null(differs(&metered));
+	setup_zone();
+	give_meter(&big, &m2, ina_b, 18);
+	assert_null(differs(&metered));
+	/* Another meter, or on the other actor; and the meter removed. */
+	setup_zone();
+	give_meter(&big, &m2, "ina226 vdd_cpu_lit hwmon3", 18);
+	assert_string_equal(differs(&metered), "power table changed");
+	setup_zone();
+	give_meter(&little, &m2, ina, 18);
+	assert_string_equal(differs(&metered), "power table changed");
+	setup_zone();
+	assert_string_equal(differs(&metered), "power table changed");
+	assert_null(differs(&unmetered));
+}
+
 /* The fingerprint goes through the text unchanged. */
 static void test_fingerprint_in_text(void **unused)
 {
@@ -405,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_resume_needs_the_engage_confidence),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_fingerprint_meter),
 		cmocka_unit_test(test_fingerprint_in_text),
 		cmocka_unit_test(test_file_name),
 	};

@@ -55,7 +55,12 @@ static uint64_t actor_hash(const struct actor *a)
 	return fnv_str(fnv_str(fnv_str(FNV_OFFSET, actor_kind_name(a->kind)), a->name), cpus);
 }
 
-/* Its power table as loaded (not as calibrated): each frequency and the power at it. */
+/*
+ * Its power table as loaded (not as calibrated): each frequency and the
+ * power at it; and for a calibrating actor its meter's key, since its
+ * requests (what the model learns from) are then in the meter's watts: a
+ * meter added, removed or changed starts a new model.
+ */
 static uint64_t table_hash(const struct actor *a)
 {
 	const struct power_table *t = actor_model_table(a);
@@ -63,6 +68,8 @@ static uint64_t table_hash(const struct actor *a)
 
 	for (size_t i = 0; i < t->n; i++)
 		h = fnv_u32(fnv_u32(h, t->entry[i].freq_khz), t->entry[i].power_uw);
+	if (a->calibrating)	/* its key, as actor_adopt_scale() compares it */
+		h = fnv(fnv_u32(h, (uint32_t)a->meter->id_len), a->meter->name, a->meter->id_len);
 	return h;
 }
 
