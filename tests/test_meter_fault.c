@@ -79,7 +79,10 @@ static void test_energy_backwards_without_range(void **unused)
 	assert_int_equal(step_ms(&t, 4999000, 100, true, &mw), -METER_BACKWARDS);
 }
 
-/* A counter that does not move for METER_STOP_READS reads while the actor draws has stopped. */
+/* Reads at 100 ms in METER_STOP_US (3 s): 30. */
+#define STOP_READS_100MS ((int)(METER_STOP_US / 100000))
+
+/* A counter that does not move for 3 s (30 reads at 100 ms) while the actor draws has stopped. */
 static void test_energy_stopped(void **unused)
 {
 	struct meter_track t = { .energy = true };
@@ -89,14 +92,14 @@ static void test_energy_stopped(void **unused)
 	(void)unused;
 	assert_int_equal(step_ms(&t, 7000, ms, true, &mw), 0);
 	/* Idle: never stopped, however long. */
-	for (int k = 0; k < 3 * METER_STOP_READS; k++)
+	for (int k = 0; k < 3 * STOP_READS_100MS; k++)
 		assert_int_equal(step_ms(&t, 7000, ms += 100, false, &mw), 0);
-	for (int k = 1; k < METER_STOP_READS; k++)
+	for (int k = 1; k < STOP_READS_100MS; k++)
 		assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), 0);
 	assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), -METER_STOPPED);
 }
 
-/* A power that holds one exact value for METER_STOP_READS reads while drawing is frozen. */
+/* A power that holds one exact value for 3 s (30 reads at 100 ms) while drawing is frozen. */
 static void test_power_frozen(void **unused)
 {
 	struct meter_track t = { .max_mw = 20000 };
@@ -106,13 +109,66 @@ static void test_power_frozen(void **unused)
 	(void)unused;
 	assert_int_equal(step_ms(&t, 1234567, ms, true, &mw), 1);
 	assert_int_equal(mw, 1234);
-	for (int k = 1; k < METER_STOP_READS; k++)
+	for (int k = 1; k < STOP_READS_100MS; k++)
 		assert_int_equal(step_ms(&t, 1234567, ms += 100, true, &mw), 1);
 	/* One move starts the count again. */
 	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
-	for (int k = 1; k < METER_STOP_READS; k++)
+	for (int k = 1; k < STOP_READS_100MS; k++)
 		assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
 	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), -METER_STOPPED);
+}
+
+/*
+ * Reads every @period_ms of a power meter sampled every @sample_ms whose
+ * value holds between samples, for @for_ms: never stopped.
+ */
+static void assert_holds_not_stopped(uint32_t period_ms, uint32_t sample_ms, uint64_t for_ms)
+{
+	struct meter_track t = { .max_mw = 20000, .sample_us = 1000 * (uint64_t)sample_ms };
+	uint32_t mw = 0;
+
+	for (uint64_t ms = 0; ms <= for_ms; ms += period_ms) {
+		int64_t uw = 1000000 + 1000 * (int64_t)(ms / sample_ms % 2);
+
+		assert_int_equal(step_ms(&t, uw, ms, true, &mw), 1);
+	}
+}
+
+/*
+ * Stopped counts time, not reads: a 1 s meter read every 10 ms (100 reads
+ * on one value), an INA226 at 4 s read every 100 ms (40) go on; a value
+ * frozen for max(3 s, 3 samples) stops, not a read before.
+ */
+static void test_stopped_counts_time(void **unused)
+{
+	static const struct { uint32_t period_ms, sample_ms; uint64_t stop_ms; } cases[] = {
+		{ 10, 1000, 3000 },	/* hwmon power at 1 s, a 10 ms period */
+		{ 10, 0, 3000 },	/* no update_interval given: 3 s */
+		{ 100, 4000, 12000 },	/* INA226, update_interval 4 s */
+		{ 2000, 0, 6000 },	/* a 2 s period: 4 s is 2 reads, 3 at least */
+		{ 5000, 0, 15000 },	/* a 5 s period: 3 reads at least */
+	};
+	uint32_t mw = 0;
+
+	(void)unused;
+	assert_holds_not_stopped(10, 1000, 20000);
+	assert_holds_not_stopped(100, 4000, 60000);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct meter_track p = { .max_mw = 20000, .sample_us = 1000 * (uint64_t)cases[i].sample_ms };
+		struct meter_track e = p;
+		uint64_t ms = 0;
+
+		e.energy = true;
+		assert_int_equal(step_ms(&p, 1500000, 0, true, &mw), 1);
+		assert_int_equal(step_ms(&e, 7000, 0, true, &mw), 0);
+		while ((ms += cases[i].period_ms) < cases[i].stop_ms) {
+			assert_int_equal(step_ms(&p, 1500000, ms, true, &mw), 1);
+			assert_int_equal(step_ms(&e, 7000, ms, true, &mw), 0);
+		}
+		assert_int_equal(ms, cases[i].stop_ms);
+		assert_int_equal(step_ms(&p, 1500000, ms, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&e, 7000, ms, true, &mw), -METER_STOPPED);
+	}
 }
 
 /* Above the bound, or negative: a jump; at the bound, a reading. */
@@ -151,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_energy_backwards_without_range),
 		cmocka_unit_test(test_energy_stopped),
 		cmocka_unit_test(test_power_frozen),
+		cmocka_unit_test(test_stopped_counts_time),
 		cmocka_unit_test(test_jump),
 		cmocka_unit_test(test_names),
 	};

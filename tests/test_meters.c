@@ -322,9 +322,9 @@ static void run_others_moving(struct engine *e, int k, uint64_t *t_us)
 }
 
 /*
- * One exact power for METER_STOP_READS reads after the first while the
- * cluster is busy: stopped at the 30th repeat, not before; the meters that
- * move go on.
+ * One exact power for 3 s (METER_STOP_US: the INA3221 samples every 100
+ * ms) after the first read while the cluster is busy: stopped at the 30th
+ * repeat, not before; the meters that move go on.
  */
 static void test_stopped(void **unused)
 {
@@ -339,7 +339,7 @@ static void test_stopped(void **unused)
 	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	/* The first read sets the value; the next 29 repeat it. */
-	for (k = 0; k < METER_STOP_READS; k++)
+	for (k = 0; k < (int)(METER_STOP_US / PERIOD_US); k++)
 		run_others_moving(&e, k, &t_us);
 	assert_non_null(actor_named(&e, "cpufreq-cpu4")->meter);
 	assert_int_equal(tree_log_count("dropped until a reload"), 0);

@@ -23,14 +23,23 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)
 	return range >= prev ? range - prev + cur : cur;
 }
 
-/* Counts a read that did not move; whether the meter has now stopped. */
-static bool stopped(struct meter_track *t, bool moved, bool drawing)
+/*
+ * Counts a read at @now_us that did not move; whether the meter has now
+ * stopped: unmoved for max(METER_STOP_US, METER_STOP_SAMPLES sample
+ * periods) of time, over METER_STOP_MIN_READS reads at least.
+ */
+static bool stopped(struct meter_track *t, uint64_t now_us, bool moved, bool drawing)
 {
-	if (moved || !drawing) {
+	uint64_t hold_us = (uint64_t)METER_STOP_SAMPLES * t->sample_us;
+
+	if (moved || !drawing || now_us < t->still_since_us) {	/* or a new time base */
 		t->same = 0;
+		t->still_since_us = now_us;
 		return false;
 	}
-	return ++t->same >= METER_STOP_READS;
+	if (hold_us < METER_STOP_US)
+		hold_us = METER_STOP_US;
+	return ++t->same >= METER_STOP_MIN_READS && now_us - t->still_since_us >= hold_us;
 }
 
 /* A wrap is expected where the counter has a range and the energy through it is plausible. */
@@ -56,9 +65,11 @@ static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, bo
 		t->have_last = true;
 		t->last_value = value;
 		t->last_us = now_us;
+		t->same = 0;
+		t->still_since_us = now_us;
 		return 0;
 	}
-	if (stopped(t, value != t->last_value, drawing))
+	if (stopped(t, now_us, value != t->last_value, drawing))
 		return -METER_STOPPED;
 	if (value == t->last_value)
 		return 0;	/* nothing counted yet: the next move averages over the wait */
@@ -94,7 +105,7 @@ int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, bool
 	t->have_last = true;
 	t->last_value = value;
 	t->last_us = now_us;
-	if (stopped(t, moved, drawing))
+	if (stopped(t, now_us, moved, drawing))
 		return -METER_STOPPED;
 	*power_mw = (uint32_t)mw;
 	return 1;

@@ -9,12 +9,15 @@
  * truncated to ms would be up to 1 % off a 100 ms period's).
  *
  * A meter stops when an energy counter does not move, or a power reading
- * holds one exact value, for METER_STOP_READS reads in a row while the
- * actor draws.  30 reads are 3 s at the default 100 ms period: three times
- * the slowest refresh of the meters read (SCMI/SCPI sensors update about
- * once a second, the INA3221 every 100 ms or so at its defaults, RAPL every
- * ms), so a slow meter never trips it, and a dead one is dropped within
- * seconds of control.  A meter jumps when it says more than the most the
+ * holds one exact value, while the actor draws, for METER_STOP_US (3 s) or
+ * METER_STOP_SAMPLES (3) of the meter's sample periods, whichever is
+ * longer, and METER_STOP_MIN_READS reads in a row: time, not reads, so
+ * that a short period (10 ms) does not drop a healthy meter that refreshes
+ * once a second, nor a long update_interval (an INA226's, over 3 s) one
+ * read every 100 ms.  3 s is three times the slowest refresh of the
+ * meters read without an update_interval (SCMI/SCPI sensors update about
+ * once a second, RAPL every ms), so a dead meter is dropped within seconds
+ * of control.  A meter jumps when it says more than the most the
  * caller finds plausible (METER_JUMP_FACTOR times the actor's table maximum)
  * or a negative power.  An energy counter that goes backwards wrapped: that
  * is expected only where it has a range (max_energy_range_uj) and the wrap
@@ -24,8 +27,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads in a row of an unmoving energy or one exact power while the actor draws: stopped. */
-#define METER_STOP_READS 30
+/* How long an unmoving energy or one exact power while the actor draws is stopped, µs... */
+#define METER_STOP_US 3000000
+/* ...or this many of the meter's sample periods, where that is longer... */
+#define METER_STOP_SAMPLES 3
+/* ...and over at least this many reads in a row (a long period: not one read). */
+#define METER_STOP_MIN_READS 3
 /* A meter above this many times the actor's table maximum has jumped. */
 #define METER_JUMP_FACTOR 10
 
@@ -34,7 +41,7 @@
  * @METER_OK: none.
  * @METER_VANISHED: its file is gone (the device was removed).
  * @METER_UNREADABLE: its file is there but its read failed.
- * @METER_STOPPED: it stopped counting (METER_STOP_READS).
+ * @METER_STOPPED: it stopped counting (METER_STOP_US).
  * @METER_JUMP: a power beyond the plausible most, or negative.
  * @METER_BACKWARDS: an energy counter went back where no wrap was due.
  */
@@ -61,18 +68,24 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range);
  * @energy: a cumulative counter in µJ (else an instantaneous power in µW).
  * @range_uj: where the counter wraps, µJ; 0 for a counter that never should.
  * @max_mw: the most a reading may say, mW; 0 for no bound.
+ * @sample_us: how often its reading changes, µs (struct power_meter's
+ *	sample_ms); 0 where none is given.
  * @have_last, @last_value, @last_us: the last value that counted (µJ or
  *	µW) and when it was read, µs.
  * @same: reads in a row that showed no move while the actor drew.
+ * @still_since_us: when the last read that moved (or came while the actor
+ *	did not draw) was, µs: where @same's run starts.
  */
 struct meter_track {
 	bool energy;
 	uint64_t range_uj;
 	uint32_t max_mw;
+	uint64_t sample_us;
 	bool have_last;
 	int64_t last_value;
 	uint64_t last_us;
 	unsigned int same;
+	uint64_t still_since_us;
 };
 
 /**

@@ -60,6 +60,7 @@ static int open_input(struct power_meter *m, const char *path, enum meter_unit u
 	m->unit = unit;
 	m->track.energy = unit == METER_ENERGY_UJ;
 	m->sample_ms = sample_period_ms(path, unit);
+	m->track.sample_us = 1000 * (uint64_t)m->sample_ms;
 	return 0;
 }
 
