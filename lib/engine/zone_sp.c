@@ -32,16 +32,28 @@ uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
 	return z->always_on || z->sp_source == SP_FROM_RAPL ? z->pid.sustainable_power_mw : min_mw;
 }
 
-/* Whether the next active period engages the model (a copy of the tuning state). */
-static bool zone_will_engage(const struct zone *z)
+/*
+ * What period_params() gives the default controller at the next active
+ * period, on a copy of the tuning state (the actors' lowest power is the
+ * kernel's estimate): @run; whether the model is engaged then (a model
+ * already confident, resumed on the second boot with the zone idle since,
+ * engages there).
+ */
+static bool zone_next_run(const struct zone *z, struct pid_params *run)
 {
 	struct model_tuning t = z->tuning;
+
+	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc,
+			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), run);
+	return t.engaged;
+}
+
+/* Whether the next active period engages the model. */
+static bool zone_will_engage(const struct zone *z)
+{
 	struct pid_params run;
 
-	if (z->pid.mode != PID_MODE_DEFAULT)
-		return false;
-	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc, 0, &run);
-	return t.engaged;
+	return z->pid.mode == PID_MODE_DEFAULT && zone_next_run(z, &run);
 }
 
 bool zone_first_approach(const struct zone *z)
@@ -74,21 +86,13 @@ const char *zone_model_state_name(enum zone_model_state s)
 
 uint32_t zone_feed_forward_mw(const struct zone *z)
 {
-	struct model_tuning t = z->tuning;
 	struct pid_params run;
 
 	if (z->tuning.engaged)
 		return z->pid_run.sustainable_power_mw;
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return z->pid.sustainable_power_mw;
-	/*
-	 * What period_params() gives at the next active period, on a copy of
-	 * the tuning state: a model already confident (resumed on the second
-	 * boot, the zone idle since) engages there; the actors' lowest power
-	 * is the kernel's estimate.
-	 */
-	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc,
-			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), &run);
+	zone_next_run(z, &run);
 	return run.sustainable_power_mw;
 }
 
