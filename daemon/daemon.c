@@ -179,7 +179,7 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	/* A device went away (hotplug, module unload): find out what is left.  A
 	 * write that failed on a device still there is the engine's to retry. */
 	if (r == -ENODEV)
-		daemon_schedule_rescan(d, RESCAN_DELAY_US);
+		daemon_schedule_rescan(d, RESCAN_DEVICES_CHANGED);
 	for (size_t i = 0; i < d->engine.n_zones; i++) {
 		if (!d->schedule.due[i])
 			continue;
@@ -226,7 +226,7 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 		arm_tick(d);
 		return;
 	}
-	daemon_schedule_rescan(d, RESCAN_DELAY_US);
+	daemon_schedule_rescan(d, RESCAN_DEVICES_CHANGED);
 }
 
 /*

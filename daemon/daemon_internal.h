@@ -24,8 +24,22 @@
 #include "zone_notes.h"
 #include "control/time_units.h"
 
-/* Events come in bursts (a module loads several devices): rescan once. */
-#define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
+/**
+ * enum rescan_reason - why a rescan is pending, which says when it runs and
+ * how it is said; each ranks above those listed before it.
+ * @RESCAN_NONE: no rescan pending.
+ * @RESCAN_RETRY: configured zones or devices are missing: look again in
+ *	RESCAN_RETRY_US, said at debug level.
+ * @RESCAN_DEVICES_CHANGED: devices came or went (a thermal netlink event,
+ *	a device gone while written): rescan in RESCAN_DELAY_US, so that a
+ *	burst of events is one rescan, said at info level.  (Both delays are
+ *	daemon_rescan.c's.)
+ */
+enum rescan_reason {
+	RESCAN_NONE,
+	RESCAN_RETRY,
+	RESCAN_DEVICES_CHANGED,
+};
 
 struct pa_config;
 
@@ -51,7 +65,7 @@ struct daemon {
 	struct metrics metrics;
 	struct sleep_watch sleep;
 	bool ready;
-	bool rescan_for_event;
+	enum rescan_reason rescan_why;	/* the highest reason of the rescan pending */
 	bool looking;
 	char status[512];
 };
@@ -74,11 +88,11 @@ int daemon_reset_schedule(struct daemon *d);
 int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata);
 
 /**
- * daemon_schedule_rescan() - a rescan in @delay_us, us, unless one is armed
- * sooner.  RESCAN_DELAY_US is for an event (said at info level), anything
- * else a retry (said at debug level).
+ * daemon_schedule_rescan() - a rescan for @why (RESCAN_RETRY or
+ * RESCAN_DEVICES_CHANGED) after its delay, unless one is armed sooner; the
+ * rescan is said at the level of the highest reason pending.
  */
-void daemon_schedule_rescan(struct daemon *d, uint64_t delay_us);
+void daemon_schedule_rescan(struct daemon *d, enum rescan_reason why);
 
 /**
  * daemon_build_engine() - engine_build() with descriptors held aside:

@@ -18,14 +18,17 @@
 
 /* While configured devices are missing, look for them again this often. */
 #define RESCAN_RETRY_US (5000 * USEC_PER_MSEC)
+/* Events come in bursts (a module loads several devices): rescan once. */
+#define RESCAN_DELAY_US (200 * USEC_PER_MSEC)
 
-void daemon_schedule_rescan(struct daemon *d, uint64_t delay_us)
+void daemon_schedule_rescan(struct daemon *d, enum rescan_reason why)
 {
+	uint64_t delay_us = why == RESCAN_DEVICES_CHANGED ? RESCAN_DELAY_US : RESCAN_RETRY_US;
 	uint64_t when = daemon_now_us(d) + delay_us, armed = SCHEDULE_NEVER;
 	int enabled = SD_EVENT_OFF;
 
-	if (delay_us == RESCAN_DELAY_US)
-		d->rescan_for_event = true;	/* else a retry, said at debug level */
+	if (why > d->rescan_why)
+		d->rescan_why = why;
 	sd_event_source_get_enabled(d->rescan, &enabled);
 	sd_event_source_get_time(d->rescan, &armed);
 	if (enabled != SD_EVENT_OFF && armed <= when)
@@ -119,7 +122,7 @@ void daemon_retry_if_incomplete(struct daemon *d)
 		journal_log(PA_LOG_INFO, NULL, "configured zones or devices are missing (see above); "
 			    "looking for them every %u s", (unsigned int)(RESCAN_RETRY_US / 1000000));
 	d->looking = true;
-	daemon_schedule_rescan(d, RESCAN_RETRY_US);
+	daemon_schedule_rescan(d, RESCAN_RETRY);
 }
 
 int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
@@ -129,9 +132,9 @@ int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	journal_log(d->rescan_for_event ? PA_LOG_INFO : PA_LOG_DEBUG, NULL,
+	journal_log(d->rescan_why == RESCAN_DEVICES_CHANGED ? PA_LOG_INFO : PA_LOG_DEBUG, NULL,
 		    "rescanning thermal zones and cooling devices");
-	d->rescan_for_event = false;
+	d->rescan_why = RESCAN_NONE;
 	r = daemon_rebuild(d, d->config, false);
 	if (r < 0)
 		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));

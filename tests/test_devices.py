@@ -116,7 +116,8 @@ class RemovedDevice(Faulty):
         self.fault("enodev-write", "cdev1-away/cur_state")
         os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device1"),
                   self.tree.path("cdev1-away"))
-        self.assertTrue(wait_for(lambda: "rescanning" in self.daemon.logtext()),
+        # A device gone is said at info level (a retry only at debug).
+        self.assertTrue(wait_for(lambda: "info: rescanning" in self.daemon.logtext()),
                         self.daemon.logtext())
         self.assertTrue(wait_for(lambda: "policy4 has no cpufreq cooling device" in
                                  self.daemon.logtext()), self.daemon.logtext())

@@ -108,7 +108,7 @@ enum zone_model_state {
  *	is then 0, the switch-on its gains are computed from, as the kernel's.
  * @switch_on_trip: switch-on is one of its thermal zone's trips, so the
  *	kernel's trip event says when the zone crosses it; else a daemon that
- *	waits for events while idle must poll it (daemon/schedule.h).
+ *	waits for events while idle must poll it (zone_schedule.h).
  * @pid: controller definition from the configuration (its sustainable
  *	power the model's prior); @pid_state: its memory.
  * @pid_run: what the last period ran on: @pid, or for the default
