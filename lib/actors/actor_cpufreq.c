@@ -109,7 +109,7 @@ int actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
 	if (!c)
 		return -ENOMEM;
 	freq_actor_init(&c->f, &cpufreq_ops, ACTOR_CPUFREQ, cfg);
-	c->cur_freq.fd = -1;
+	c->cur_freq = (struct sysfs_attr)SYSFS_ATTR_INIT;
 	snprintf(c->f.base.name, sizeof(c->f.base.name), "cpufreq-cpu%u", policy->cpu);
 	c->f.base.cpus = policy->related;
 	if (policy->capacity)

@@ -258,9 +258,8 @@ int actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies, siz
 	if (!c)
 		return -ENOMEM;
 	actor_init(&c->base, &cap_ops, ACTOR_CPUFREQ_CAP, cfg);
-	for (size_t i = 0; i < n_policies; i++)
-	{
-		c->policy[i].cur_freq.fd = -1;
+	for (size_t i = 0; i < n_policies; i++) {
+		c->policy[i].cur_freq = (struct sysfs_attr)SYSFS_ATTR_INIT;
 		actor_file_init(&c->policy[i].max_freq);
 	}
 	c->n_policies = n_policies;

@@ -176,7 +176,7 @@ int actor_devfreq_new(int cdev_id, const char *device, const struct actor_config
 	if (!d)
 		return -ENOMEM;
 	freq_actor_init(&d->f, &devfreq_ops, ACTOR_DEVFREQ, cfg);
-	d->cur_freq.fd = d->load.fd = -1;
+	d->cur_freq = d->load = (struct sysfs_attr)SYSFS_ATTR_INIT;
 	snprintf(d->f.base.name, sizeof(d->f.base.name), "devfreq-%s", device);
 	if ((r = open_device(d, device, cfg)) < 0 || (r = freq_actor_open_state(&d->f, cdev_id)) < 0)
 		goto fail;
