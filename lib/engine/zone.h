@@ -69,6 +69,7 @@ enum sustainable_power_source {
 	SP_FROM_SYSFS,
 	SP_ESTIMATED,
 	SP_FROM_RAPL,
+	_SP_SOURCE_MAX,		/* how many there are, for tables */
 };
 
 /**
@@ -87,6 +88,7 @@ enum zone_model_state {
 	ZONE_MODEL_LEARNING,
 	ZONE_MODEL_LEARNT,
 	ZONE_MODEL_IN_USE,
+	_ZONE_MODEL_STATE_MAX,	/* how many there are, for tables */
 };
 
 /**
