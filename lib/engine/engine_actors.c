@@ -5,6 +5,7 @@
  * When a configured actor matches nothing, the reason lists what the
  * platform has, so that the message tells the user what to write instead.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,7 @@ struct actor *build_register_actor(struct engine *e, struct actor *a)
 {
 	struct actor **grown;
 
-	if (!a)
-		return NULL;
+	assert(a);	/* what a constructor gave: on its error the caller registers nothing */
 	grown = realloc(e->actors, (e->n_actors + 1) * sizeof(*grown));
 	if (!grown) {
 		actor_destroy(a);
@@ -207,8 +207,9 @@ struct actor *build_actor_for_config(struct build *b, const struct actor_config 
 		return NULL;
 	a = build_actor_for_cdev(b, id, ac);
 	cdev = thermal_find_cdev(&b->thermal, id);
+	assert(cdev);	/* @id is one of b->thermal's */
 	if (!a)
 		snprintf(why, why_size, "cooling_device%d (%s) cannot be used (see above)", id,
-			 cdev ? cdev->type : "?");
+			 cdev->type);
 	return a;
 }

@@ -271,8 +271,9 @@ void zone_cycle(struct zone *z);
 void zone_cycle_blind(struct zone *z);
 
 /**
- * zone_holds_saturated() - whether @z's grant holds its actor @i, saturated
- * (busy all the time at the frequency it is given), under its maximum power.
+ * zone_holds_saturated() - whether @z's grant holds its actor @i (below
+ * n_actors), saturated (busy all the time at the frequency it is given),
+ * under its maximum power.
  * A throttled busy CPU asks for what it draws at the OPP it is held at,
  * which its grant covers: it would use more all the same.
  */
