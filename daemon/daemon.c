@@ -354,10 +354,9 @@ static int setup_engine(struct daemon *d)
 
 int daemon_run(const struct options *opts)
 {
-	struct daemon d = { .opts = opts, .sleep.inhibit_fd = -1 };
+	struct daemon d = { .opts = opts, .sleep.inhibit_fd = -1, .engine = ENGINE_INIT };
 	int r;
 
-	d.engine.proc_stat.fd = -1;
 	d.config = daemon_load_config(opts);
 	if (!d.config)
 		return EXIT_BAD_CONFIG;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "meter_view.h"
 
+#include "control/enum_name.h"
+
 /* The calibration found meter and table apart beyond 0.3-3 x (and stopped calibrating). */
 static bool implausible(const struct actor *a)
 {
@@ -20,7 +22,7 @@ const char *meter_view_state_name(enum meter_view_state s)
 {
 	static const char *const names[] = { "none", "waiting", "reading", "dropped" };
 
-	return (unsigned int)s <= METER_VIEW_DROPPED ? names[s] : "?";
+	return ENUM_NAME(names, s);
 }
 
 const char *meter_view_fault(const struct actor *a)

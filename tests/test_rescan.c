@@ -7,6 +7,7 @@
  * restore stay the ones found before the first takeover.  Also what every
  * period gives a zone's thermal model, and when a rebuild keeps it.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,6 +306,37 @@ static void test_model_follows_the_zone(void **unused)
 	pa_config_free(hotter);
 }
 
+/*
+ * An engine starts as ENGINE_INIT (/proc/stat closed, fd -1) and is left so
+ * by engine_free(): freeing it again, or one never built, closes no
+ * descriptor of the process (fd 0 stays open).
+ */
+static void test_engine_init(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_clusters);
+	struct engine e = ENGINE_INIT;
+
+	(void)unused;
+	assert_int_equal(e.proc_stat.fd, -1);
+	assert_int_equal(e.n_zones + e.n_actors, 0);
+	engine_free(&e);
+	assert_true(fcntl(0, F_GETFD) >= 0);
+	assert_int_equal(engine_build(&e, cfg), 1);
+	assert_true(e.proc_stat.fd > 0);
+	assert_int_equal(engine_restore(&e), 0);
+	engine_free(&e);
+	assert_int_equal(e.proc_stat.fd, -1);
+	assert_null(e.zones);
+	engine_free(&e);
+	memset(&e, 0xff, sizeof(e));
+	engine_init(&e);
+	assert_int_equal(e.proc_stat.fd, -1);
+	assert_null(e.actors);
+	engine_free(&e);
+	assert_true(fcntl(0, F_GETFD) >= 0);
+	pa_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_new_aim_resets_the_controller),
 		cmocka_unit_test(test_zone_feeds_its_model),
 		cmocka_unit_test(test_model_follows_the_zone),
+		cmocka_unit_test(test_engine_init),
 	};
 
 	if (tree_main_guard())

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Strict value parsing and the sysfs helpers, on files in a temporary
+ * Device-tree cells and the sysfs helpers, on files in a temporary
  * directory: opened once and re-read with pread, writes that refuse links.
  */
 #include <errno.h>
@@ -38,57 +38,6 @@ static const char *at(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return path;
-}
-
-static void test_parse_u64(void **unused)
-{
-	static const struct {
-		const char *text;
-		int error;
-		uint64_t value;
-	} cases[] = {
-		{ "0", 0, 0 },
-		{ "75000\n", 0, 75000 },
-		{ "18446744073709551615", 0, UINT64_MAX },
-		{ "", -EINVAL, 0 },
-		{ "\n", -EINVAL, 0 },
-		{ "abc", -EINVAL, 0 },
-		{ "12abc", -EINVAL, 0 },
-		{ "12 ", -EINVAL, 0 },
-		{ " 12", -EINVAL, 0 },
-		{ "12\n\n", -EINVAL, 0 },
-		{ "-1", -EINVAL, 0 },
-		{ "+1", -EINVAL, 0 },
-		{ "18446744073709551616", -ERANGE, 0 },
-	};
-
-	(void)unused;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = 12345;
-
-		assert_int_equal(parse_u64(cases[i].text, strlen(cases[i].text), &v), cases[i].error);
-		if (!cases[i].error)
-			assert_int_equal(v, cases[i].value);
-		else
-			assert_int_equal(v, 12345);
-	}
-}
-
-static void test_parse_s64(void **unused)
-{
-	int64_t v;
-
-	(void)unused;
-	assert_int_equal(parse_s64("-40000\n", 7, &v), 0);
-	assert_int_equal(v, -40000);
-	assert_int_equal(parse_s64("-9223372036854775808", 20, &v), 0);
-	assert_true(v == INT64_MIN);
-	assert_int_equal(parse_s64("9223372036854775808", 19, &v), -ERANGE);
-	assert_int_equal(parse_s64("-", 1, &v), -EINVAL);
-	assert_int_equal(parse_s64("--1", 3, &v), -EINVAL);
-	/* The length bounds the read: no NUL needed. */
-	assert_int_equal(parse_s64("123456", 3, &v), 0);
-	assert_int_equal(v, 123);
 }
 
 static void test_dt_cells(void **unused)
@@ -262,8 +211,6 @@ static int teardown(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_u64),
-		cmocka_unit_test(test_parse_s64),
 		cmocka_unit_test(test_dt_cells),
 		cmocka_unit_test(test_attr_reread),
 		cmocka_unit_test(test_write),

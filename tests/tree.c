@@ -38,6 +38,20 @@ void tree_log_clear(void)
 	n_messages = 0;
 }
 
+int tree_log_reset(void **unused)
+{
+	(void)unused;
+	tree_log_clear();
+	return 0;
+}
+
+bool tree_on(const char *tree)
+{
+	const char *fixture = getenv("FIXTURE");
+
+	return fixture && strcmp(fixture, tree) == 0;
+}
+
 size_t tree_log_count(const char *words)
 {
 	size_t n = 0;

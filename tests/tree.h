@@ -5,6 +5,7 @@
  * (tests/run-in-tree): paths like "/sys/..." and "/proc/stat" reach the tree.
  * Every helper fails the current cmocka test on error.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/config.h"
@@ -56,6 +57,12 @@ size_t tree_log_count(const char *words);
 
 /** tree_log_n() - how many messages were collected. */
 size_t tree_log_n(void);
+
+/** tree_log_reset() - a cmocka setup that forgets the messages collected so far. */
+int tree_log_reset(void **unused);
+
+/** tree_on() - whether the fixture tree is @tree (FIXTURE, "rk3399-dt"). */
+bool tree_on(const char *tree);
 
 /** tree_main_guard() - 0 when run by run-in-tree, else 1 with a message. */
 int tree_main_guard(void);

@@ -402,42 +402,51 @@ struct cpufreq_policy_info;
  * @cdev_id: its cooling_device number.
  * @policy: the policy it throttles.
  * @cfg: the config's actor (weight, coefficient, OPPs), or NULL.
- * Return: the actor, or NULL (logged) when its files or power model are missing.
+ * @ret: set to the actor, or to NULL on error.
+ * Return: 0, or negative errno (logged, but -ENOMEM) when its files or power
+ * model are missing.
  */
-struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
-				const struct actor_config *cfg);
+int actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
+		      const struct actor_config *cfg, struct actor **ret);
 
 /**
  * actor_devfreq_new() - a devfreq cooling device (devfreq-<device>) as an actor.
  * @cdev_id: its cooling_device number.
  * @device: the devfreq device name ("ff9a0000.gpu").
  * @cfg: the config's actor, or NULL.
+ * @ret: set to the actor, or to NULL on error.
+ * Return: 0, or negative errno (logged, but -ENOMEM).
  */
-struct actor *actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg);
+int actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg,
+		      struct actor **ret);
 
 /**
  * actor_cpufreq_cap_new() - the CPUs of @cfg->cpus (whole cpufreq policies)
  * limited by their policies' scaling_max_freq, for machines without cpufreq
  * cooling devices (intel_pstate, acpi-cpufreq).
- * @policies, @n_policies: the policies of those CPUs.
- * Return: the actor, or NULL (logged).
+ * @policies, @n_policies: the policies of those CPUs (at least one).
+ * @ret: set to the actor, or to NULL on error.
+ * Return: 0, or negative errno (logged, but -ENOMEM).
  */
-struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies,
-				    size_t n_policies, const struct actor_config *cfg);
+int actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies, size_t n_policies,
+			  const struct actor_config *cfg, struct actor **ret);
 
 /**
  * actor_powercap_new() - a powercap zone (RAPL package, "intel-rapl:0")
  * limited by its constraint_0_power_limit_uw.
- * Return: the actor, or NULL (logged).
+ * @ret: set to the actor, or to NULL on error.
+ * Return: 0, or negative errno (logged, but -ENOMEM).
  */
-struct actor *actor_powercap_new(const struct actor_config *cfg);
+int actor_powercap_new(const struct actor_config *cfg, struct actor **ret);
 
 /**
  * actor_cooling_device_new() - cooling_device@cdev_id of type @type (no
  * power model: a fan, ...) for the step_wise fallback, driven by state only.
- * Return: the actor, or NULL (logged) when its files cannot be opened.
+ * @ret: set to the actor, or to NULL on error.
+ * Return: 0, or negative errno (logged, but -ENOMEM) when its files cannot
+ * be opened.
  */
-struct actor *actor_cooling_device_new(int cdev_id, const char *type);
+int actor_cooling_device_new(int cdev_id, const char *type, struct actor **ret);
 
 /**
  * actor_state_of_freq() - the cooling state that caps a device at @khz:

@@ -4,6 +4,8 @@
  * throttling, ...), driven by state only through the step_wise fallback
  * (lib/control/fallback.h).  It asks for no power and takes no part in a budget.
  */
+#include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -95,20 +97,24 @@ static const struct actor_ops cdev_ops = {
 	.destroy = cdev_destroy,
 };
 
-struct actor *actor_cooling_device_new(int cdev_id, const char *type)
+int actor_cooling_device_new(int cdev_id, const char *type, struct actor **ret)
 {
 	struct cdev_actor *c = calloc(1, sizeof(*c));
+	int r;
 
+	assert(type && ret);
+	*ret = NULL;
 	if (!c)
-		return NULL;
+		return -ENOMEM;
 	actor_init(&c->base, &cdev_ops, ACTOR_COOLING_DEVICE, NULL);
 	c->base.cdev_id = cdev_id;
 	snprintf(c->base.name, sizeof(c->base.name), "%s", type);
-	if (cooling_state_open(&c->cs, cdev_id) < 0) {
+	if ((r = cooling_state_open(&c->cs, cdev_id)) < 0) {
 		free(c);
-		return NULL;
+		return r;
 	}
 	c->base.state = c->cs.file.original;
 	c->base.max_state = c->cs.max_state;
-	return &c->base;
+	*ret = &c->base;
+	return 0;
 }

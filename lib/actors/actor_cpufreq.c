@@ -6,6 +6,8 @@
  * grant becomes the highest frequency whose power, normalised by the load,
  * fits (power2state), and that frequency's cooling state.
  */
+#include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,15 +98,18 @@ static int open_policy(struct cpufreq_actor *c, const struct cpufreq_policy_info
 	return actor_load_model(&c->f.base, &dev);
 }
 
-struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
-				const struct actor_config *cfg)
+int actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *policy,
+		      const struct actor_config *cfg, struct actor **ret)
 {
 	struct cpufreq_actor *c = calloc(1, sizeof(*c));
+	int r;
 
+	assert(policy && ret);
+	*ret = NULL;
 	if (!c)
-		return NULL;
+		return -ENOMEM;
 	freq_actor_init(&c->f, &cpufreq_ops, ACTOR_CPUFREQ, cfg);
-	c->cur_freq.fd = -1;
+	c->cur_freq = (struct sysfs_attr)SYSFS_ATTR_INIT;
 	snprintf(c->f.base.name, sizeof(c->f.base.name), "cpufreq-cpu%u", policy->cpu);
 	c->f.base.cpus = policy->related;
 	if (policy->capacity)
@@ -115,12 +120,14 @@ struct actor *actor_cpufreq_new(int cdev_id, const struct cpufreq_policy_info *p
 	if (c->f.n_freqs == 0) {
 		pa_log(PA_LOG_ERR, "%s: policy%u lists no frequencies (scaling_available_frequencies)",
 		       c->f.base.name, policy->cpu);
+		r = -EINVAL;
 		goto fail;
 	}
-	if (freq_actor_open_state(&c->f, cdev_id) < 0 || open_policy(c, policy, cfg) < 0)
+	if ((r = freq_actor_open_state(&c->f, cdev_id)) < 0 || (r = open_policy(c, policy, cfg)) < 0)
 		goto fail;
-	return &c->f.base;
+	*ret = &c->f.base;
+	return 0;
 fail:
 	cpufreq_destroy(&c->f.base);
-	return NULL;
+	return r;
 }

@@ -12,6 +12,8 @@
  * links).  Where the driver lists no frequencies, the power table's
  * frequencies within the hardware limits are the steps.
  */
+#include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,19 +245,21 @@ static int choose_steps(struct cap_actor *c, const struct cpufreq_policy_info *c
 	return 0;
 }
 
-struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies,
-				    size_t n_policies, const struct actor_config *cfg)
+int actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *policies, size_t n_policies,
+			  const struct actor_config *cfg, struct actor **ret)
 {
 	struct cap_actor *c = calloc(1, sizeof(*c) + n_policies * sizeof(c->policy[0]));
 	char name[16], of_node[SYSFS_PATH_MAX], cpus[48];
 	struct opp_device dev = { .name = name, .of_node = of_node };
+	int r;
 
+	assert(policies && n_policies > 0 && cfg && ret);
+	*ret = NULL;
 	if (!c)
-		return NULL;
+		return -ENOMEM;
 	actor_init(&c->base, &cap_ops, ACTOR_CPUFREQ_CAP, cfg);
-	for (size_t i = 0; i < n_policies; i++)
-	{
-		c->policy[i].cur_freq.fd = -1;
+	for (size_t i = 0; i < n_policies; i++) {
+		c->policy[i].cur_freq = (struct sysfs_attr)SYSFS_ATTR_INIT;
 		actor_file_init(&c->policy[i].max_freq);
 	}
 	c->n_policies = n_policies;
@@ -272,13 +276,14 @@ struct actor *actor_cpufreq_cap_new(const struct cpufreq_policy_info *const *pol
 	dev.config_opps = cfg->opps;
 	dev.n_config_opps = cfg->n_opps;
 	for (size_t i = 0; i < n_policies; i++)
-		if (open_cap_policy(&c->policy[i], policies[i]) < 0)
+		if ((r = open_cap_policy(&c->policy[i], policies[i])) < 0)
 			goto fail;
-	if (actor_load_model(&c->base, &dev) < 0 || choose_steps(c, policies) < 0)
+	if ((r = actor_load_model(&c->base, &dev)) < 0 || (r = choose_steps(c, policies)) < 0)
 		goto fail;
 	c->base.freq_khz = policies[0]->max_khz;
-	return &c->base;
+	*ret = &c->base;
+	return 0;
 fail:
 	cap_destroy(&c->base);
-	return NULL;
+	return r;
 }

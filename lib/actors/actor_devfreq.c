@@ -11,6 +11,8 @@
  * percentage), and is taken as 100% otherwise: the request is then the
  * power at the current frequency, an upper bound.
  */
+#include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,20 +165,25 @@ static int open_device(struct devfreq_actor *d, const char *device, const struct
 	return actor_load_model(&d->f.base, &dev);
 }
 
-struct actor *actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg)
+int actor_devfreq_new(int cdev_id, const char *device, const struct actor_config *cfg,
+		      struct actor **ret)
 {
 	struct devfreq_actor *d = calloc(1, sizeof(*d));
+	int r;
 
+	assert(device && ret);
+	*ret = NULL;
 	if (!d)
-		return NULL;
+		return -ENOMEM;
 	freq_actor_init(&d->f, &devfreq_ops, ACTOR_DEVFREQ, cfg);
-	d->cur_freq.fd = d->load.fd = -1;
+	d->cur_freq = d->load = (struct sysfs_attr)SYSFS_ATTR_INIT;
 	snprintf(d->f.base.name, sizeof(d->f.base.name), "devfreq-%s", device);
-	if (open_device(d, device, cfg) < 0 || freq_actor_open_state(&d->f, cdev_id) < 0)
+	if ((r = open_device(d, device, cfg)) < 0 || (r = freq_actor_open_state(&d->f, cdev_id)) < 0)
 		goto fail;
 	d->f.base.freq_khz = d->f.freq_khz[d->f.n_freqs - 1];
-	return &d->f.base;
+	*ret = &d->f.base;
+	return 0;
 fail:
 	devfreq_destroy(&d->f.base);
-	return NULL;
+	return r;
 }

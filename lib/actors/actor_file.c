@@ -15,7 +15,7 @@
 void actor_file_init(struct actor_file *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->write.fd = f->read.fd = -1;
+	f->write = f->read = (struct sysfs_attr)SYSFS_ATTR_INIT;
 }
 
 int actor_file_open(struct actor_file *f, const char *path, bool deeper_when_higher)

@@ -13,6 +13,8 @@
  * actor made at_most_original (automatic x86 zones) never writes above the
  * limit found at start: the firmware's, kept over a rescan (adopt).
  */
+#include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,28 +223,32 @@ fail:
 	return r;
 }
 
-struct actor *actor_powercap_new(const struct actor_config *cfg)
+int actor_powercap_new(const struct actor_config *cfg, struct actor **ret)
 {
 	struct powercap_actor *p = calloc(1, sizeof(*p));
 	char dir[SYSFS_PATH_MAX];
+	int r;
 
+	assert(cfg && ret);
+	*ret = NULL;
 	if (!p)
-		return NULL;
+		return -ENOMEM;
 	actor_init(&p->base, &powercap_ops, ACTOR_POWERCAP, cfg);
 	power_meter_init(&p->meter);
 	p->base.meter = &p->meter;
 	actor_file_init(&p->limit);
 	snprintf(p->base.name, sizeof(p->base.name), "%s", cfg->powercap_zone);
 	p->at_most_original = cfg->at_most_original;
-	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", cfg->powercap_zone) < 0 ||
-	    open_zone(p, dir) < 0) {
+	if ((r = sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", cfg->powercap_zone)) < 0 ||
+	    (r = open_zone(p, dir)) < 0) {
 		powercap_destroy(&p->base);
-		return NULL;
+		return r;
 	}
 	p->base.max_mw = (uint32_t)(p->max_power_uw / 1000);
 	p->base.min_mw = (uint32_t)(p->min_power_uw / 1000);
 	p->base.max_state = POWERCAP_STEPS;
 	pa_log(PA_LOG_INFO, "%s: powercap zone, limit %" PRIu64 " uW, range %" PRIu64 "-%" PRIu64
 	       " uW", p->base.name, p->limit.original, p->min_power_uw, p->max_power_uw);
-	return &p->base;
+	*ret = &p->base;
+	return 0;
 }

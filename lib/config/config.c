@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config_keys.h"
+#include "control/enum_name.h"
 #include "platform/log.h"
 
 #define TEMP_MIN_MC (-50000)
@@ -82,12 +83,12 @@ const char *actor_kind_name(enum actor_kind kind)
 {
 	if (kind == ACTOR_COOLING_DEVICE)
 		return "cooling_device";
-	return (unsigned int)kind < ACTOR_COOLING_DEVICE ? actor_kind_names[kind] : "?";
+	return ENUM_NAME(actor_kind_names, kind);	/* its NULL, or past it: "?" */
 }
 
 const char *controller_name(enum pid_mode mode)
 {
-	return (unsigned int)mode <= PID_MODE_STEP_WISE ? controller_names[mode] : "?";
+	return ENUM_NAME(controller_names, mode);
 }
 
 const char *log_level_name(enum log_level level)

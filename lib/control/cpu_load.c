@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "parse_number.h"
+
 #define MIN_COLUMNS 4
 #define MAX_COLUMNS 10
 
@@ -13,21 +15,15 @@ struct cursor {
 	const char *end;
 };
 
-static int parse_u64(struct cursor *c, uint64_t *value)
+/* The number at the cursor, which moves past its digits. */
+static int parse_column(struct cursor *c, uint64_t *value)
 {
-	uint64_t v = 0;
+	size_t used;
+	int r = parse_u64_prefix(c->p, (size_t)(c->end - c->p), value, &used);
 
-	if (c->p == c->end || *c->p < '0' || *c->p > '9')
-		return -EINVAL;
-	for (; c->p < c->end && *c->p >= '0' && *c->p <= '9'; c->p++) {
-		unsigned int digit = (unsigned int)(*c->p - '0');
-
-		if (v > (UINT64_MAX - digit) / 10)
-			return -ERANGE;
-		v = v * 10 + digit;
-	}
-	*value = v;
-	return 0;
+	if (r == 0)
+		c->p += used;
+	return r;
 }
 
 static void skip_spaces(struct cursor *c)
@@ -49,7 +45,7 @@ static int parse_times(struct cursor *c, struct cpu_times *t)
 			break;
 		if (n == MAX_COLUMNS)
 			return -EINVAL;
-		r = parse_u64(c, &col[n++]);
+		r = parse_column(c, &col[n++]);
 		if (r < 0)
 			return r;
 		if (c->p < c->end && *c->p != ' ')
@@ -94,7 +90,7 @@ static int parse_cpu_line(struct cursor *line, struct cpu_stat *stat, int *last_
 	uint64_t cpu;
 	int r;
 
-	r = parse_u64(line, &cpu);
+	r = parse_column(line, &cpu);
 	if (r < 0)
 		return r;
 	if (cpu >= CPUMASK_MAX_CPUS)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "limit.h"
 
+#include "enum_name.h"
 #include "time_units.h"
 
 static const char *const reason_names[LIMIT_REASONS] = {
@@ -13,7 +14,7 @@ static const char *const reason_names[LIMIT_REASONS] = {
 
 const char *limit_reason_name(enum limit_reason r)
 {
-	return (unsigned int)r < LIMIT_REASONS ? reason_names[r] : "?";
+	return ENUM_NAME(reason_names, r);
 }
 
 void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us,

@@ -2,6 +2,8 @@
 /* Power meters that lie: stops, jumps and unexpected wraps (meter_fault.h). */
 #include "meter_fault.h"
 
+#include "enum_name.h"
+
 static const char *const fault_names[] = {
 	[METER_OK] = "ok",
 	[METER_VANISHED] = "vanished",
@@ -13,7 +15,7 @@ static const char *const fault_names[] = {
 
 const char *meter_fault_name(enum meter_fault fault)
 {
-	return (unsigned int)fault <= METER_BACKWARDS ? fault_names[fault] : "?";
+	return ENUM_NAME(fault_names, fault);
 }
 
 uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "enum_name.h"
+
 static const char *const fault_names[SENSOR_FAULTS] = {
 	[SENSOR_FAULT_NONE] = "none",
 	[SENSOR_FAULT_READ] = "read-error",
@@ -14,7 +16,7 @@ static const char *const fault_names[SENSOR_FAULTS] = {
 
 const char *sensor_fault_name(enum sensor_fault f)
 {
-	return (unsigned int)f < SENSOR_FAULTS ? fault_names[f] : "?";
+	return ENUM_NAME(fault_names, f);
 }
 
 int32_t stuck_expected_mc(const struct thermal_estimate *est, double *slow_mc,

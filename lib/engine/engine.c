@@ -302,6 +302,5 @@ void engine_free(struct engine *e)
 	free(e->stat_prev);
 	free(e->stat_cur);
 	free(e->stat_next);
-	memset(e, 0, sizeof(*e));
-	e->proc_stat.fd = -1;
+	engine_init(e);
 }

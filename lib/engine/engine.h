@@ -65,6 +65,18 @@ struct engine {
 	bool force_writes;
 };
 
+/*
+ * An engine with nothing built: no zones, no actors, /proc/stat closed (fd
+ * -1), so that engine_free() of it closes nothing.  Every engine starts so.
+ */
+#define ENGINE_INIT { .proc_stat = SYSFS_ATTR_INIT }
+
+/** engine_init() - set @e to ENGINE_INIT. */
+static inline void engine_init(struct engine *e)
+{
+	*e = (struct engine)ENGINE_INIT;
+}
+
 /**
  * engine_build() - discover the platform and build the zones of @cfg, or,
  * when it has none, every zone the kernel's power_allocator would run (a
@@ -264,5 +276,5 @@ void engine_adopt_state(struct engine *e, const struct engine *old);
  */
 void engine_put_back_given_up(const struct engine *e, const struct engine *old);
 
-/** engine_free() - close and free everything (does not restore). */
+/** engine_free() - close and free everything (does not restore); @e is left ENGINE_INIT. */
 void engine_free(struct engine *e);

@@ -5,6 +5,7 @@
  * When a configured actor matches nothing, the reason lists what the
  * platform has, so that the message tells the user what to write instead.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,7 @@ struct actor *build_register_actor(struct engine *e, struct actor *a)
 {
 	struct actor **grown;
 
-	if (!a)
-		return NULL;
+	assert(a);	/* what a constructor gave: on its error the caller registers nothing */
 	grown = realloc(e->actors, (e->n_actors + 1) * sizeof(*grown));
 	if (!grown) {
 		actor_destroy(a);
@@ -56,6 +56,7 @@ struct actor *build_actor_for_cdev(struct build *b, int cdev_id, const struct ac
 	const struct cooling_device_info *cdev = thermal_find_cdev(&b->thermal, cdev_id);
 	const struct cpufreq_policy_info *policy;
 	struct actor *a = build_find_actor(b->e, cdev_id);
+	int r;
 
 	if (a || !cdev)
 		return a;
@@ -64,9 +65,9 @@ struct actor *build_actor_for_cdev(struct build *b, int cdev_id, const struct ac
 		return NULL;
 	}
 	policy = cpufreq_policy_of_cdev(&b->cpufreq, cdev->type);
-	a = policy ? actor_cpufreq_new(cdev_id, policy, cfg)
-		   : actor_devfreq_new(cdev_id, cdev->type + 8, cfg);
-	return build_register_actor(b->e, a);
+	r = policy ? actor_cpufreq_new(cdev_id, policy, cfg, &a)
+		   : actor_devfreq_new(cdev_id, cdev->type + 8, cfg, &a);
+	return r < 0 ? NULL : build_register_actor(b->e, a);
 }
 
 /* @why: "@what; cpufreq policies: <every policy>". */
@@ -149,7 +150,8 @@ static struct actor *cap_actor(struct build *b, const struct actor_config *ac, c
 		why_with_policies(b, why, why_size, what);
 		return NULL;
 	}
-	a = build_register_actor(b->e, actor_cpufreq_cap_new(policies, n, ac));
+	if (actor_cpufreq_cap_new(policies, n, ac, &a) == 0)
+		a = build_register_actor(b->e, a);
 	if (!a)
 		snprintf(why, why_size, "cpus \"%s\" cannot be limited (see above)", cpus);
 	return a;
@@ -171,7 +173,8 @@ static struct actor *powercap_actor(struct build *b, const struct actor_config *
 			 ac->powercap_zone, list);
 		return NULL;
 	}
-	a = build_register_actor(b->e, actor_powercap_new(ac));
+	if (actor_powercap_new(ac, &a) == 0)
+		a = build_register_actor(b->e, a);
 	if (!a)
 		snprintf(why, why_size, "powercap zone \"%s\" cannot be limited (see above)",
 			 ac->powercap_zone);
@@ -204,8 +207,9 @@ struct actor *build_actor_for_config(struct build *b, const struct actor_config 
 		return NULL;
 	a = build_actor_for_cdev(b, id, ac);
 	cdev = thermal_find_cdev(&b->thermal, id);
+	assert(cdev);	/* @id is one of b->thermal's */
 	if (!a)
 		snprintf(why, why_size, "cooling_device%d (%s) cannot be used (see above)", id,
-			 cdev ? cdev->type : "?");
+			 cdev->type);
 	return a;
 }

@@ -369,8 +369,7 @@ int engine_build(struct engine *e, const struct pa_config *cfg)
 	size_t n;
 	int r;
 
-	memset(e, 0, sizeof(*e));
-	e->proc_stat.fd = -1;
+	engine_init(e);
 	if ((r = open_load(e)) < 0 || (r = thermal_scan(&b.thermal)) < 0 ||
 	    (r = cpufreq_scan(&b.cpufreq)) < 0) {
 		engine_free(e);

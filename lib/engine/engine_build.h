@@ -31,7 +31,10 @@ struct build {
 /** build_find_actor() - the engine's actor for cooling_device@cdev_id, or NULL. */
 struct actor *build_find_actor(const struct engine *e, int cdev_id);
 
-/** build_register_actor() - add @a (may be NULL) to the engine's actors; NULL when it cannot. */
+/**
+ * build_register_actor() - add @a (a constructed actor, never NULL) to the
+ * engine's actors; NULL, @a destroyed, when it cannot (no memory).
+ */
 struct actor *build_register_actor(struct engine *e, struct actor *a);
 
 /** build_power_device_type() - whether the kernel's cooling device @cdev is one a power actor drives. */

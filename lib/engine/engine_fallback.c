@@ -24,8 +24,8 @@ static struct fallback_device *fallback_for(struct build *b, struct zone *z,
 	for (size_t i = 0; i < b->n_unusable_fallback; i++)
 		if (b->unusable_fallback[i] == cdev->id)
 			return NULL;
-	if (!a)
-		a = build_register_actor(b->e, actor_cooling_device_new(cdev->id, cdev->type));
+	if (!a && actor_cooling_device_new(cdev->id, cdev->type, &a) == 0)
+		a = build_register_actor(b->e, a);
 	if (!a && b->n_unusable_fallback < THERMAL_MAX_BINDINGS)
 		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
 	if (!a || a->kind != ACTOR_COOLING_DEVICE)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "zone.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -359,6 +360,7 @@ static void zone_cycle_step_wise(struct zone *z)
 
 bool zone_holds_saturated(const struct zone *z, size_t i)
 {
+	assert(i < z->n_actors);
 	return z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw;
 }
 

@@ -69,6 +69,7 @@ enum sustainable_power_source {
 	SP_FROM_SYSFS,
 	SP_ESTIMATED,
 	SP_FROM_RAPL,
+	_SP_SOURCE_MAX,		/* how many there are, for tables */
 };
 
 /**
@@ -87,6 +88,7 @@ enum zone_model_state {
 	ZONE_MODEL_LEARNING,
 	ZONE_MODEL_LEARNT,
 	ZONE_MODEL_IN_USE,
+	_ZONE_MODEL_STATE_MAX,	/* how many there are, for tables */
 };
 
 /**
@@ -269,8 +271,9 @@ void zone_cycle(struct zone *z);
 void zone_cycle_blind(struct zone *z);
 
 /**
- * zone_holds_saturated() - whether @z's grant holds its actor @i, saturated
- * (busy all the time at the frequency it is given), under its maximum power.
+ * zone_holds_saturated() - whether @z's grant holds its actor @i (below
+ * n_actors), saturated (busy all the time at the frequency it is given),
+ * under its maximum power.
  * A throttled busy CPU asks for what it draws at the OPP it is held at,
  * which its grant covers: it would use more all the same.
  */

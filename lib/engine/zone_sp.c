@@ -5,20 +5,36 @@
  * status, traces and the journal), and what the blind fallback holds to.
  */
 #include "zone.h"
+#include "control/enum_name.h"
+
+static const char *const sp_source_names[_SP_SOURCE_MAX] = {
+	[SP_FROM_CONFIG] = "config",
+	[SP_FROM_SYSFS] = "sysfs",
+	[SP_ESTIMATED] = "estimated",
+	[SP_FROM_RAPL] = "rapl",
+};
+
+static const char *const sp_source_adjectives[_SP_SOURCE_MAX] = {
+	[SP_FROM_CONFIG] = "configured",
+	[SP_FROM_SYSFS] = "device tree's",
+	[SP_ESTIMATED] = "estimated",
+	[SP_FROM_RAPL] = "RAPL long-term",
+};
+
+static const char *const model_state_names[_ZONE_MODEL_STATE_MAX] = {
+	[ZONE_MODEL_LEARNING] = "learning",
+	[ZONE_MODEL_LEARNT] = "learnt",
+	[ZONE_MODEL_IN_USE] = "in-use",
+};
 
 const char *zone_sp_source_name(const struct zone *z)
 {
-	static const char *const names[] = { "config", "sysfs", "estimated", "rapl" };
-
-	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
+	return ENUM_NAME(sp_source_names, z->sp_source);
 }
 
 const char *zone_sp_source_adjective(const struct zone *z)
 {
-	static const char *const names[] = { "configured", "device tree's", "estimated",
-					     "RAPL long-term" };
-
-	return (unsigned int)z->sp_source < 4 ? names[z->sp_source] : "?";
+	return ENUM_NAME(sp_source_adjectives, z->sp_source);
 }
 
 uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
@@ -79,9 +95,7 @@ enum zone_model_state zone_model_state(const struct zone *z)
 
 const char *zone_model_state_name(enum zone_model_state s)
 {
-	static const char *const names[] = { "learning", "learnt", "in-use" };
-
-	return (unsigned int)s < 3 ? names[s] : "?";
+	return ENUM_NAME(model_state_names, s);
 }
 
 uint32_t zone_feed_forward_mw(const struct zone *z)

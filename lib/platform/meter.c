@@ -15,8 +15,7 @@ static const char *const channel_kinds[] = { "power", "energy", "in" };
 void power_meter_init(struct power_meter *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->input.fd = -1;
-	m->current.fd = -1;
+	m->input = m->current = (struct sysfs_attr)SYSFS_ATTR_INIT;
 }
 
 /* "power3_label" -> kind 0, channel 3; -1 for another name. */

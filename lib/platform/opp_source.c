@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control/enum_name.h"
 #include "dt_props.h"
 #include "log.h"
 #include "parse.h"
@@ -25,7 +26,7 @@ static const char *const source_names[] = { "none", "config", "energy-model", "o
 
 const char *opp_source_name(enum opp_source source)
 {
-	return (unsigned int)source < 5 ? source_names[source] : "?";
+	return ENUM_NAME(source_names, source);
 }
 
 static bool listed(const struct opp_device *dev, uint32_t khz)

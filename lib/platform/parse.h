@@ -2,22 +2,13 @@
 #pragma once
 /*
  * Strict parsing of the values sysfs and debugfs files hold: one decimal
- * number, optionally followed by a single newline.  No I/O here.
+ * number, optionally followed by a single newline (parse_u64(), parse_s64()
+ * of lib/control/parse_number.h), and device-tree cells.  No I/O here.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-/**
- * parse_u64() - an unsigned decimal number.
- * @text: the bytes, need not be NUL-terminated.
- * @len: their number.
- * Return: 0; -EINVAL for empty input, a sign, garbage or trailing junk;
- * -ERANGE when the number does not fit in 64 bits.
- */
-int parse_u64(const char *text, size_t len, uint64_t *value);
-
-/** parse_s64() - as parse_u64(), with an optional leading '-'. */
-int parse_s64(const char *text, size_t len, int64_t *value);
+#include "control/parse_number.h"
 
 /**
  * parse_be32() - a big-endian 32-bit cell of a device-tree property.

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control/enum_name.h"
 #include "log.h"
 #include "sysfs.h"
 
@@ -13,7 +14,7 @@ static const char *const trip_type_names[] = { "active", "passive", "hot", "crit
 
 const char *trip_type_name(enum trip_type type)
 {
-	return (unsigned int)type < 4 ? trip_type_names[type] : "?";
+	return ENUM_NAME(trip_type_names, type);
 }
 
 /* The kernel's internal ENOTSUPP, which some drivers let out to user space. */
@@ -82,7 +83,7 @@ static int read_text(const char *dir, const char *attr, char *buf, size_t size,
 
 static int parse_trip_type(const char *s, enum trip_type *type)
 {
-	for (unsigned int i = 0; i < 4; i++) {
+	for (unsigned int i = 0; i < ELEMENTSOF(trip_type_names); i++) {
 		if (strcmp(s, trip_type_names[i]) == 0) {
 			*type = (enum trip_type)i;
 			return 0;

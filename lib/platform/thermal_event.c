@@ -7,6 +7,8 @@
 #include <netlink/msg.h>
 #include <stdbool.h>
 
+#include "control/enum_name.h"
+
 /* Attribute types and sizes; anything else is refused by genlmsg_parse(). */
 static struct nla_policy event_policy[THERMAL_GENL_ATTR_MAX + 1] = {
 	[THERMAL_GENL_ATTR_TZ_ID] = { .type = NLA_U32 },
@@ -30,8 +32,7 @@ static const char *const event_names[] = {
 
 const char *thermal_event_name(enum thermal_event_kind kind)
 {
-	return (unsigned int)kind < sizeof(event_names) / sizeof(event_names[0]) ?
-	       event_names[kind] : "?";
+	return ENUM_NAME(event_names, kind);
 }
 
 /* A required u32 id attribute that must fit an int. */
