@@ -335,10 +335,8 @@ static int setup_engine(struct daemon *d)
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
 	int n = daemon_build_engine(&d->engine, d->config, true), r;
 
-	if (n < 0) {
-		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
-		return n;
-	}
+	if (n < 0)
+		return pa_log_errno(n, "cannot read the thermal subsystem: %m");
 	if (d->config->n_zones && (size_t)n < d->config->n_zones)
 		pa_log(PA_LOG_WARNING, "%d of %zu configured %s controlled; see above", n,
 		       d->config->n_zones, plural(d->config->n_zones, "zone is", "zones are"));
