@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "journal.h"
 #include "platform/log.h"
 
 /* Hashes of the messages of the previous build and of this one. */
@@ -48,7 +47,7 @@ static void filter(void *userdata, int priority, const char *const *fields, cons
 		said[current][n_said[current]++] = h;
 	if (!repeat_all && said_before(h))
 		return;
-	journal_log(priority, fields, "%s", message);
+	(outer_handler ? outer_handler : pa_log_stderr)(outer_userdata, priority, fields, message);
 }
 
 void build_log_begin(bool repeat)

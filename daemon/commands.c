@@ -236,32 +236,32 @@ int daemon_check_controllable(const struct options *opts)
 	journal_setup(opts->log_target, opts->log_level >= 0 ? opts->log_level : PA_LOG_NOTICE);
 	n = engine_build(&e, c);
 	if (n < 0) {
-		journal_log(PA_LOG_ERR, NULL, "cannot read the thermal subsystem: %s", strerror(-n));
+		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
 		pa_config_free(c);
 		return EXIT_CONDITION_ERROR;
 	}
 	refused = e.n_refused;
 	engine_free(&e);
 	if (n > 0) {
-		journal_log(PA_LOG_NOTICE, NULL, "%s: %d %s controllable", opts->config_path, n,
-			    plural((size_t)n, "zone", "zones"));
+		pa_log(PA_LOG_NOTICE, "%s: %d %s controllable", opts->config_path, n,
+		       plural((size_t)n, "zone", "zones"));
 	} else if (c->n_zones && refused >= c->n_zones) {
 		/* The file asks for control that this machine cannot give: fail, visibly. */
-		journal_log(PA_LOG_ERR, NULL, "%s: no configured zone can be controlled (%zu "
-			    "configured; see above, powerallocd --check-config says more)",
-			    opts->config_path, c->n_zones);
+		pa_log(PA_LOG_ERR, "%s: no configured zone can be controlled (%zu "
+		       "configured; see above, powerallocd --check-config says more)",
+		       opts->config_path, c->n_zones);
 		n = -1;
 	} else if (c->n_zones) {
 		/* A driver that comes later (a module udev loads) brings them: wait, as configured. */
-		journal_log(PA_LOG_WARNING, NULL, "%s: none of the %zu configured zones can be "
-			    "controlled yet (see above); powerallocd starts and takes them when "
-			    "their devices appear", opts->config_path, c->n_zones);
+		pa_log(PA_LOG_WARNING, "%s: none of the %zu configured zones can be "
+		       "controlled yet (see above); powerallocd starts and takes them when "
+		       "their devices appear", opts->config_path, c->n_zones);
 		n = 1;
 	} else {
-		journal_log(PA_LOG_NOTICE, NULL, "%s: no zones configured and none that automatic "
-			    "configuration controls (see above): nothing to do, powerallocd does "
-			    "not start and leaves thermal control as it is (thermald keeps running "
-			    "where it runs)", opts->config_path);
+		pa_log(PA_LOG_NOTICE, "%s: no zones configured and none that automatic "
+		       "configuration controls (see above): nothing to do, powerallocd does "
+		       "not start and leaves thermal control as it is (thermald keeps running "
+		       "where it runs)", opts->config_path);
 	}
 	pa_config_free(c);
 	return n > 0 ? EXIT_OK : n < 0 ? EXIT_CONDITION_ERROR : EXIT_NOTHING_TO_CONTROL;
@@ -284,15 +284,15 @@ int daemon_restore(const struct options *opts)
 		return EXIT_OK;
 	}
 	if (r < 0) {
-		journal_log(PA_LOG_ERR, NULL, "%s: %s", opts->state_path, strerror(-r));
+		pa_log(PA_LOG_ERR, "%s: %s", opts->state_path, strerror(-r));
 		return EXIT_RESTORE_INCOMPLETE;
 	}
 	total = s.n;
 	saved_describe(&s, kinds, sizeof(kinds));
 	failed = saved_restore(&s);
 	if (failed)
-		journal_log(PA_LOG_ERR, NULL, "restored %zu of %zu %s from %s", total - failed -
-			    s.left, total, plural(total, "file", "files"), opts->state_path);
+		pa_log(PA_LOG_ERR, "restored %zu of %zu %s from %s", total - failed -
+		       s.left, total, plural(total, "file", "files"), opts->state_path);
 	else if (s.left)
 		printf("restored %zu of %zu %s from %s (%s); %zu left with the value another "
 		       "program set since powerallocd wrote it (said above)\n", total - s.left, total,
@@ -304,7 +304,7 @@ int daemon_restore(const struct options *opts)
 	if (failed)
 		return EXIT_RESTORE_INCOMPLETE;
 	if (unlink(opts->state_path) < 0)
-		journal_log(PA_LOG_WARNING, NULL, "%s: cannot remove: %s", opts->state_path,
-			    strerror(errno));
+		pa_log(PA_LOG_WARNING, "%s: cannot remove: %s", opts->state_path,
+		       strerror(errno));
 	return EXIT_OK;
 }

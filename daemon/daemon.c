@@ -60,15 +60,15 @@ static void say_untripped_polls(const struct daemon *d)
 			continue;
 		snprintf(field, sizeof(field), "ZONE=%s", z->name);
 		if (z->tz_id >= 0)
-			journal_log(PA_LOG_NOTICE, fields, "zone %s: switch-on %.2f °C is not a trip "
-				    "of thermal_zone%d, so no kernel event says when it is crossed: "
-				    "read every %d ms while idle (idle_poll_ms = 0)", z->name,
-				    z->switch_on_mc / 1000.0, z->tz_id, SCHEDULE_NO_EVENTS_POLL_MS);
+			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: switch-on %.2f °C is not a "
+				      "trip of thermal_zone%d, so no kernel event says when it is "
+				      "crossed: read every %d ms while idle (idle_poll_ms = 0)", z->name,
+				      z->switch_on_mc / 1000.0, z->tz_id, SCHEDULE_NO_EVENTS_POLL_MS);
 		else
-			journal_log(PA_LOG_NOTICE, fields, "zone %s: a combined sensor has no trips, "
-				    "so no kernel event says when it crosses switch-on: read every "
-				    "%d ms while idle (idle_poll_ms = 0)", z->name,
-				    SCHEDULE_NO_EVENTS_POLL_MS);
+			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: a combined sensor has no "
+				      "trips, so no kernel event says when it crosses switch-on: read "
+				      "every %d ms while idle (idle_poll_ms = 0)", z->name,
+				      SCHEDULE_NO_EVENTS_POLL_MS);
 	}
 }
 
@@ -90,9 +90,9 @@ static void set_idle_poll(struct daemon *d, bool say)
 	}
 	d->schedule.idle_poll_ms = SCHEDULE_NO_EVENTS_POLL_MS;
 	if (say)
-		journal_log(PA_LOG_NOTICE, NULL, "idle_poll_ms = 0 waits for thermal netlink events, "
-			    "which are unavailable: polling idle zones every %d ms",
-			    SCHEDULE_NO_EVENTS_POLL_MS);
+		pa_log(PA_LOG_NOTICE, "idle_poll_ms = 0 waits for thermal netlink events, "
+		       "which are unavailable: polling idle zones every %d ms",
+		       SCHEDULE_NO_EVENTS_POLL_MS);
 }
 
 /* The Manager's State on D-Bus. */
@@ -257,13 +257,13 @@ static int reload(struct daemon *d, char *why, size_t why_size)
 		metrics_configure(&d->metrics, next->metrics_dir, next->metrics_interval_ms);
 		if (d->opts->log_level < 0)
 			journal_set_level((int)next->log_level);
-		journal_log(PA_LOG_NOTICE, NULL, "reloaded %s: %zu %s", d->opts->config_path,
-			    d->engine.n_zones, plural(d->engine.n_zones, "zone", "zones"));
+		pa_log(PA_LOG_NOTICE, "reloaded %s: %zu %s", d->opts->config_path,
+		       d->engine.n_zones, plural(d->engine.n_zones, "zone", "zones"));
 		daemon_retry_if_incomplete(d);
 		daemon_on_tick(d->tick, 0, d);
 	}
 	if (r < 0)
-		journal_log(PA_LOG_ERR, NULL, "reload rejected: %s; the running config stays", why);
+		pa_log(PA_LOG_ERR, "reload rejected: %s; the running config stays", why);
 	sd_notify(0, "READY=1");
 	return r < 0 ? r : 0;
 }
@@ -292,7 +292,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 		reload(d, why, sizeof(why));
 		return 0;
 	}
-	journal_log(PA_LOG_INFO, NULL, "%s: stopping", strsignal((int)si->ssi_signo));
+	pa_log(PA_LOG_INFO, "%s: stopping", strsignal((int)si->ssi_signo));
 	return sd_event_exit(d->event, 0);
 }
 
@@ -335,15 +335,13 @@ static int setup_engine(struct daemon *d)
 	const char *trace = d->opts->trace_path ? d->opts->trace_path : d->config->trace_file;
 	int n = daemon_build_engine(&d->engine, d->config, true), r;
 
-	if (n < 0) {
-		pa_log(PA_LOG_ERR, "cannot read the thermal subsystem: %s", strerror(-n));
-		return n;
-	}
+	if (n < 0)
+		return pa_log_errno(n, "cannot read the thermal subsystem: %m");
 	if (d->config->n_zones && (size_t)n < d->config->n_zones)
 		pa_log(PA_LOG_WARNING, "%d of %zu configured %s controlled; see above", n,
 		       d->config->n_zones, plural(d->config->n_zones, "zone is", "zones are"));
 	if (n == 0)
-		journal_log(PA_LOG_NOTICE, NULL, "no controllable zone; waiting for thermal zones");
+		pa_log(PA_LOG_NOTICE, "no controllable zone; waiting for thermal zones");
 	if ((r = saved_merge_engine(&d->saved, &d->engine, NULL)) < 0)
 		return r;
 	daemon_save_state(d);

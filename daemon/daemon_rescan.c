@@ -119,8 +119,8 @@ void daemon_retry_if_incomplete(struct daemon *d)
 		return;
 	}
 	if (!d->looking)
-		journal_log(PA_LOG_INFO, NULL, "configured zones or devices are missing (see above); "
-			    "looking for them every %u s", (unsigned int)(RESCAN_RETRY_US / 1000000));
+		pa_log(PA_LOG_INFO, "configured zones or devices are missing (see above); "
+		       "looking for them every %u s", (unsigned int)(RESCAN_RETRY_US / 1000000));
 	d->looking = true;
 	daemon_schedule_rescan(d, RESCAN_RETRY);
 }
@@ -132,8 +132,8 @@ int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	journal_log(d->rescan_why == RESCAN_DEVICES_CHANGED ? PA_LOG_INFO : PA_LOG_DEBUG, NULL,
-		    "rescanning thermal zones and cooling devices");
+	pa_log(d->rescan_why == RESCAN_DEVICES_CHANGED ? PA_LOG_INFO : PA_LOG_DEBUG,
+	       "rescanning thermal zones and cooling devices");
 	d->rescan_why = RESCAN_NONE;
 	r = daemon_rebuild(d, d->config, false);
 	if (r < 0)

@@ -22,7 +22,7 @@ void daemon_make_state_dir(const char *state_path)
 	int r = new_file_make_dir(state_path, dir);
 
 	if (r > 0)
-		journal_log(PA_LOG_INFO, NULL, "%s: made (mode 0700) for the state file", dir);
+		pa_log(PA_LOG_INFO, "%s: made (mode 0700) for the state file", dir);
 	else if (r == -ENOENT)
 		pa_log(PA_LOG_ERR, "%s: cannot make the state file's directory: its parent does "
 		       "not exist (make it, or name another --state-file)", dir);
@@ -59,16 +59,16 @@ size_t daemon_teardown(struct daemon *d)
 	if (failed == 0) {
 		unlink(d->opts->state_path);
 		if (d->saved.left)
-			journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored; "
-				    "%zu %s left with the value another program set (see above)",
-				    d->saved.left, plural(d->saved.left, "file", "files"));
+			pa_log(PA_LOG_INFO, "limits released, kernel policies restored; "
+			       "%zu %s left with the value another program set (see above)",
+			       d->saved.left, plural(d->saved.left, "file", "files"));
 		else
-			journal_log(PA_LOG_INFO, NULL, "limits released, kernel policies restored");
+			pa_log(PA_LOG_INFO, "limits released, kernel policies restored");
 	} else {
 		daemon_save_state(d);	/* what is left, for powerallocd --restore */
-		journal_log(PA_LOG_ERR, NULL, "%zu of %zu %s could not be restored; %s keeps %s "
-			    "for powerallocd --restore", failed, total, plural(total, "file", "files"),
-			    d->opts->state_path, plural(failed, "it", "them"));
+		pa_log(PA_LOG_ERR, "%zu of %zu %s could not be restored; %s keeps %s "
+		       "for powerallocd --restore", failed, total, plural(total, "file", "files"),
+		       d->opts->state_path, plural(failed, "it", "them"));
 	}
 	saved_clear(&d->saved);
 	sd_event_source_unref(d->tick);

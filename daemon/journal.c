@@ -27,9 +27,6 @@ static enum log_target log_target = LOG_TARGET_STDERR;
 static bool dropped;
 static int max_priority = PA_LOG_INFO;
 
-static const char *const priority_names[] = { "emerg", "alert", "crit", "err", "warning",
-					       "notice", "info", "debug" };
-
 /*
  * Whether journald runs: its socket is there.  sd_journal_sendv() cannot
  * tell: it returns 0 when the socket is missing and the message is lost.
@@ -118,8 +115,8 @@ static void to_stderr(int priority, const char *const *fields, const char *messa
 	size_t len = 0;
 	int r;
 
-	len += (size_t)snprintf(line, sizeof(line) - 1, "%s: %s", priority_names[priority & 7],
-				message);
+	len += (size_t)snprintf(line, sizeof(line) - 1, "%s: %s",
+				pa_log_level_name(priority & 7), message);
 	for (size_t i = 0; fields && fields[i] && len < sizeof(line) - 1; i++)
 		len += (size_t)snprintf(line + len, sizeof(line) - 1 - len, " %s", fields[i]);
 	len = len < sizeof(line) - 1 ? len : sizeof(line) - 2;	/* truncated */
@@ -159,8 +156,7 @@ void journal_setup(enum log_target target, int priority)
 	max_priority = priority;
 	pa_log_set_handler(library_handler, NULL);
 	if (target == LOG_TARGET_JOURNAL && !journald)
-		journal_log(PA_LOG_NOTICE, NULL, "no journald (no %s): logging to stderr",
-			    JOURNAL_SOCKET);
+		pa_log(PA_LOG_NOTICE, "no journald (no %s): logging to stderr", JOURNAL_SOCKET);
 }
 
 void journal_set_level(int priority)
@@ -173,22 +169,9 @@ int journal_enabled(int priority)
 	return priority <= max_priority;
 }
 
-void journal_log(int priority, const char *const *fields, const char *fmt, ...)
+void pa_log_zone(int priority, const struct zone *z, const char *fmt, ...)
 {
-	char message[1024];
-	va_list ap;
-
-	if (!journal_enabled(priority))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	emit(priority, fields, message);
-}
-
-void journal_zone(int priority, const struct zone *z, const char *fmt, ...)
-{
-	char message[1024], zone[80], temp[40], budget[40];
+	char zone[80], temp[40], budget[40];
 	const char *fields[] = { zone, temp, budget, NULL };
 	va_list ap;
 
@@ -198,9 +181,8 @@ void journal_zone(int priority, const struct zone *z, const char *fmt, ...)
 	snprintf(temp, sizeof(temp), "TEMPERATURE_MC=%d", z->temp_mc);
 	snprintf(budget, sizeof(budget), "BUDGET_MW=%u", z->budget_mw);
 	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
+	pa_logv(priority, fields, fmt, ap);
 	va_end(ap);
-	emit(priority, fields, message);
 }
 
 void journal_cycle(const struct zone *z)

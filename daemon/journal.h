@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * The daemon's log: journald with structured fields, or stderr with the
- * same fields as key=value (a shell, a container, an initramfs, tests).
- * The library's messages (lib/platform/log.h) come through here too.
+ * Where the daemon's log goes: journald with structured fields, or stderr
+ * with the same fields as key=value (a shell, a container, an initramfs,
+ * tests).  Messages are written with lib/platform/log.h's pa_log*(), the
+ * library's and the daemon's alike; journal_setup() routes them here.
  */
 #include <stdarg.h>
 
@@ -30,15 +31,8 @@ void journal_set_level(int max_priority);
 /** journal_enabled() - whether @priority is logged (skip costly formatting). */
 int journal_enabled(int priority);
 
-/**
- * journal_log() - one message with extra fields.
- * @fields: "KEY=value" strings, NULL-terminated, or NULL.
- */
-void journal_log(int priority, const char *const *fields, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/** journal_zone() - a state change of @z, with ZONE=, TEMPERATURE_MC=, BUDGET_MW=. */
-void journal_zone(int priority, const struct zone *z, const char *fmt, ...)
+/** pa_log_zone() - pa_log_fields() of a state change of @z: ZONE=, TEMPERATURE_MC=, BUDGET_MW=. */
+void pa_log_zone(int priority, const struct zone *z, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /** journal_cycle() - the per-period debug record of @z and each of its actors. */

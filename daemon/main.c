@@ -12,6 +12,7 @@
 #include "build-config.h"
 #include "daemon.h"
 #include "model_store.h"
+#include "platform/log.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/powerallocd.conf"
 #define DEFAULT_RUNTIME_DIR "/run/powerallocd"
@@ -127,7 +128,6 @@ static const struct option longopts[] = {
  */
 static int parse_args(int argc, char **argv, struct options *opts, enum command *command)
 {
-	static const char *const levels[] = { "err", "warning", "notice", "info", "debug", NULL };
 	static const char *const targets[] = { "auto", "journal", "stderr", NULL };
 	static const char *const buses[] = { "system", "session", "none", NULL };
 	int c, i;
@@ -136,10 +136,9 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 		switch (c) {
 		case 'c': opts->config_path = optarg; opts->config_given = true; break;
 		case 'l':
-			/* LOG_ERR (3) to LOG_DEBUG (7). */
-			if ((i = one_of("--log-level", optarg, levels)) < 0)
+			if ((i = one_of("--log-level", optarg, pa_log_level_names())) < 0)
 				return EXIT_USAGE;
-			opts->log_level = i + 3;
+			opts->log_level = PA_LOG_ERR + i;
 			break;
 		case OPT_LOG_TARGET:
 			/* In enum log_target's order. */

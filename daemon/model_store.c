@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
 #include "platform/log.h"
 #include "engine/model_record.h"
 #include "control/model_tuning.h"
@@ -60,8 +59,8 @@ void model_store_open(struct model_store *s, const char *dir, sd_event *event,
 	memset(s, 0, sizeof(*s));
 	s->engine = engine;
 	if (!*dir) {
-		journal_log(PA_LOG_INFO, NULL, "no state directory: the thermal models are learnt "
-			    "anew at every start");
+		pa_log(PA_LOG_INFO, "no state directory: the thermal models are learnt "
+		       "anew at every start");
 		return;
 	}
 	if (strlen(dir) + 1 + NAME_MAX >= sizeof(s->dir))
@@ -73,8 +72,8 @@ void model_store_open(struct model_store *s, const char *dir, sd_event *event,
 	else if (access(dir, W_OK | X_OK) < 0)
 		r = -errno;
 	if (r < 0) {
-		journal_log(PA_LOG_NOTICE, NULL, "%s: %s; the thermal models are not kept: they are "
-			    "learnt anew at every start (see --state-directory)", dir, strerror(-r));
+		pa_log(PA_LOG_NOTICE, "%s: %s; the thermal models are not kept: they are "
+		       "learnt anew at every start (see --state-directory)", dir, strerror(-r));
 		return;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
@@ -132,7 +131,7 @@ static void say(int priority, const struct zone *z, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	journal_log(priority, fields, "zone %s: %s", z->name, text);
+	pa_log_fields(priority, fields, "zone %s: %s", z->name, text);
 }
 
 /* The saved model of @z is of no use: removed, said at @priority with @why. */

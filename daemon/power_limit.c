@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "journal.h"
 #include "platform/log.h"
 #include "control/time_units.h"
 
@@ -20,8 +19,8 @@ static int on_lease_end(sd_event_source *s, uint64_t usec, void *userdata)
 	struct power_limit *l = userdata;
 
 	(void)s, (void)usec;
-	journal_log(PA_LOG_WARNING, NULL, "power limit %u mW: the lease ended without a renewal; "
-		    "the limit is lifted", l->limit_mw);
+	pa_log(PA_LOG_WARNING, "power limit %u mW: the lease ended without a renewal; "
+	       "the limit is lifted", l->limit_mw);
 	l->limit_mw = 0;
 	l->expires_us = 0;
 	l->unmet[0] = '\0';
@@ -66,8 +65,8 @@ int power_limit_set(struct power_limit *l, uint32_t limit_mw, uint32_t lease_s, 
 		return r;
 	}
 	/* A renewal of the same cap is routine: the journal hears of changes. */
-	journal_log(limit_mw == l->limit_mw ? PA_LOG_DEBUG : PA_LOG_NOTICE, NULL,
-		    "power limit %u mW for %u s", limit_mw, lease_s);
+	pa_log(limit_mw == l->limit_mw ? PA_LOG_DEBUG : PA_LOG_NOTICE, "power limit %u mW for %u s",
+	       limit_mw, lease_s);
 	if (limit_mw != l->limit_mw)
 		l->unmet[0] = '\0';	/* judged again after the next cycle */
 	l->limit_mw = limit_mw;
@@ -80,7 +79,7 @@ void power_limit_clear(struct power_limit *l)
 {
 	if (!l->limit_mw)
 		return;
-	journal_log(PA_LOG_NOTICE, NULL, "power limit %u mW cleared", l->limit_mw);
+	pa_log(PA_LOG_NOTICE, "power limit %u mW cleared", l->limit_mw);
 	sd_event_source_set_enabled(l->lease, SD_EVENT_OFF);
 	l->limit_mw = 0;
 	l->expires_us = 0;
@@ -99,8 +98,8 @@ void power_limit_note_lowest(struct power_limit *l, const struct engine *e)
 		return;
 	/* What the states are after the cycle that applied the limit, not what they should be. */
 	if (unmet[0] && !l->unmet[0])
-		journal_log(PA_LOG_WARNING, NULL, "power limit %u mW cannot be met: %s; %s",
-			    l->limit_mw, unmet, engine_lowest_text(e, held, sizeof(held)));
+		pa_log(PA_LOG_WARNING, "power limit %u mW cannot be met: %s; %s",
+		       l->limit_mw, unmet, engine_lowest_text(e, held, sizeof(held)));
 	snprintf(l->unmet, sizeof(l->unmet), "%s", unmet);
 	notify(l);
 }

@@ -217,7 +217,7 @@ static int put_back(const char *path, const char *value)
 	int r = sysfs_write_str(path, value);
 
 	if (r < 0)
-		pa_log(PA_LOG_ERR, "%s: cannot restore \"%s\": %s", path, value, strerror(-r));
+		return pa_log_errno(r, "%s: cannot restore \"%s\": %m", path, value);
 	return r;
 }
 

@@ -274,10 +274,10 @@ void sleep_after_period(struct daemon *d)
 	snprintf(slept, sizeof(slept), "SLEPT_MS=%llu",
 		 (unsigned long long)(s->slept_us / USEC_PER_MSEC));
 	snprintf(by, sizeof(by), "RESUME_SEEN_BY=%s", s->by);
-	journal_log(PA_LOG_NOTICE, fields, "resumed after %.1f s asleep (seen by %s): %zu of %zu "
-		    "zones read afresh, derivatives, model blocks and CPU loads restarted; every "
-		    "state written again: %s", s->slept_us / 1e6, s->by, s->zones_read,
-		    d->engine.n_zones, applied);
+	pa_log_fields(PA_LOG_NOTICE, fields, "resumed after %.1f s asleep (seen by %s): %zu of %zu "
+		      "zones read afresh, derivatives, model blocks and CPU loads restarted; every "
+		      "state written again: %s", s->slept_us / 1e6, s->by, s->zones_read,
+		      d->engine.n_zones, applied);
 }
 
 void sleep_close(struct sleep_watch *s)

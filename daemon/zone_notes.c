@@ -14,21 +14,21 @@ static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t n
 		n->idle_since_us = 0;
 		/* Without a temperature the zone runs blind (logged by the library). */
 		if (!n->controlling && !z->sensor_failed && z->always_on)
-			journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, one passive trip: no "
-				     "switch-on, controlling at every temperature as the kernel's "
-				     "power_allocator does", z->name, z->temp_mc / 1000.0);
+			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, one passive trip: no "
+				    "switch-on, controlling at every temperature as the kernel's "
+				    "power_allocator does", z->name, z->temp_mc / 1000.0);
 		else if (!n->controlling && !z->sensor_failed)
-			journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
-				     "controlling", z->name, z->temp_mc / 1000.0,
-				     z->switch_on_mc / 1000.0);
+			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
+				    "controlling", z->name, z->temp_mc / 1000.0,
+				    z->switch_on_mc / 1000.0);
 		n->controlling |= !z->sensor_failed;
 		return;
 	}
 	if (!n->idle_since_us)
 		n->idle_since_us = now_us;
 	if (n->controlling && now_us - n->idle_since_us >= NOTES_RELEASE_QUIET_MS * USEC_PER_MSEC) {
-		journal_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, below switch-on for %d s; limits "
-			     "released", z->name, z->temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
+		pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, below switch-on for %d s; limits "
+			    "released", z->name, z->temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
 		n->controlling = false;
 	}
 }
@@ -40,9 +40,9 @@ static void note_overshoot(struct zone_notes *n, const struct zone *z)
 	if (z->temp_mc <= z->control_mc) {
 		n->over = false;
 	} else if (!n->over && z->temp_mc > z->control_mc + NOTES_OVER_MC) {
-		journal_zone(PA_LOG_WARNING, z, "zone %s: %.2f °C, %.2f °C over control (%.2f °C)",
-			     z->name, z->temp_mc / 1000.0, (z->temp_mc - z->control_mc) / 1000.0,
-			     z->control_mc / 1000.0);
+		pa_log_zone(PA_LOG_WARNING, z, "zone %s: %.2f °C, %.2f °C over control (%.2f °C)",
+			    z->name, z->temp_mc / 1000.0, (z->temp_mc - z->control_mc) / 1000.0,
+			    z->control_mc / 1000.0);
 		n->over = true;
 	}
 }
@@ -62,10 +62,10 @@ static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now
 			n->lowest_since_us[k] = now_us;
 		if (!n->lowest_said[k] &&
 		    now_us - n->lowest_since_us[k] >= NOTES_LOWEST_MS * USEC_PER_MSEC) {
-			journal_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state "
-				     "(%lu) for %d s: the budget is under what it draws there; "
-				     "check sustainable_power and what else heats the zone",
-				     z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000);
+			pa_log_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state "
+				    "(%lu) for %d s: the budget is under what it draws there; "
+				    "check sustainable_power and what else heats the zone",
+				    z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000);
 			n->lowest_said[k] = true;
 		}
 	}
@@ -85,11 +85,11 @@ static void note_model(struct zone *z)
 
 	if (z->model_departure_said || !zone_model_departs(z, &pct))
 		return;
-	journal_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
-		     "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
-		     "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
-		     zone_sp_source_adjective(z), z->pid.sustainable_power_mw, pct,
-		     z->model.est.confidence, z->model.est.time_constant_s, wrong[z->sp_source]);
+	pa_log_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
+		    "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
+		    "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
+		    zone_sp_source_adjective(z), z->pid.sustainable_power_mw, pct,
+		    z->model.est.confidence, z->model.est.time_constant_s, wrong[z->sp_source]);
 	z->model_departure_said = true;
 }
 
@@ -102,22 +102,22 @@ static void note_tuning(struct zone_notes *n, const struct zone *z)
 		return;
 	n->tuned = z->tuning.engaged;
 	if (n->tuned)
-		journal_zone(PA_LOG_INFO, z, "zone %s: tuned from its thermal model (confidence "
-			     "%.2f): sustainable power %u mW (%s %u mW), gain %.0f mW/°C",
-			     z->name, z->model.est.confidence, z->pid_run.sustainable_power_mw,
-			     zone_sp_source_adjective(z), z->pid.sustainable_power_mw,
-			     g->k_pu * 1000.0 / 1024);
+		pa_log_zone(PA_LOG_INFO, z, "zone %s: tuned from its thermal model (confidence "
+			    "%.2f): sustainable power %u mW (%s %u mW), gain %.0f mW/°C",
+			    z->name, z->model.est.confidence, z->pid_run.sustainable_power_mw,
+			    zone_sp_source_adjective(z), z->pid.sustainable_power_mw,
+			    g->k_pu * 1000.0 / 1024);
 	else if (zone_first_approach(z))
-		journal_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
-			     "back to the first approach: the lowest power, %u mW, fed forward "
-			     "with the gains from the %s sustainable power %u mW", z->name,
-			     z->model.est.confidence, zone_feed_forward_mw(z),
-			     zone_sp_source_adjective(z), z->pid.sustainable_power_mw);
+		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
+			    "back to the first approach: the lowest power, %u mW, fed forward "
+			    "with the gains from the %s sustainable power %u mW", z->name,
+			    z->model.est.confidence, zone_feed_forward_mw(z),
+			    zone_sp_source_adjective(z), z->pid.sustainable_power_mw);
 	else
-		journal_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
-			     "back to the %s sustainable power %u mW and the gains from it",
-			     z->name, z->model.est.confidence, zone_sp_source_adjective(z),
-			     z->pid.sustainable_power_mw);
+		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
+			    "back to the %s sustainable power %u mW and the gains from it",
+			    z->name, z->model.est.confidence, zone_sp_source_adjective(z),
+			    z->pid.sustainable_power_mw);
 }
 
 /* The zone's limiting reason, when the one shown changed: what its budget and requests are. */
@@ -129,10 +129,10 @@ static void note_reason(struct zone_notes *n, const struct zone *z)
 		return;
 	for (size_t i = 0; i < z->n_actors; i++)
 		asked_mw += z->request_mw[i];
-	journal_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
-		     "for %llu mW requested", z->name, limit_reason_name(z->limit.shown),
-		     limit_reason_name(n->reason), z->temp_mc / 1000.0, z->budget_mw,
-		     (unsigned long long)asked_mw);
+	pa_log_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
+		    "for %llu mW requested", z->name, limit_reason_name(z->limit.shown),
+		    limit_reason_name(n->reason), z->temp_mc / 1000.0, z->budget_mw,
+		    (unsigned long long)asked_mw);
 	n->reason = z->limit.shown;
 }
 
@@ -156,9 +156,9 @@ bool actor_notes_update(enum limit_reason *said, const struct actor *a)
 	snprintf(actor, sizeof(actor), "ACTOR=%s", a->name);
 	snprintf(reason, sizeof(reason), "LIMITING_REASON=%s", limit_reason_name(a->limit.shown));
 	snprintf(power, sizeof(power), ", granted %u mW, requests %u mW", a->granted_mw, a->req_mw);
-	journal_log(PA_LOG_INFO, fields, "actor %s: limiting reason %s (was %s); state %lu of %lu%s",
-		    a->name, limit_reason_name(a->limit.shown), limit_reason_name(*said), a->state,
-		    a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
+	pa_log_fields(PA_LOG_INFO, fields, "actor %s: limiting reason %s (was %s); state %lu of "
+		      "%lu%s", a->name, limit_reason_name(a->limit.shown), limit_reason_name(*said),
+		      a->state, a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
 	*said = a->limit.shown;
 	return true;
 }

@@ -56,7 +56,7 @@ static void test_valid_config(void **unused)
 
 	(void)unused;
 	assert_int_equal(pa_config_load_string(design_example, "test.conf", &c, &err), 0);
-	assert_int_equal(c->log_level, LOG_LEVEL_DEBUG);
+	assert_int_equal(c->log_level, PA_LOG_DEBUG);
 	assert_int_equal(c->idle_poll_ms, 0);
 	assert_string_equal(c->trace_file, "/run/powerallocd/trace.csv");
 	assert_string_equal(c->metrics_dir, "/var/lib/prometheus/node-exporter");
@@ -126,7 +126,7 @@ static void test_empty_config_defaults(void **unused)
 
 	(void)unused;
 	assert_int_equal(pa_config_load_string("", "empty.conf", &c, &err), 0);
-	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
+	assert_int_equal(c->log_level, PA_LOG_INFO);
 	assert_int_equal(c->idle_poll_ms, 1000);
 	assert_string_equal(c->trace_file, "");
 	assert_string_equal(c->metrics_dir, "");	/* no metrics */

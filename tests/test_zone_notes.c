@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "journal.h"
+#include "platform/log.h"
 #include "zone_notes.h"
 
 struct notes_call {
@@ -86,5 +88,7 @@ int main(void)
 		cmocka_unit_test(test_released_to_the_first_approach),
 	};
 
+	/* As the daemon does before its first message: "priority: message FIELDS" on stderr. */
+	journal_setup(LOG_TARGET_STDERR, PA_LOG_INFO);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,11 +199,8 @@ int actor_restore_u64(struct sysfs_attr *attr, uint64_t *written, uint64_t origi
 {
 	int r = sysfs_attr_write_u64(attr, original);
 
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: cannot restore %" PRIu64 ": %s", attr->path, original,
-		       strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return pa_log_errno(r, "%s: cannot restore %" PRIu64 ": %m", attr->path, original);
 	*written = original;
 	return 0;
 }

@@ -91,10 +91,8 @@ static int open_policy(struct cpufreq_actor *c, const struct cpufreq_policy_info
 	sysfs_pathf(of_node, CPU_DIR "/cpu%u/of_node", policy->cpu);
 	sysfs_pathf(path, CPUFREQ_DIR "/policy%u/scaling_cur_freq", policy->cpu);
 	r = sysfs_attr_open(&c->cur_freq, path, false);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
-		return r;
-	}
+	if (r < 0)
+		return pa_log_errno(r, "%s: %s", path, sysfs_strerror(r));
 	return actor_load_model(&c->f.base, &dev);
 }
 

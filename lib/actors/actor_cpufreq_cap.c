@@ -236,11 +236,10 @@ static int choose_steps(struct cap_actor *c, const struct cpufreq_policy_info *c
 		       PRIu32 " kHz; left out", c->base.name, t->n - n, policies[0]->min_khz,
 		       policies[0]->max_khz);
 	t->n = n;
-	if (n == 0) {
-		pa_log(PA_LOG_ERR, "%s: no OPP of the power model is within %" PRIu32 "-%" PRIu32
-		       " kHz", c->base.name, policies[0]->min_khz, policies[0]->max_khz);
-		return -ERANGE;
-	}
+	if (n == 0)
+		return pa_log_errno(-ERANGE, "%s: no OPP of the power model is within %" PRIu32 "-%"
+				    PRIu32 " kHz", c->base.name, policies[0]->min_khz,
+				    policies[0]->max_khz);
 	c->base.max_state = power_table_max_state(t);
 	return 0;
 }

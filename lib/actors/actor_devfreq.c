@@ -108,18 +108,14 @@ static int read_frequencies(struct devfreq_actor *d, const char *dir)
 
 	if (n == 0)
 		n = sysfs_read_str(path, buf, sizeof(buf));
-	if (n < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror((int)n));
-		return (int)n;
-	}
+	if (n < 0)
+		return pa_log_errno((int)n, "%s: %s", path, sysfs_strerror((int)n));
 	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 		uint64_t hz;
 		size_t i;
 
-		if (parse_u64(tok, strlen(tok), &hz) < 0 || hz / 1000 == 0 || hz / 1000 > UINT32_MAX) {
-			pa_log(PA_LOG_ERR, "%s: \"%s\" is not a frequency", path, tok);
-			return -EINVAL;
-		}
+		if (parse_u64(tok, strlen(tok), &hz) < 0 || hz / 1000 == 0 || hz / 1000 > UINT32_MAX)
+			return pa_log_errno(-EINVAL, "%s: \"%s\" is not a frequency", path, tok);
 		if (d->f.n_freqs == POWER_TABLE_MAX_OPPS)
 			break;
 		for (i = d->f.n_freqs; i > 0 && d->f.freq_khz[i - 1] > hz / 1000; i--)
@@ -127,10 +123,8 @@ static int read_frequencies(struct devfreq_actor *d, const char *dir)
 		d->f.freq_khz[i] = (uint32_t)(hz / 1000);
 		d->f.n_freqs++;
 	}
-	if (d->f.n_freqs == 0) {
-		pa_log(PA_LOG_ERR, "%s: empty", path);
-		return -ENODATA;
-	}
+	if (d->f.n_freqs == 0)
+		return pa_log_errno(-ENODATA, "%s: empty", path);
 	return 0;
 }
 
@@ -144,10 +138,8 @@ static int open_device(struct devfreq_actor *d, const char *device, const struct
 		return -EINVAL;
 	sysfs_pathf(path, "%s/cur_freq", dir);
 	r = sysfs_attr_open(&d->cur_freq, path, false);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
-		return r;
-	}
+	if (r < 0)
+		return pa_log_errno(r, "%s: %s", path, sysfs_strerror(r));
 	sysfs_pathf(path, "%s/load", dir);
 	if (sysfs_exists(path) && sysfs_attr_open(&d->load, path, false) == 0)
 		pa_log(PA_LOG_INFO, "%s: load from %s", d->f.base.name, path);

@@ -219,8 +219,7 @@ static int open_zone(struct powercap_actor *p, const char *dir)
 		return 0;
 	}
 fail:
-	pa_log(PA_LOG_ERR, "%s: %s", path, sysfs_strerror(r));
-	return r;
+	return pa_log_errno(r, "%s: %s", path, sysfs_strerror(r));
 }
 
 int actor_powercap_new(const struct actor_config *cfg, struct actor **ret)

@@ -22,7 +22,6 @@
 #define GAIN_MAX 1000000.0	/* mW per °C */
 #define CONTROL_MARGIN_MAX_MC 10000
 
-static const char *const log_level_names[] = { "err", "warning", "notice", "info", "debug", NULL };
 const char *const actor_kind_names[] = { "cpufreq", "cpufreq_cap", "devfreq", "powercap", NULL };
 static const char *const controller_names[] = { "default", "kernel", "step_wise", NULL };
 static const char *const division_names[] = { "request", "efficiency", NULL };
@@ -89,11 +88,6 @@ const char *actor_kind_name(enum actor_kind kind)
 const char *controller_name(enum pid_mode mode)
 {
 	return ENUM_NAME(controller_names, mode);
-}
-
-const char *log_level_name(enum log_level level)
-{
-	return level >= LOG_LEVEL_ERR && level <= LOG_LEVEL_DEBUG ? log_level_names[level - LOG_LEVEL_ERR] : "?";
 }
 
 static int parse_temps(struct parse_ctx *ctx, const config_setting_t *g, const char *prefix,
@@ -326,15 +320,15 @@ static int parse_path(struct parse_ctx *ctx, const config_setting_t *root, const
 
 static int parse_root(struct parse_ctx *ctx, const config_setting_t *root, struct pa_config *c)
 {
-	int level = LOG_LEVEL_INFO - LOG_LEVEL_ERR;
+	int level = PA_LOG_INFO - PA_LOG_ERR;
 	int64_t v;
 	int r;
 
 	if ((r = cfg_check_keys(ctx, root, "", cfg_root_keys)) < 0)
 		return r;
-	if ((r = cfg_get_enum(ctx, root, "", "log_level", log_level_names, &level)) < 0)
+	if ((r = cfg_get_enum(ctx, root, "", "log_level", pa_log_level_names(), &level)) < 0)
 		return r;
-	c->log_level = (enum log_level)(level + LOG_LEVEL_ERR);
+	c->log_level = PA_LOG_ERR + level;
 	if ((r = cfg_get_int(ctx, root, "", "idle_poll_ms", "ms", 0, 3600000, &v)) < 0)
 		return r;
 	if (r)
@@ -356,7 +350,7 @@ struct pa_config *pa_config_new_default(void)
 
 	if (!c)
 		return NULL;
-	c->log_level = LOG_LEVEL_INFO;
+	c->log_level = PA_LOG_INFO;
 	c->idle_poll_ms = 1000;
 	c->metrics_interval_ms = METRICS_INTERVAL_DEFAULT_MS;
 	c->trace_file = strdup("");

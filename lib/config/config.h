@@ -18,15 +18,6 @@
 #define METRICS_INTERVAL_MIN_MS 100
 #define METRICS_INTERVAL_MAX_MS 3600000
 
-/** enum log_level - syslog priorities, as journald takes them. */
-enum log_level {
-	LOG_LEVEL_ERR = 3,
-	LOG_LEVEL_WARNING = 4,
-	LOG_LEVEL_NOTICE = 5,
-	LOG_LEVEL_INFO = 6,
-	LOG_LEVEL_DEBUG = 7,
-};
-
 /**
  * enum actor_kind - how an actor limits its device.
  * @ACTOR_CPUFREQ: a cpufreq cooling device (cpufreq-cpuN), cur_state.
@@ -169,7 +160,7 @@ struct zone_config {
 /**
  * struct pa_config - the whole validated configuration.
  * @path: the file it came from.
- * @log_level: maximum priority logged.
+ * @log_level: maximum priority logged, PA_LOG_ERR..PA_LOG_DEBUG (platform/log.h).
  * @idle_poll_ms: polling period while every zone is below switch-on, ms;
  *	0 = events only.
  * @trace_file: CSV trace path, "" for none.
@@ -180,7 +171,7 @@ struct zone_config {
  */
 struct pa_config {
 	char *path;
-	enum log_level log_level;
+	int log_level;
 	uint32_t idle_poll_ms;
 	char *trace_file;
 	char *metrics_dir;
@@ -241,6 +232,3 @@ const char *actor_kind_name(enum actor_kind kind);
 
 /** controller_name() - the config's name for @mode ("default", "kernel", "step_wise"). */
 const char *controller_name(enum pid_mode mode);
-
-/** log_level_name() - the config's name for @level ("info", ...). */
-const char *log_level_name(enum log_level level);

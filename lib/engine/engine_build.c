@@ -36,10 +36,8 @@ static int open_load(struct engine *e)
 	if (!e->stat_buf || !e->stat_prev || !e->stat_cur || !e->stat_next)
 		return -ENOMEM;
 	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
-	if (r < 0) {
-		pa_log(PA_LOG_ERR, PROC_STAT_PATH ": %s", sysfs_strerror(r));
-		return r;
-	}
+	if (r < 0)
+		return pa_log_errno(r, PROC_STAT_PATH ": %s", sysfs_strerror(r));
 	/* The first period sees no load yet; a read that fails now (logged)
 	 * leaves both samples empty until the next one. */
 	engine_restart_load(e);
