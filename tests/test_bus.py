@@ -574,24 +574,39 @@ class Flood(Bus):
                                  call, capture_output=True, text=True, timeout=30)
             answers.append((call[0][:30], call[2], out.returncode, out.stderr.strip()[:80]))
 
+    # A process that sleeps 10 ms at a time for argv[1] s and prints, in ms,
+    # the most it woke late: how long the loaded machine kept a runnable
+    # process off its CPUs, which no daemon could help.
+    PROBE = ("import sys, time\n"
+             "end = time.monotonic() + float(sys.argv[1]); worst = 0.0\n"
+             "while time.monotonic() < end:\n"
+             "    t = time.monotonic(); time.sleep(0.01)\n"
+             "    worst = max(worst, time.monotonic() - t - 0.01)\n"
+             "print(int(worst * 1000))\n")
+
     def test_periods_keep_their_time(self):
         self.assertTrue(wait_for(lambda: len(self.period_times()) >= 3), self.daemon.logtext())
         start_ms = self.period_times()[-1]
         answers = []
         until = time.monotonic() + 4.0
+        probe = subprocess.Popen([sys.executable, "-c", self.PROBE, "4.0"],
+                                 stdout=subprocess.PIPE, text=True)
         clients = [threading.Thread(target=self.hammer, args=(until, answers)) for _ in range(4)]
         for c in clients:
             c.start()
         for c in clients:
             c.join()
+        starved_ms = int(probe.communicate(timeout=60)[0].strip())
         time.sleep(2 * self.PERIOD_MS / 1000)
         times = [t for t in self.period_times() if t >= start_ms]
         gaps = [b - a for a, b in zip(times, times[1:])]
         longest = max(gaps)
-        print("flood: %d calls, %d periods, longest gap %d ms" %
-              (len(answers), len(times), longest), file=sys.stderr)
+        print("flood: %d calls, %d periods, longest gap %d ms, the machine kept a process "
+              "waiting %d ms" % (len(answers), len(times), longest, starved_ms), file=sys.stderr)
+        # A client must not slow the period: two periods at most, plus what the
+        # machine's load alone cost a process beside it (a loaded 2-core machine).
         if not WRAPPER:     # valgrind slows the daemon itself 20-50 times
-            self.assertLess(longest, 2 * self.PERIOD_MS, gaps)
+            self.assertLess(longest, 2 * self.PERIOD_MS + starved_ms, (gaps, starved_ms))
         self.assertGreaterEqual(len(answers), 40)
         # A long path is answered at once, as no object; the others as always.
         long_get = [a for a in answers if a[1] == "Get"]
