@@ -146,19 +146,27 @@ void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
 	note_reason(n, z);
 }
 
-bool actor_notes_update(enum limit_reason *said, const struct actor *a)
+/* @a's limiting reason, now @a->limit.shown, was @was. */
+static void say_actor_reason(const struct actor *a, enum limit_reason was)
 {
 	char actor[80], reason[48], power[64];
 	const char *fields[] = { actor, reason, NULL };
 
-	if (a->limit.shown == *said)
-		return false;
 	snprintf(actor, sizeof(actor), "ACTOR=%s", a->name);
 	snprintf(reason, sizeof(reason), "LIMITING_REASON=%s", limit_reason_name(a->limit.shown));
 	snprintf(power, sizeof(power), ", granted %u mW, requests %u mW", a->granted_mw, a->req_mw);
 	pa_log_fields(PA_LOG_INFO, fields, "actor %s: limiting reason %s (was %s); state %lu of "
-		      "%lu%s", a->name, limit_reason_name(a->limit.shown), limit_reason_name(*said),
+		      "%lu%s", a->name, limit_reason_name(a->limit.shown), limit_reason_name(was),
 		      a->state, a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
+}
+
+bool actor_notes_update(enum limit_reason *said, const struct actor *a)
+{
+	if (a->limit.shown == *said)
+		return false;
+	/* Each period's path: below the log level, not even formatted. */
+	if (journal_enabled(PA_LOG_INFO))
+		say_actor_reason(a, *said);
 	*said = a->limit.shown;
 	return true;
 }

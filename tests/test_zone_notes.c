@@ -3,7 +3,9 @@
  * The journal lines the default controller's tuning switches give
  * (daemon/zone_notes.c), on zones built by hand: released from its model,
  * a zone says what it goes back to, the first approach's lowest power
- * (issue 34, 1) or its prior where that is what it feeds forward.
+ * (issue 34, 1) or its prior where that is what it feeds forward.  An
+ * actor's limiting reason, said each time it changes, is not formatted
+ * below the log level.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,10 +84,55 @@ static void test_released_to_the_first_approach(void **unused)
 	free(z);
 }
 
+/* Messages that reach the library's handler, that is, were formatted. */
+static pa_log_handler journal_handler;
+static int n_formatted;
+
+static void count_formatted(void *userdata, int priority, const char *const *fields,
+			    const char *message)
+{
+	n_formatted++;
+	journal_handler(userdata, priority, fields, message);
+}
+
+/*
+ * An actor's limiting reason, said at info level each time it changes on
+ * the per-period path: below the log level it changes all the same, and
+ * the message is not even formatted (as journal_log() did not).
+ */
+static void test_actor_reason_not_formatted_below_the_level(void **unused)
+{
+	struct actor a = { .name = "cpufreq-cpu0", .max_state = 5 };
+	enum limit_reason said = LIMIT_NONE;
+	void *userdata;
+
+	(void)unused;
+	journal_setup(LOG_TARGET_STDERR, PA_LOG_NOTICE);
+	pa_log_get_handler(&journal_handler, &userdata);
+	pa_log_set_handler(count_formatted, userdata);
+	n_formatted = 0;
+	a.limit.shown = LIMIT_TEMPERATURE;
+	assert_true(actor_notes_update(&said, &a));
+	assert_int_equal(said, LIMIT_TEMPERATURE);
+	assert_int_equal(n_formatted, 0);
+	/* At info level, it is said. */
+	journal_setup(LOG_TARGET_STDERR, PA_LOG_INFO);
+	pa_log_get_handler(&journal_handler, &userdata);
+	pa_log_set_handler(count_formatted, userdata);
+	a.limit.shown = LIMIT_LOWEST_STATE;
+	assert_true(actor_notes_update(&said, &a));
+	assert_int_equal(said, LIMIT_LOWEST_STATE);
+	assert_int_equal(n_formatted, 1);
+	assert_false(actor_notes_update(&said, &a));
+	assert_int_equal(n_formatted, 1);
+	journal_setup(LOG_TARGET_STDERR, PA_LOG_INFO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_released_to_the_first_approach),
+		cmocka_unit_test(test_actor_reason_not_formatted_below_the_level),
 	};
 
 	/* As the daemon does before its first message: "priority: message FIELDS" on stderr. */
