@@ -55,6 +55,9 @@ static void test_contracts_abort(void **unused)
 
 int main(void)
 {
+#ifdef NDEBUG
+	return 77;	/* asserts compiled out (-Db_ndebug=true): nothing to test; meson's skip */
+#endif
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contracts_abort),
 	};
