@@ -15,12 +15,12 @@ POWERALLOCD_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev python3
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libconfig-dev libcpupower-dev
 	libcmocka-dev umockdev libumockdev-dev scdoc valgrind systemd dbus-daemon dbus-bin gnuplot-nox
-	# tests/test_package.py (debian/rules is a makefile; Rules-Requires-Root: no needs no fakeroot)
+	# tests/package/test_package.py (debian/rules is a makefile; Rules-Requires-Root: no needs no fakeroot)
 	dpkg-dev debhelper make
-	# tests/test_metrics.py scrapes it (4.1 MB, 13 MB installed; promtool's package,
+	# tests/daemon/test_metrics.py scrapes it (4.1 MB, 13 MB installed; promtool's package,
 	# prometheus, is 19 MB and 96 MB installed: a strict parser in the test instead)
 	prometheus-node-exporter
-	# the system suite (tests/vm): Debian's kernel under QEMU, ACPI tables compiled
+	# the system suite (tests/system): Debian's kernel under QEMU, ACPI tables compiled
 	# with iasl, a busybox initramfs, a Debian 12 root file system by mmdebstrap
 	qemu-system-x86 acpica-tools busybox-static cpio kmod e2fsprogs mmdebstrap
 )

@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 
 	pa_log_set_level(PA_LOG_ERR);
 	if (!cfg || !cost || !floor_us || cycles < 10 || (n = engine_build(&e, cfg)) < 1) {
-		fprintf(stderr, "powerallocd-bench: nothing to control (run under tests/run-in-tree)\n");
+		fprintf(stderr, "powerallocd-bench: nothing to control (run under tests/helpers/run-in-tree)\n");
 		return 1;
 	}
 	n_fds = open_floor_files(&e, fds, 256);

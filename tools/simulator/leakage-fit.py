@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Scale-only or scale and offset for lib/control/power_scale.c: the data.
 
-For each actor of a board (tests/boards/*.json), the silicon draws its
+For each actor of a board (tests/fixtures/boards/*.json), the silicon draws its
 dynamic power (the table: dpc x f x V^2, the energy model's formula) plus a
 leakage that at a fixed temperature depends on the voltage alone, taken as
 k V^3 (the cubic voltage term of the static-power callbacks of the
@@ -82,7 +82,7 @@ def study(name, dpc, ncpu, opps):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    paths = sys.argv[1:] or [os.path.join(here, "../../tests/boards/rk3399-rockpro64.json")]
+    paths = sys.argv[1:] or [os.path.join(here, "../../tests/fixtures/boards/rk3399-rockpro64.json")]
     for path in paths:
         with open(path) as f:
             board = json.load(f)

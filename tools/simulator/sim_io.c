@@ -166,7 +166,7 @@ static int read_description(struct sim *sim, const char *path)
 	return r;
 }
 
-/* tests/fixture.py TREE DIR */
+/* tests/fixtures/fixture.py TREE DIR */
 static int build_tree(const struct sim *sim)
 {
 	pid_t pid = fork();

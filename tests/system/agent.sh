@@ -1,0 +1,20 @@
+#!/bin/sh
+# The system suite's command channel (tests/system/vm.py), on the guest's second
+# serial port: each line is "SEQ BASE64-SCRIPT"; the script runs as root and
+# its output and exit status go back between "@@BEGIN SEQ" and "@@END SEQ RC".
+tty=${1:-/dev/ttyS1}
+stty -F "$tty" raw -echo
+exec <"$tty" >"$tty" 2>&1
+echo "@@READY"
+while read -r seq script; do
+	if printf '%s' "$script" | base64 -d >/run/agent-cmd 2>/dev/null; then
+		sh /run/agent-cmd </dev/null >/run/agent-out 2>&1
+		rc=$?
+	else
+		echo "the command line did not decode" >/run/agent-out
+		rc=127
+	fi
+	echo "@@BEGIN $seq"
+	cat /run/agent-out
+	echo "@@END $seq $rc"
+done

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System suite, first stage: the built daemon on Debian 12's kernel in a
+busybox initramfs, run as a person runs it from a shell: default log target,
+default paths (/etc/powerallocd.conf, /run/powerallocd, /var/lib/powerallocd,
+none of which exists at boot), no journald, no D-Bus.  The guest's hardware
+is tests/system/ssdt.asl: thermal_zone0 (acpitz, passive 60 °C, the fan at
+70 °C), thermal_zone1 (acpitz, passive 80 °C), two CPUs on acpi-cpufreq
+(800-2400 MHz), an ACPI fan.
+
+usage: POWERALLOCD=build/daemon/powerallocd test_shell.py [unittest args]
+"""
+import os
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vm  # noqa: E402
+
+TZ = "/sys/class/thermal/thermal_zone%d"
+POLICY = "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq"
+FAN = "/sys/class/thermal/cooling_device2/cur_state"
+LOG = "/tmp/powerallocd.log"
+MAX_KHZ, MIN_KHZ = 2400000, 800000
+
+INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /run /tmp /etc /var/lib
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+for m in $(cat /modules.order); do insmod $m || echo "insmod $m failed"; done
+echo "::respawn:/bin/sh /agent.sh" > /etc/inittab
+exec /bin/busybox init
+"""
+
+# A cpufreq_cap actor with the power of one CPU at each OPP: the ACPI machine
+# has no power model of its own.
+OPPS = ("{ freq_khz = 800000; power_mw = 500; }, { freq_khz = 1200000; power_mw = 900; }, "
+        "{ freq_khz = 1800000; power_mw = 1600; }, { freq_khz = 2400000; power_mw = 2600; }")
+TOP_MW = 2600
+# The longest back-off before ours is written over another writer's, s
+# (EXTERNAL_WRITE_MAX_MS in lib/control/external_write.h): how long the cap
+# may stay lifted after a loop that fought over it stops.
+BACKOFF_MAX_S = 64
+
+
+def config(zone_keys="", daemon_keys="", sensor="thermal_zone0"):
+    """A configuration of one zone on SENSOR with the two CPUs as actors."""
+    actors = ",\n".join('      { type = "cpufreq_cap"; cpus = "%d"; opps = ( %s ); }' % (cpu, OPPS)
+                         for cpu in (0, 1))
+    return """%s
+zones = (
+  { name = "cpu"; sensor = "%s"; %s
+    actors = (
+%s
+    ); }
+);
+""" % (daemon_keys, sensor, zone_keys, actors)
+
+
+guest = None
+workdir = None
+checks_start = 0.0
+
+
+def setUpModule():
+    global guest, workdir
+    daemon = os.environ.get("POWERALLOCD")
+    if not daemon or not os.access(daemon, os.X_OK):
+        raise unittest.SkipTest("POWERALLOCD names no built daemon")
+    workdir = tempfile.mkdtemp(prefix="powerallocd-vm-shell.")
+    kernel = vm.Kernel()
+    with vm.Stages.timed("shell stage: initramfs"):
+        initrd = os.path.join(workdir, "initrd.gz")
+        vm.initramfs(initrd, kernel, INIT, files=[(daemon, "/usr/sbin/powerallocd")],
+                     modules=["fan", "acpi-cpufreq"])
+    with vm.Stages.timed("shell stage: boot"):
+        guest = vm.Guest(workdir, kernel, initrd)
+        unittest.addModuleCleanup(guest.stop)
+        guest.connect(timeout=300)
+        guest.wait_cpufreq()
+    global checks_start
+    checks_start = time.monotonic()
+
+
+def tearDownModule():
+    vm.close_stage("shell", guest, workdir, checks_start)
+
+
+class Shell(unittest.TestCase):
+    """Each test starts with no daemon, no state, 40 °C in both zones and the
+    kernel's step_wise on them."""
+
+    def setUp(self):
+        guest.check("""
+killall -9 powerallocd 2>/dev/null
+while pidof powerallocd >/dev/null; do sleep 0.1; done
+rm -rf /run/powerallocd /var/lib/powerallocd /etc/powerallocd.conf %s /tmp/trace.csv
+for z in 0 1; do echo step_wise > /sys/class/thermal/thermal_zone$z/policy; done
+for p in 0 1; do echo %d > /sys/devices/system/cpu/cpufreq/policy$p/scaling_max_freq; done
+echo 0 > %s
+""" % (LOG, MAX_KHZ, FAN))
+        guest.set_temp(0, 40000)
+        guest.set_temp(1, 40000)
+
+    def tearDown(self):
+        if vm.failed(self):
+            print("--- %s:\n%s\n%s" % (LOG, guest.run("tail -40 " + LOG)[1],
+                                      guest.console_tail()), file=sys.stderr)
+
+    def write_config(self, text):
+        guest.check("cat > /etc/powerallocd.conf <<'EOF'\n%sEOF" % text)
+
+    def start(self, args="", redirect="> %s 2>&1" % LOG):
+        """Starts powerallocd ARGS from the shell, in the background; its pid."""
+        out = guest.check("powerallocd %s %s & echo $!" % (args, redirect))
+        self.pid = int(out.split()[-1])
+        return self.pid
+
+    def alive(self, pid=None):
+        return guest.run("kill -0 %d" % (pid or self.pid))[0] == 0
+
+    def log(self):
+        return guest.run("cat " + LOG)[1]
+
+    def wait_log(self, pattern, what, timeout=60):
+        return guest.wait("grep -E '%s' %s" % (pattern, LOG), what, timeout=timeout)
+
+    def wait_taken(self, zone=0):
+        guest.wait("grep -qx user_space %s/policy" % (TZ % zone),
+                   "thermal_zone%d on user_space" % zone, timeout=60)
+
+    def wait_capped(self):
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped", timeout=60)
+
+    def assert_restored(self, fan_state=None):
+        """Both zones back on step_wise and both caps at the top; the fan at
+        fan_state where given (the kernel drives it again once restored, so
+        only where the zone is below its trip)."""
+        guest.wait("grep -qx step_wise %s/policy && grep -qx step_wise %s/policy" %
+                   (TZ % 0, TZ % 1), "both zones back on step_wise", timeout=60)
+        for cpu in (0, 1):
+            self.assertEqual(int(guest.read(POLICY % cpu)), MAX_KHZ, "cap of CPU %d" % cpu)
+        if fan_state is not None:
+            self.assertEqual(int(guest.read(FAN)), fan_state)
+
+    def wait_exit(self, what, timeout=60):
+        guest.wait("! kill -0 %d 2>/dev/null" % self.pid, what, timeout=timeout)
+
+
+class Logging(Shell):
+    def test_default_log_target_prints_on_stderr_without_journald(self):
+        """No journald here: the default target (auto) writes to stderr."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        self.start()
+        self.wait_log("thermal netlink", "the start lines on stderr", timeout=60)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+
+    def test_closed_stderr_is_not_given_to_a_file(self):
+        """Started with 2>&-: descriptor 2 is /dev/null, not the next file
+        opened (a sysfs attribute, the state file), which would get the log."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        guest.set_temp(0, 72000)
+        self.start("-l debug --log-target stderr", "2>&- >/dev/null")
+        self.wait_taken()
+        self.wait_capped()
+        self.assertEqual(guest.check("readlink /proc/%d/fd/2" % self.pid).strip(), "/dev/null")
+        self.assertNotIn("debug", guest.check("cat /run/powerallocd/state"))
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def test_no_warning_for_an_attribute_the_kernel_refuses(self):
+        """This kernel answers EIO for an ACPI zone's sustainable_power."""
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertNotIn("sustainable_power", out)
+        self.assertNotIn("Input/output error", out)
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("Input/output error", out)
+
+
+class Zones(Shell):
+    def test_ambiguous_sensor_is_refused_with_the_zones_to_choose(self):
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 sensor="acpitz"))
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn('sensor "acpitz" is the type of 2 thermal zones', out)
+        self.assertRegex(out, r"thermal_zone0 \([\d.]+ °C\), thermal_zone1")
+        self.assertIn('sensor = "thermal_zone0"', out)
+
+    def test_automatic_configuration_says_why_an_acpi_zone_is_left(self):
+        """One passive trip, bound to Processor devices without a power
+        model: said at the default level, with the keys that would help."""
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("two needed", out)
+        self.assertRegex(out, r"thermal_zone0.*acpitz")
+        self.assertIn("cpufreq_cap", out)
+        self.assertIn("opps", out)
+
+    def test_single_passive_trip_zone_controls_at_its_trip(self):
+        """No switch_on_temp or control_temp: the passive trip (60 °C) is the
+        control temperature and the zone is always on, as in the kernel."""
+        self.write_config(config())
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("control 60000 m°C", out)
+        guest.set_temp(0, 66000)
+        self.start("-l debug")
+        self.wait_taken()
+        self.wait_capped()
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def test_kernel_trip_events_wake_an_idle_zone(self):
+        self.write_config(config("switch_on_temp = 60000; control_temp = 65000;",
+                                 "idle_poll_ms = 0;"))
+        self.start("-l debug --log-target stderr")
+        self.wait_log("listening to thermal netlink events", "netlink", timeout=60)
+        self.wait_taken()
+        # The kernel sends the event when a poll (every second: _TZP) finds
+        # the zone over a trip it was under at the poll before: let it poll
+        # 40 °C, set by setUp, before 61 °C (else a zone left at 61 °C by an
+        # earlier test would cross nothing).
+        guest.check("sleep 3")
+        guest.set_temp(0, 61000)
+        self.wait_log(r"thermal event tz_trip_up \(zone 0, trip 1", "the kernel's trip event")
+        self.wait_log("switch-on 60.00 °C crossed", "the zone woken")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        self.assert_restored()
+
+    def test_switch_on_below_the_kernels_first_trip_is_noticed(self):
+        """Switch-on at 55 °C, the kernel's first trip at 60 °C, no idle poll:
+        57 °C must wake the zone without a trip event."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 "idle_poll_ms = 0;"))
+        self.start("--log-target stderr")
+        self.wait_log("listening to thermal netlink events", "netlink", timeout=60)
+        guest.set_temp(0, 57000)
+        self.wait_log("switch-on 55.00 °C crossed", "the zone woken at 57 °C", timeout=30)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+
+    def test_idle_cpus_in_a_hot_zone_keep_their_caps(self):
+        """15 °C over control with both CPUs idle: the caps stay down, no
+        grant flips to the maximum and back."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 60000;"))
+        guest.set_temp(0, 75000)
+        self.start("--log-target stderr --trace /tmp/trace.csv")
+        self.wait_capped()
+        # 200 periods of 100 ms or more (a line per actor and per fan-like device).
+        guest.wait("test $(grep -c ',cpu,' /tmp/trace.csv) -gt 1000", "200 periods traced",
+                   timeout=240, interval=2)
+        trace = guest.check("cat /tmp/trace.csv")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        states = {}
+        for line in trace.splitlines():
+            f = line.split(",")
+            if len(f) > 16 and f[1] == "cpu" and f[3] == "1" and int(f[15]) > 0:
+                states.setdefault(f[10], []).append((int(f[14]), int(f[16])))
+        self.assertEqual(len(states), 2, trace[:500])
+        for actor, rows in states.items():
+            rows = rows[len(rows) // 4:]     # after the approach
+            changes = sum(1 for a, b in zip(rows, rows[1:]) if a[1] != b[1])
+            at_max = sum(1 for granted, _ in rows if granted >= TOP_MW)
+            self.assertLessEqual(changes, 2, "%s changed state %d times in %d periods" %
+                                 (actor, changes, len(rows)))
+            self.assertEqual(at_max, 0, "%s granted its maximum in %d of %d periods" %
+                             (actor, at_max, len(rows)))
+        self.assert_restored()
+
+
+class Stopping(Shell):
+    def controlled(self, args="", redirect="> %s 2>&1" % LOG):
+        """The daemon started from a shell with the default paths, the zone
+        at 72 °C: over control with the caps down and the fan (its active
+        trip at 70 °C) on; the fan was off at start."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        self.start(args, redirect)
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        guest.wait("test $(cat %s) = 1" % FAN, "powerallocd's fan on at 72 °C", timeout=60)
+
+    def test_state_directory_is_made_and_kill_9_is_restored(self):
+        self.controlled()
+        mode = guest.check("stat -c %a /run/powerallocd").strip()
+        self.assertEqual(mode, "700")
+        guest.wait("test -s /run/powerallocd/state", "the state file", timeout=30)
+        self.assertNotIn("cannot write the state file", self.log())
+        guest.check("kill -KILL %d" % self.pid)
+        self.wait_exit("powerallocd killed")
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        # Cool, so that the kernel, once back in charge, leaves the fan off.
+        guest.set_temp(0, 40000)
+        out = guest.check("powerallocd --restore 2>&1")
+        self.assert_restored(fan_state=0)
+        self.assertEqual(guest.check("ls -A /run/powerallocd").strip(), "", out)
+
+    def test_a_closed_pipe_does_not_kill_it(self):
+        """powerallocd 2>&1 | head -n 1: the reader gone, the daemon goes on."""
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;"))
+        guest.check("rm -f /tmp/pipe /tmp/head.out; mkfifo /tmp/pipe")
+        guest.check("head -n 1 /tmp/pipe > /tmp/head.out &")
+        self.start("-l debug --log-target stderr", "> /tmp/pipe 2>&1")
+        guest.wait("test -s /tmp/head.out", "head to read its line")
+        # Debug lines at every period: each a write to the closed pipe.
+        guest.check("sleep 3")
+        self.assertTrue(self.alive(), "powerallocd died writing to a closed pipe")
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        self.assertTrue(self.alive())
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def signal_restores(self, sig):
+        self.controlled()
+        guest.check("kill -%s %d" % (sig, self.pid))
+        self.wait_exit("powerallocd to exit on SIG%s" % sig)
+        self.assert_restored()
+
+    def test_sigterm_restores(self):
+        self.signal_restores("TERM")
+
+    def test_sigint_restores(self):
+        self.signal_restores("INT")
+
+    def test_sigquit_restores(self):
+        self.signal_restores("QUIT")
+
+    def test_sighup_reloads_and_goes_on(self):
+        self.controlled("--log-target stderr")
+        guest.check("kill -HUP %d" % self.pid)
+        self.wait_log("reload", "the reload said")
+        guest.check("sleep 2")
+        self.assertTrue(self.alive())
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit")
+        self.assert_restored()
+
+
+CPU0_WRITES = 'powerallocd_actor_external_writes_total{actor="cpufreq-cap-0"}'
+
+
+def counted_script(metrics):
+    """A guest script that exits 0 once CPU 0's actor has external writes counted."""
+    return "awk '$1 == \"%s\" && $2 > 0 { found = 1 } END { exit !found }' %s" % (
+        CPU0_WRITES.replace('"', '\\"'), metrics)
+
+
+class OtherWriters(Shell):
+    """Another program on the files the daemon writes: the zone's policy set
+    back to step_wise gives the zone up; a cap rewritten by a shell loop is
+    written back, fought over once, counted, and held once the loop stops."""
+
+    METRICS = "/tmp/metrics/powerallocd.prom"
+    controlled = Stopping.controlled
+
+    def test_policy_changed_by_another_writer_gives_the_zone_up(self):
+        self.controlled("--log-target stderr")
+        guest.check("echo step_wise > %s/policy" % (TZ % 0))
+        self.wait_log('another program set thermal_zone0/policy to "step_wise": the zone is '
+                      "given up", "the zone given up")
+        # Its caps back as found, and left: not fought over, not taken back.
+        guest.wait("test $(cat %s) = %d && test $(cat %s) = %d" %
+                   (POLICY % 0, MAX_KHZ, POLICY % 1, MAX_KHZ), "both caps restored",
+                   timeout=60)
+        guest.check("sleep 2")
+        self.assertEqual(guest.read(TZ % 0 + "/policy"), "step_wise")
+        self.assertEqual(int(guest.read(POLICY % 0)), MAX_KHZ)
+        self.assertEqual(self.log().count("given up"), 1, self.log())
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+    def external_writes(self):
+        """powerallocd_actor_external_writes_total of CPU 0's actor, 0 before the first file."""
+        rc, out = guest.run("grep '^%s' %s" % (CPU0_WRITES, self.METRICS))
+        return int(float(out.split()[-1])) if rc == 0 and out.split() else 0
+
+    def test_cap_rewritten_by_a_shell_loop_is_reasserted(self):
+        guest.check("mkdir -p /tmp/metrics")
+        self.write_config(config("switch_on_temp = 55000; control_temp = 65000;",
+                                 'metrics_dir = "/tmp/metrics"; metrics_interval_ms = 200;'))
+        self.start("--log-target stderr")
+        self.wait_taken()
+        guest.set_temp(0, 72000)
+        self.wait_capped()
+        loop = int(guest.check("(while :; do echo %d > %s; sleep 0.2; done) >/dev/null 2>&1 & "
+                               "echo $!" % (MAX_KHZ, POLICY % 0)).split()[-1])
+        try:
+            self.wait_log("scaling_max_freq: fought over", "the fight said", timeout=60)
+        finally:
+            # Stopped at once: each fight doubles the back-off, and a slow
+            # machine's waits would otherwise let it reach its longest.
+            guest.run("kill %d" % loop)
+        guest.wait(counted_script(self.METRICS), "the external writes counted", timeout=60)
+        # The loop gone: ours back within the back-off (at most BACKOFF_MAX_S), and it holds.
+        guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped again",
+                   timeout=BACKOFF_MAX_S + 60)
+        guest.check("sleep 2")
+        self.assertLess(int(guest.read(POLICY % 0)), MAX_KHZ)
+        # Once for the loop's file (the kernel's own limits may show in others).
+        self.assertEqual(self.log().count("policy0/scaling_max_freq: fought over"), 1,
+                         self.log())
+        self.assertGreater(self.external_writes(), 0)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
+        self.assert_restored()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
