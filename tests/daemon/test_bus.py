@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_daemon import CDEV, HOT_CONFIG, WRAPPER, ZONE0, Daemon, Tree, wait_for  # noqa: E402
 
-POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/daemon/powerallocctl")
+POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/ctl/powerallocctl")
 # The trace's columns before the aim, the limiting reasons and the caps were added at its end.
 OLD_TRACE_HEADER = ("time_ms,zone,temp_mc,active,err_mc,err_integral_mc,p_mw,i_mw,d_mw,"
                     "budget_mw,actor,load_pct,freq_khz,req_mw,granted_mw,max_mw,state,"

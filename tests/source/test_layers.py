@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The shape of lib/ and daemon/ (doc/architecture.md):
+"""The shape of lib/, daemon/ and ctl/ (doc/architecture.md):
 
 - each folder of lib/ includes only its own headers and those of the layers
   under it: control <- platform <- config <- actors <- engine;
 - lib/control/ includes nothing but the C library and calls no system call
   or libc I/O; lib/actors/ and lib/engine/ open no file themselves (they go
   through lib/platform/);
-- no source file in lib/ or daemon/ over MAX_FILE_LINES lines, no function
-  over MAX_FUNCTION_LINES.
+- the daemon (daemon/) and its client powerallocctl (ctl/) apart: each
+  includes its own headers and lib/'s, none of the other's;
+- no source file in lib/, daemon/ or ctl/ over MAX_FILE_LINES lines, no
+  function over MAX_FUNCTION_LINES.
 
 usage: test_layers.py
 """
@@ -21,6 +23,11 @@ import unittest
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAYERS = ["control", "platform", "config", "actors", "engine"]
+# Programs over lib/, each in its folder, apart from each other: the daemon
+# and its client meet on D-Bus only.
+PROGRAMS = ["daemon", "ctl"]
+# Headers meson generates in the build tree, which any program may include.
+GENERATED = {"build-config.h"}
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
@@ -111,6 +118,31 @@ def include_problems(root, path):
     return problems
 
 
+def program_include_problems(root, path):
+    """'path:line: why' for each quoted include of a daemon/ or ctl/ file that
+    is neither in its own folder nor a lib/ layer's header."""
+    program = path.split(os.sep)[0]
+    here = os.path.dirname(os.path.join(root, path))
+    problems = []
+    text = strip_comments_and_strings(read(root, path), strings=False)  # include names stay
+    for m in INCLUDE.finditer(text):
+        name = m.group(2)
+        if m.group(1) == "<" or name in GENERATED:
+            continue
+        if "/" in name:
+            ok = name.split("/")[0] in LAYERS
+        else:
+            ok = os.path.exists(os.path.join(here, name))
+        if not ok:
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append('%s:%d: "%s" is not in %s/ nor lib/: %s includes only its own '
+                            "headers and lib/'s (%s)"
+                            % (path, line, name, program, program,
+                               ", ".join(p + "/" for p in PROGRAMS if p != program)
+                               + " is apart"))
+    return problems
+
+
 def call_problems(root, path, forbidden, why):
     """'path:line: name() why' for each call of a name in @forbidden."""
     text = strip_comments_and_strings(read(root, path))
@@ -172,7 +204,9 @@ def all_problems(root):
             problems += call_problems(root, path, FILE_CALLS,
                                       "opens or reads a file: lib/%s/ goes through lib/platform/"
                                       % layer)
-    for path in sources(root, ["lib", "daemon"]):
+    for path in sources(root, PROGRAMS):
+        problems += program_include_problems(root, path)
+    for path in sources(root, ["lib"] + PROGRAMS):
         problems += size_problems(root, path)
     return problems
 
@@ -235,6 +269,24 @@ class Checker(unittest.TestCase):
         problems = self.tree({"daemon/a.c": body + "\n" * 500})
         self.assertIn("daemon/a.c:1: f() is 62 lines (at most 60)", problems)
         self.assertTrue(any(p.startswith("daemon/a.c: 563 lines") for p in problems), problems)
+
+    def test_client_that_includes_a_daemon_header(self):
+        problems = self.tree({"ctl/ctl_read.c": '#include "ctl_read.h"\n#include "../daemon/bus.h"\n'
+                                                '#include "config/config.h"\n',
+                              "ctl/ctl_read.h": "", "daemon/bus.h": ""})
+        self.assertEqual(problems, ['ctl/ctl_read.c:2: "../daemon/bus.h" is not in ctl/ nor lib/: '
+                                    "ctl includes only its own headers and lib/'s (daemon/ is apart)"])
+
+    def test_daemon_that_includes_a_client_header(self):
+        problems = self.tree({"daemon/bus.c": '#include "ctl_print.h"\n#include "build-config.h"\n',
+                              "ctl/ctl_print.h": ""})
+        self.assertEqual(problems, ['daemon/bus.c:1: "ctl_print.h" is not in daemon/ nor lib/: '
+                                    "daemon includes only its own headers and lib/'s (ctl/ is apart)"])
+
+    def test_long_function_in_the_client(self):
+        body = "int f(void)\n{\n" + "\tx();\n" * 60 + "}\n"
+        problems = self.tree({"ctl/a.c": body})
+        self.assertEqual(problems, ["ctl/a.c:1: f() is 62 lines (at most 60)"])
 
     def test_file_outside_the_layers(self):
         problems = self.tree({"lib/misc.c": ""})

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * powerallocctl's status table and JSON (daemon/ctl_print.c) from snapshots
+ * powerallocctl's status table and JSON (ctl/ctl_print.c) from snapshots
  * built by hand: the sustainable power in use and where it came from, a
  * model still learning shown as such (issue 32, 3); the load one definition
  * in the table and the JSON, the lease's seconds left (issue 32, 4); a fan

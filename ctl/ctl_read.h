@@ -2,7 +2,7 @@
 #pragma once
 /*
  * powerallocctl's view of the daemon: what it reads from the D-Bus
- * interface (daemon/ctl_read.c), and the exit codes a failed call gives.
+ * interface (ctl/ctl_read.c), and the exit codes a failed call gives.
  */
 #include <stdint.h>
 #include <stdio.h>
