@@ -4,7 +4,7 @@
  * real I/O path (lib/engine on a fake tree under umockdev-wrapper): CPU time
  * per period (median), the floor (only the preads a period needs), heap
  * allocations per period after start-up, peak RSS.
- *   powerallocd-bench [--cycles N]        (run by tools/bench)
+ *   powerallocd-bench [--cycles N]        (run by tools/bench-cost)
  * Exits 1 when a period allocated from the heap.
  */
 #include <fcntl.h>
