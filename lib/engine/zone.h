@@ -2,9 +2,10 @@
 #pragma once
 /*
  * A controlled zone: its sensor, switch-on and control temperatures, its
- * controller and its actors.  zone_cycle() is one period of DESIGN.md
- * section 1, up to the grants; applying them is the engine's job, because an
- * actor may serve several zones and then takes the most restrictive grant.
+ * controller and its actors.  zone_cycle() is one period of the control law
+ * (doc/control-law.md, "Every period"), up to the grants; applying them is
+ * the engine's job, because an actor may serve several zones and then takes
+ * the most restrictive grant.
  */
 #include <stdbool.h>
 #include <stdint.h>
