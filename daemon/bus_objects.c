@@ -63,7 +63,7 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 	if (strcmp(prop, "Sensor") == 0)
 		return sd_bus_message_append(reply, "s", sensor);
 	if (strcmp(prop, "Temperature") == 0)
-		return sd_bus_message_append(reply, "i", z->temp_mc);
+		return sd_bus_message_append(reply, "i", z->sensing.temp_mc);
 	if (strcmp(prop, "SwitchOnTemperature") == 0)
 		return sd_bus_message_append(reply, "i", z->switch_on_mc);
 	if (strcmp(prop, "AlwaysOn") == 0)
@@ -74,23 +74,23 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 		return sd_bus_message_append(reply, "u", z->pid.mode == PID_MODE_DEFAULT ?
 					     z->pid.fixes.control_margin_mc : 0);
 	if (strcmp(prop, "PowerBudget") == 0)
-		return sd_bus_message_append(reply, "u", z->budget_mw);
+		return sd_bus_message_append(reply, "u", z->control.budget_mw);
 	if (strcmp(prop, "Active") == 0)
-		return sd_bus_message_append(reply, "b", (int)z->active);
+		return sd_bus_message_append(reply, "b", (int)z->control.active);
 	if (strcmp(prop, "GivenUpTo") == 0)
 		return sd_bus_message_append(reply, "s", z->given_up_to);
 	if (strcmp(prop, "LimitingReason") == 0)
-		return sd_bus_message_append(reply, "s", limit_reason_name(z->limit.shown));
+		return sd_bus_message_append(reply, "s", limit_reason_name(z->sensing.limit.shown));
 	if (strcmp(prop, "SensorFault") == 0)
-		return sd_bus_message_append(reply, "s", sensor_fault_name(z->fault_shown));
+		return sd_bus_message_append(reply, "s", sensor_fault_name(z->sensing.fault_shown));
 	if (strcmp(prop, "ThrottledUsec") == 0)
-		return sd_bus_message_append(reply, "t", z->limit.limited_us);
+		return sd_bus_message_append(reply, "t", z->sensing.limit.limited_us);
 	if (strcmp(prop, "ProportionalTerm") == 0)
-		return sd_bus_message_append(reply, "x", z->pid_out.p_mw);
+		return sd_bus_message_append(reply, "x", z->control.pid_out.p_mw);
 	if (strcmp(prop, "IntegralTerm") == 0)
-		return sd_bus_message_append(reply, "x", z->pid_out.i_mw);
+		return sd_bus_message_append(reply, "x", z->control.pid_out.i_mw);
 	if (strcmp(prop, "DerivativeTerm") == 0)
-		return sd_bus_message_append(reply, "x", z->pid_out.d_mw);
+		return sd_bus_message_append(reply, "x", z->control.pid_out.d_mw);
 	return append_zone_actors(reply, z, strcmp(prop, "FallbackDevices") == 0);
 }
 
@@ -113,10 +113,10 @@ static int zone_model_property(sd_bus *bus, const char *path, const char *iface,
 	if (strcmp(prop, "ModelState") == 0)
 		return sd_bus_message_append(reply, "s", zone_model_state_name(zone_model_state(z)));
 	if (strcmp(prop, "LearnedSustainablePower") == 0)
-		return sd_bus_message_append(reply, "u", thermal_model_sustainable_mw(&z->model));
+		return sd_bus_message_append(reply, "u", thermal_model_sustainable_mw(&z->learning.model));
 	if (strcmp(prop, "ThermalTimeConstant") == 0)
-		return sd_bus_message_append(reply, "d", z->model.est.time_constant_s);
-	return sd_bus_message_append(reply, "d", z->model.est.confidence);
+		return sd_bus_message_append(reply, "d", z->learning.model.est.time_constant_s);
+	return sd_bus_message_append(reply, "d", z->learning.model.est.confidence);
 }
 
 static int method_get_headroom(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -127,7 +127,7 @@ static int method_get_headroom(sd_bus_message *m, void *userdata, sd_bus_error *
 
 	if ((r = sd_bus_message_read(m, "u", &forecast_s)) < 0)
 		return r;
-	if (z->sensor_failed)
+	if (z->sensing.sensor_failed)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "zone %s: no temperature "
 					 "(its sensor failed)", z->name);
 	return sd_bus_reply_method_return(m, "d", zone_headroom(z, forecast_s));

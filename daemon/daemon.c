@@ -101,7 +101,7 @@ static void update_state(struct daemon *d)
 	const char *state = d->engine.n_zones ? "idle" : "no-zones";
 
 	for (size_t i = 0; i < d->engine.n_zones; i++)
-		if (d->engine.zones[i].active)
+		if (d->engine.zones[i].control.active)
 			state = "controlling";
 	if (d->view.state != state) {
 		d->view.state = state;
@@ -120,9 +120,10 @@ static void update_status(struct daemon *d)
 		const struct zone *z = &d->engine.zones[i];
 		int n;
 
-		if (z->active)
+		if (z->control.active)
 			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f °C budget %u mW",
-				     i ? ", " : "", z->name, z->temp_mc / 1000.0, z->budget_mw);
+				     i ? ", " : "", z->name, z->sensing.temp_mc / 1000.0,
+				     z->control.budget_mw);
 		else
 			n = snprintf(status + len, sizeof(status) - len, "%s%s idle", i ? ", " : "",
 				     z->name);
@@ -141,14 +142,14 @@ static void report_zone(struct daemon *d, size_t i, uint64_t now)
 	enum limit_reason said = d->notes[i].reason;
 
 	zone_notes_update(&d->notes[i], z, now);
-	if (z->active != d->was_active[i])
+	if (z->control.active != d->was_active[i])
 		bus_zone_changed(d->bus, i, "Active");
 	if (d->notes[i].reason != said)
 		bus_zone_changed(d->bus, i, "LimitingReason");
-	if (d->notes[i].fault != z->fault_shown)
+	if (d->notes[i].fault != z->sensing.fault_shown)
 		bus_zone_changed(d->bus, i, "SensorFault");
-	d->notes[i].fault = z->fault_shown;
-	d->was_active[i] = z->active;
+	d->notes[i].fault = z->sensing.fault_shown;
+	d->was_active[i] = z->control.active;
 	journal_cycle(z);
 	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z, d->engine.cap_mw);
 }

@@ -100,7 +100,7 @@ int daemon_rebuild(struct daemon *d, const struct pa_config *cfg, bool reload)
 	for (size_t i = 0; r == 0 && i < d->engine.n_zones; i++) {
 		long k = engine_zone_index(&old, &d->engine.zones[i]);
 
-		d->was_active[i] = d->engine.zones[i].active;
+		d->was_active[i] = d->engine.zones[i].control.active;
 		if (k >= 0)
 			d->notes[i] = old_notes[k];
 	}

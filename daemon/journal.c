@@ -178,8 +178,8 @@ void pa_log_zone(int priority, const struct zone *z, const char *fmt, ...)
 	if (!journal_enabled(priority))
 		return;
 	snprintf(zone, sizeof(zone), "ZONE=%s", z->name);
-	snprintf(temp, sizeof(temp), "TEMPERATURE_MC=%d", z->temp_mc);
-	snprintf(budget, sizeof(budget), "BUDGET_MW=%u", z->budget_mw);
+	snprintf(temp, sizeof(temp), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
+	snprintf(budget, sizeof(budget), "BUDGET_MW=%u", z->control.budget_mw);
 	va_start(ap, fmt);
 	pa_logv(priority, fields, fmt, ap);
 	va_end(ap);
@@ -187,15 +187,15 @@ void pa_log_zone(int priority, const struct zone *z, const char *fmt, ...)
 
 void journal_cycle(const struct zone *z)
 {
-	const struct pid_output *o = &z->pid_out;
+	const struct pid_output *o = &z->control.pid_out;
 	char f[8][80];
 	const char *fields[9];
 
 	if (!journal_enabled(PA_LOG_DEBUG))
 		return;
 	snprintf(f[0], sizeof(f[0]), "ZONE=%s", z->name);
-	snprintf(f[1], sizeof(f[1]), "TEMPERATURE_MC=%d", z->temp_mc);
-	snprintf(f[2], sizeof(f[2]), "BUDGET_MW=%u", z->budget_mw);
+	snprintf(f[1], sizeof(f[1]), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
+	snprintf(f[2], sizeof(f[2]), "BUDGET_MW=%u", z->control.budget_mw);
 	snprintf(f[3], sizeof(f[3]), "ERR_MC=%lld", (long long)o->err_mc);
 	snprintf(f[4], sizeof(f[4]), "ERR_INTEGRAL=%lld", (long long)o->err_integral_mc);
 	snprintf(f[5], sizeof(f[5]), "P_MW=%lld", (long long)o->p_mw);
@@ -204,7 +204,7 @@ void journal_cycle(const struct zone *z)
 	for (size_t i = 0; i < 8; i++)
 		fields[i] = f[i];
 	fields[8] = NULL;
-	emit(PA_LOG_DEBUG, fields, z->active ? "period" : "period (below switch-on)");
+	emit(PA_LOG_DEBUG, fields, z->control.active ? "period" : "period (below switch-on)");
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 		char g[7][80];
@@ -212,7 +212,7 @@ void journal_cycle(const struct zone *z)
 
 		snprintf(g[0], sizeof(g[0]), "ZONE=%s", z->name);
 		snprintf(g[1], sizeof(g[1]), "ACTOR=%s", a->name);
-		snprintf(g[2], sizeof(g[2]), "REQUESTED_MW=%u", z->request_mw[i]);
+		snprintf(g[2], sizeof(g[2]), "REQUESTED_MW=%u", z->control.request_mw[i]);
 		snprintf(g[3], sizeof(g[3]), "GRANTED_MW=%u", a->granted_mw);
 		snprintf(g[4], sizeof(g[4]), "STATE=%lu", a->state);
 		snprintf(g[5], sizeof(g[5]), "FREQUENCY_KHZ=%u", a->freq_khz);

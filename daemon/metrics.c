@@ -28,19 +28,19 @@ struct actor_family {
 	double (*value)(const struct actor *a);
 };
 
-static double zone_temp(const struct zone *z) { return z->temp_mc / 1e3; }
+static double zone_temp(const struct zone *z) { return z->sensing.temp_mc / 1e3; }
 static double zone_switch_on(const struct zone *z) { return z->switch_on_mc / 1e3; }
 static double zone_control(const struct zone *z) { return z->control_mc / 1e3; }
-static double zone_active(const struct zone *z) { return z->active; }
-static double zone_budget(const struct zone *z) { return z->budget_mw / 1e3; }
+static double zone_active(const struct zone *z) { return z->control.active; }
+static double zone_budget(const struct zone *z) { return z->control.budget_mw / 1e3; }
 static double zone_sustainable(const struct zone *z) { return z->pid.sustainable_power_mw / 1e3; }
 static double zone_learned(const struct zone *z)
 {
-	return thermal_model_sustainable_mw(&z->model) / 1e3;
+	return thermal_model_sustainable_mw(&z->learning.model) / 1e3;
 }
 
-static double zone_confidence(const struct zone *z) { return z->model.est.confidence; }
-static double zone_throttled(const struct zone *z) { return z->limit.limited_us / 1e6; }
+static double zone_confidence(const struct zone *z) { return z->learning.model.est.confidence; }
+static double zone_throttled(const struct zone *z) { return z->sensing.limit.limited_us / 1e6; }
 
 static const struct zone_family zone_families[] = {
 	{ "powerallocd_zone_temperature_celsius", "gauge", "The temperature the zone's controller "
@@ -142,7 +142,7 @@ static void print_zones(FILE *f, const struct engine *e)
 		     "(the budget is the sustainable power plus their sum, within the actors' "
 		     "range); 0 while idle.");
 	for (size_t i = 0; i < e->n_zones; i++) {
-		const struct pid_output *o = &e->zones[i].pid_out;
+		const struct pid_output *o = &e->zones[i].control.pid_out;
 		const int64_t mw[] = { o->p_mw, o->i_mw, o->d_mw };
 
 		for (size_t t = 0; t < 3; t++) {
@@ -156,7 +156,7 @@ static void print_zones(FILE *f, const struct engine *e)
 		     "actors back: 1 for the reason shown, 0 for the others.");
 	for (size_t i = 0; i < e->n_zones; i++)
 		print_reasons(f, "powerallocd_zone_limiting_reason", "zone", e->zones[i].name,
-			      e->zones[i].limit.shown);
+			      e->zones[i].sensing.limit.shown);
 }
 
 /* One powerallocd_actor_info series per zone @a serves (as a power actor or a fallback device). */

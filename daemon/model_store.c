@@ -152,7 +152,7 @@ static void resume_record(struct zone *z, const char *path, const struct model_r
 {
 	char why[96];
 	double confidence;
-	int r = model_record_resume(&z->model, rec, &confidence);
+	int r = model_record_resume(&z->learning.model, rec, &confidence);
 
 	if (r == -EINVAL) {
 		discard(path, z, "the corrupt thermal model", "values out of range");
@@ -164,8 +164,8 @@ static void resume_record(struct zone *z, const char *path, const struct model_r
 	} else {
 		say(PA_LOG_NOTICE, z, "resumed the thermal model saved in %s: sustainable power %u "
 		    "mW, time constant %.0f s, confidence %.2f", path,
-		    thermal_model_sustainable_mw(&z->model), z->model.est.time_constant_s,
-		    z->model.est.confidence);
+		    thermal_model_sustainable_mw(&z->learning.model), z->learning.model.est.time_constant_s,
+		    z->learning.model.est.confidence);
 	}
 }
 
@@ -226,7 +226,7 @@ void model_store_resume(struct model_store *s, struct engine *e)
 	for (size_t i = 0; i < e->n_zones; i++) {
 		struct zone *z = &e->zones[i];
 
-		if (z->model.updates == 0 && zone_path(s, e, z, path) == 0)
+		if (z->learning.model.updates == 0 && zone_path(s, e, z, path) == 0)
 			resume_zone(z, path);
 	}
 }
@@ -257,7 +257,7 @@ static bool carried_on(const struct zone *z, const struct engine *next)
 {
 	long k = next ? engine_zone_index(next, z) : -1;
 
-	return k >= 0 && next->zones[k].model.updates == z->model.updates;
+	return k >= 0 && next->zones[k].learning.model.updates == z->learning.model.updates;
 }
 
 void model_store_save(struct model_store *s, const struct engine *e, const struct engine *next)
@@ -272,7 +272,7 @@ void model_store_save(struct model_store *s, const struct engine *e, const struc
 		int r;
 
 		/* A model that learnt nothing leaves what an earlier run saved. */
-		if (z->model.updates == 0 || carried_on(z, next))
+		if (z->learning.model.updates == 0 || carried_on(z, next))
 			continue;
 		r = zone_path(s, e, z, path);
 		if (r == 0)

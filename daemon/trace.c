@@ -32,17 +32,17 @@ int trace_open(struct trace *t, const char *path)
 
 void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_t power_limit_mw)
 {
-	const struct pid_output *o = &z->pid_out;
-	const struct thermal_estimate *m = &z->model.est;
+	const struct pid_output *o = &z->control.pid_out;
+	const struct thermal_estimate *m = &z->learning.model.est;
 	char model[128];
 
 	if (!t->file)
 		return;
 	/* The zone's thermal model and what the controller takes of it, the same on each of its rows. */
 	snprintf(model, sizeof(model), "%u,%.1f,%.0f,%.0f,%.3f,%u,%d",
-		 thermal_model_sustainable_mw(&z->model), m->time_constant_s,
+		 thermal_model_sustainable_mw(&z->learning.model), m->time_constant_s,
 		 m->gain_k_per_w * 1000, m->offset_c * 1000, m->confidence,
-		 zone_feed_forward_mw(z), z->tuning.engaged);
+		 zone_feed_forward_mw(z), z->control.tuning.engaged);
 	/*
 	 * After them, at the end so that older readers keep their columns: the aim,
 	 * the reasons, the caps; then the actor's meter and its table's calibration,
@@ -52,7 +52,7 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
 		const struct actor *a = i < z->n_actors ? z->actors[i]
 							: z->fallback[i - z->n_actors].actor;
-		uint32_t req_mw = i < z->n_actors ? z->request_mw[i] : a->req_mw;
+		uint32_t req_mw = i < z->n_actors ? z->control.request_mw[i] : a->req_mw;
 		struct meter_view_scale scale = meter_view_scale(a);
 		char measured[16] = "";	/* empty without a reading this period */
 
@@ -60,13 +60,13 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 			snprintf(measured, sizeof(measured), "%u", a->measured_mw);
 		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
 			"%d,%d,%s,%d,%s,%s,%u,%u,%s,%.4f,%.3f,%u\n",
-			time_ms, z->name, z->temp_mc, z->active, (long long)o->err_mc,
+			time_ms, z->name, z->sensing.temp_mc, z->control.active, (long long)o->err_mc,
 			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
-			(long long)o->d_mw, z->budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
+			(long long)o->d_mw, z->control.budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
 			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc, model,
-			pid_aim_mc(&z->pid_run, z->control_mc), limit_reason_name(z->limit.now),
-			limit_reason_name(a->limit.now), z->capped ? z->cap_mw : 0, power_limit_mw,
-			measured, scale.scale, scale.confidence, meter_view_table_mw(a));
+			pid_aim_mc(&z->control.pid_run, z->control_mc),
+			limit_reason_name(z->sensing.limit.now), limit_reason_name(a->limit.now),
+			z->period.capped ? z->period.cap_mw : 0, power_limit_mw, measured, scale.scale, scale.confidence, meter_view_table_mw(a));
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

@@ -10,39 +10,39 @@
 /* Switch-on crossed at once; released once the zone stayed under it long enough. */
 static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t now_us)
 {
-	if (z->active) {
+	if (z->control.active) {
 		n->idle_since_us = 0;
 		/* Without a temperature the zone runs blind (logged by the library). */
-		if (!n->controlling && !z->sensor_failed && z->always_on)
+		if (!n->controlling && !z->sensing.sensor_failed && z->always_on)
 			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, one passive trip: no "
 				    "switch-on, controlling at every temperature as the kernel's "
-				    "power_allocator does", z->name, z->temp_mc / 1000.0);
-		else if (!n->controlling && !z->sensor_failed)
+				    "power_allocator does", z->name, z->sensing.temp_mc / 1000.0);
+		else if (!n->controlling && !z->sensing.sensor_failed)
 			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
-				    "controlling", z->name, z->temp_mc / 1000.0,
+				    "controlling", z->name, z->sensing.temp_mc / 1000.0,
 				    z->switch_on_mc / 1000.0);
-		n->controlling |= !z->sensor_failed;
+		n->controlling |= !z->sensing.sensor_failed;
 		return;
 	}
 	if (!n->idle_since_us)
 		n->idle_since_us = now_us;
 	if (n->controlling && now_us - n->idle_since_us >= NOTES_RELEASE_QUIET_MS * USEC_PER_MSEC) {
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, below switch-on for %d s; limits "
-			    "released", z->name, z->temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
+			    "released", z->name, z->sensing.temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
 		n->controlling = false;
 	}
 }
 
 static void note_overshoot(struct zone_notes *n, const struct zone *z)
 {
-	if (z->sensor_failed)
+	if (z->sensing.sensor_failed)
 		return;
-	if (z->temp_mc <= z->control_mc) {
+	if (z->sensing.temp_mc <= z->control_mc) {
 		n->over = false;
-	} else if (!n->over && z->temp_mc > z->control_mc + NOTES_OVER_MC) {
+	} else if (!n->over && z->sensing.temp_mc > z->control_mc + NOTES_OVER_MC) {
 		pa_log_zone(PA_LOG_WARNING, z, "zone %s: %.2f °C, %.2f °C over control (%.2f °C)",
-			    z->name, z->temp_mc / 1000.0, (z->temp_mc - z->control_mc) / 1000.0,
-			    z->control_mc / 1000.0);
+			    z->name, z->sensing.temp_mc / 1000.0,
+			    (z->sensing.temp_mc - z->control_mc) / 1000.0, z->control_mc / 1000.0);
 		n->over = true;
 	}
 }
@@ -83,40 +83,41 @@ static void note_model(struct zone *z)
 					     "limit (constraint_0_power_limit_uw)" };
 	int pct;
 
-	if (z->model_departure_said || !zone_model_departs(z, &pct))
+	if (z->learning.model_departure_said || !zone_model_departs(z, &pct))
 		return;
 	pa_log_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
 		    "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
-		    "probably wrong", z->name, thermal_model_sustainable_mw(&z->model),
+		    "probably wrong", z->name, thermal_model_sustainable_mw(&z->learning.model),
 		    zone_sp_source_adjective(z), z->pid.sustainable_power_mw, pct,
-		    z->model.est.confidence, z->model.est.time_constant_s, wrong[z->sp_source]);
-	z->model_departure_said = true;
+		    z->learning.model.est.confidence, z->learning.model.est.time_constant_s,
+		    wrong[z->sp_source]);
+	z->learning.model_departure_said = true;
 }
 
 /* The default controller took its feed-forward and gains from the model, or left them. */
 static void note_tuning(struct zone_notes *n, const struct zone *z)
 {
-	const struct pid_gains *g = &z->pid_run.gains;
+	const struct pid_gains *g = &z->control.pid_run.gains;
 
-	if (z->tuning.engaged == n->tuned)
+	if (z->control.tuning.engaged == n->tuned)
 		return;
-	n->tuned = z->tuning.engaged;
+	n->tuned = z->control.tuning.engaged;
 	if (n->tuned)
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: tuned from its thermal model (confidence "
 			    "%.2f): sustainable power %u mW (%s %u mW), gain %.0f mW/°C",
-			    z->name, z->model.est.confidence, z->pid_run.sustainable_power_mw,
-			    zone_sp_source_adjective(z), z->pid.sustainable_power_mw,
-			    g->k_pu * 1000.0 / 1024);
+			    z->name, z->learning.model.est.confidence,
+			    z->control.pid_run.sustainable_power_mw, zone_sp_source_adjective(z),
+			    z->pid.sustainable_power_mw, g->k_pu * 1000.0 / 1024);
 	else if (zone_first_approach(z))
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
 			    "back to the first approach: the lowest power, %u mW, fed forward "
 			    "with the gains from the %s sustainable power %u mW", z->name,
-			    z->model.est.confidence, zone_feed_forward_mw(z),
+			    z->learning.model.est.confidence, zone_feed_forward_mw(z),
 			    zone_sp_source_adjective(z), z->pid.sustainable_power_mw);
 	else
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
 			    "back to the %s sustainable power %u mW and the gains from it",
-			    z->name, z->model.est.confidence, zone_sp_source_adjective(z),
+			    z->name, z->learning.model.est.confidence, zone_sp_source_adjective(z),
 			    z->pid.sustainable_power_mw);
 }
 
@@ -125,15 +126,15 @@ static void note_reason(struct zone_notes *n, const struct zone *z)
 {
 	uint64_t asked_mw = 0;
 
-	if (z->limit.shown == n->reason)
+	if (z->sensing.limit.shown == n->reason)
 		return;
 	for (size_t i = 0; i < z->n_actors; i++)
-		asked_mw += z->request_mw[i];
+		asked_mw += z->control.request_mw[i];
 	pa_log_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
-		    "for %llu mW requested", z->name, limit_reason_name(z->limit.shown),
-		    limit_reason_name(n->reason), z->temp_mc / 1000.0, z->budget_mw,
+		    "for %llu mW requested", z->name, limit_reason_name(z->sensing.limit.shown),
+		    limit_reason_name(n->reason), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
 		    (unsigned long long)asked_mw);
-	n->reason = z->limit.shown;
+	n->reason = z->sensing.limit.shown;
 }
 
 void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)

@@ -31,7 +31,7 @@
  *	monotonic µs (0: not).
  * @lowest_said: per actor, that was said.
  * @reason: the zone's limiting reason last said.
- * @fault: the sensor fault last signalled on D-Bus (zone->fault_shown).
+ * @fault: the sensor fault last signalled on D-Bus (zone->sensing.fault_shown).
  * @tuned: the default controller was last said to run on the model.
  */
 struct zone_notes {

@@ -22,7 +22,7 @@
  * @LIMIT_TEMPERATURE: the zone's budget, from its temperature, is under what
  *	its actors request (step_wise: a state above 0).
  * @LIMIT_POWER_LIMIT: the zone's share of the external power cap
- *	(Manager.SetPowerLimit, zone->cap_limited) is what holds it: its budget
+ *	(Manager.SetPowerLimit, zone->period.cap_limited) is what holds it: its budget
  *	is the cap's share, under what its actors request.
  * @LIMIT_LOWEST_STATE: a power actor held at its lowest state (a zone: every
  *	actor at its lowest) with the zone still over its control temperature:

@@ -53,18 +53,18 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 	for (size_t i = 0; i < e->n_zones; i++) {
 		struct zone *z = &e->zones[i];
 
-		pid_forget_trend(&z->pid_state);
+		pid_forget_trend(&z->control.pid_state);
 		/* The samples across the gap are not the plant's answer to its power. */
-		thermal_model_break(&z->model);
-		z->model_energy_mj = 0;
-		z->model_elapsed_us = 0;
-		z->observed_us = now_us;
-		rise_restart(&z->rise);
+		thermal_model_break(&z->learning.model);
+		z->learning.model_energy_mj = 0;
+		z->learning.model_elapsed_us = 0;
+		z->learning.observed_us = now_us;
+		rise_restart(&z->sensing.rise);
 		/* The reading before the sleep is no reference for a spike or a stuck value. */
-		z->reading_sane = false;
-		z->stuck = (struct stuck_sensor){ 0 };
+		z->sensing.reading_sane = false;
+		z->sensing.stuck = (struct stuck_sensor){ 0 };
 		if (zone_read_temp(z, now_us) == 0) {
-			z->prev_temp_mc = z->temp_mc;
+			z->sensing.prev_temp_mc = z->sensing.temp_mc;
 			n_read++;
 		}
 	}
@@ -100,8 +100,8 @@ static unsigned long step_floor(const struct engine *e, const struct actor *a, b
 		for (size_t i = 0; i < zone->n_actors && zone->pid.mode == PID_MODE_STEP_WISE; i++)
 			if (zone->actors[i] == a) {
 				*held = true;
-				if (zone->step_state[i] > floor)
-					floor = zone->step_state[i];
+				if (zone->control.step_state[i] > floor)
+					floor = zone->control.step_state[i];
 			}
 		for (size_t i = 0; i < zone->n_fallback; i++)
 			if (zone->fallback[i].actor == a) {
@@ -132,8 +132,8 @@ static uint32_t restrictive_grant(const struct engine *e, const struct actor *a,
 			held = true;
 			if (zone->pid.mode != PID_MODE_DEFAULT || !zone->pid.fixes.dither_grants)
 				all_dither = false;
-			if (zone->grant_mw[i] < grant)
-				grant = zone->grant_mw[i];
+			if (zone->control.grant_mw[i] < grant)
+				grant = zone->control.grant_mw[i];
 		}
 	}
 	*dither = held && all_dither;
@@ -199,10 +199,10 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		have_temp = zone_read_temp(zone, now_us) == 0;
 		zone_observe(zone, have_temp);
 		if (have_temp) {
-			rise_track(&zone->rise, zone->temp_mc, now_us);
+			rise_track(&zone->sensing.rise, zone->sensing.temp_mc, now_us);
 			zone_cycle(zone);
 		}
-		else if (zone->failed_reads >= ZONE_FAULT_PERIODS)
+		else if (zone->sensing.failed_reads >= ZONE_FAULT_PERIODS)
 			zone_cycle_blind(zone);
 		/* Else the zone holds its last grants for a few periods. */
 	}

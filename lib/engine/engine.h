@@ -120,7 +120,7 @@ int engine_restart_load(struct engine *e);
 /**
  * engine_read_meters() - read, once, the power meter of each zone due
  * (@due; NULL: all) that is active, and of each of its actors (an actor
- * shared by zones is read once): zone->measured_mw and actor->measured_mw,
+ * shared by zones is read once): zone->period.measured_mw and actor->measured_mw,
  * valid for this period only (actor_read_meter()), and feed each actor's
  * calibration with its reading (actor_feed_scale()).  A powercap actor reads
  * its own in its sample.  A configured meter that faults is dropped with

@@ -38,32 +38,32 @@ static long old_index(const struct zone *o, const struct actor *a)
 }
 
 /*
- * The controller's memory: its state, its last budget and grants, the
- * step_wise states, whether it was active.  The error it integrated is the
- * same error while its law and temperatures are: new gains (a reload, or
- * an estimated sustainable power that an actor appearing changed) only
- * weigh it differently, and an actor that appeared only changes the
- * division.
+ * The controller's memory (struct zone_control), whole: the error it
+ * integrated is the same error while its law and temperatures are: new
+ * gains (a reload, or an estimated sustainable power that an actor
+ * appearing changed) only weigh it differently, and an actor that appeared
+ * only changes the division.  Its per-actor arrays follow the actors: one
+ * that appeared (and every slot past the actors) keeps what the build gave
+ * it, the next division gives it its share; whether the gains are fixed is
+ * the configuration's.
  */
 static void adopt_controller(struct zone *z, const struct zone *o)
 {
+	struct zone_control built = z->control;
+
 	if (z->pid.mode != o->pid.mode || z->switch_on_mc != o->switch_on_mc ||
 	    z->always_on != o->always_on || z->control_mc != o->control_mc)
 		return;
-	z->pid_state = o->pid_state;
-	z->pid_run = o->pid_run;
-	z->tuning.engaged = o->tuning.engaged;
-	z->pid_out = o->pid_out;
-	z->active = o->active;
-	z->budget_mw = o->budget_mw;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		long k = old_index(o, z->actors[i]);
+	z->control = o->control;
+	z->control.tuning.gains_fixed = built.tuning.gains_fixed;
+	for (size_t i = 0; i < ZONE_MAX_ACTORS; i++) {
+		long k = i < z->n_actors ? old_index(o, z->actors[i]) : -1;
+		const struct zone_control *from = k < 0 ? &built : &o->control;
+		size_t j = k < 0 ? i : (size_t)k;
 
-		if (k < 0)
-			continue;	/* appeared: the next division gives it its share */
-		z->request_mw[i] = o->request_mw[k];
-		z->grant_mw[i] = o->grant_mw[k];
-		z->step_state[i] = o->step_state[k];
+		z->control.request_mw[i] = from->request_mw[j];
+		z->control.grant_mw[i] = from->grant_mw[j];
+		z->control.step_state[i] = from->step_state[j];
 	}
 }
 
@@ -104,12 +104,8 @@ static void adopt_model(struct zone *z, const struct zone *o)
 	for (size_t i = 0; i < z->n_actors; i++)
 		if (old_index(o, z->actors[i]) < 0)
 			return;
-	z->model = o->model;
-	z->observed_us = o->observed_us;
-	z->model_energy_mj = o->model_energy_mj;
-	z->model_elapsed_us = o->model_elapsed_us;
-	z->model_departure_said = o->model_departure_said &&
-				  z->pid.sustainable_power_mw == o->pid.sustainable_power_mw;
+	z->learning = o->learning;
+	z->learning.model_departure_said &= z->pid.sustainable_power_mw == o->pid.sustainable_power_mw;
 }
 
 static void adopt_zone(struct zone *z, const struct zone *o)
@@ -117,20 +113,8 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 	/* The governor found before the first takeover, not the user_space we set. */
 	if (z->original_policy[0] && o->original_policy[0])
 		memcpy(z->original_policy, o->original_policy, sizeof(z->original_policy));
-	z->temp_mc = o->temp_mc;
-	z->prev_temp_mc = o->prev_temp_mc;
-	z->sensor_failed = o->sensor_failed;
+	z->sensing = o->sensing;
 	zone_sensor_adopt(z, o);
-	z->failed_reads = o->failed_reads;
-	z->reading_sane = o->reading_sane;
-	z->spike_quiet = o->spike_quiet;
-	z->fault_said = o->fault_said;
-	z->sensor_fault = o->sensor_fault;
-	z->fault_shown = o->fault_shown;
-	z->fault_seen_us = o->fault_seen_us;
-	z->stuck = o->stuck;
-	z->rise = o->rise;
-	z->limit = o->limit;
 	adopt_fallback(z, o);
 	adopt_controller(z, o);
 	adopt_model(z, o);

@@ -125,8 +125,8 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 		pid_tune_gains(&pp->gains);
 	limit_control_margin(z);
 	if (zc)
-		set_configured_gains(pp, zc, &z->tuning);
-	z->pid_run = *pp;
+		set_configured_gains(pp, zc, &z->control.tuning);
+	z->control.pid_run = *pp;
 }
 
 /* The zone's governor, given up for user_space; kept to be put back at exit. */
@@ -171,7 +171,7 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}
-	thermal_model_init(&z->model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
+	thermal_model_init(&z->learning.model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
 	z->switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->switch_on_mc);
 	if (tz)
 		take_over(z, tz);

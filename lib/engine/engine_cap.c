@@ -38,7 +38,7 @@ static void zone_demand(const struct engine *e, const struct zone *z, uint64_t *
 	for (size_t i = 0; i < z->n_actors; i++) {
 		unsigned int n = holders(e, z->actors[i]);
 
-		*req_mw += z->request_mw[i] / n;
+		*req_mw += z->control.request_mw[i] / n;
 		*max_mw += z->actors[i]->max_mw / n;
 		*floor_mw += actor_lowest_mw(z->actors[i]) / n;
 	}
@@ -62,7 +62,7 @@ void engine_share_cap(struct engine *e)
 	}
 	e->lowest_mw = clamp_mw(floor_mw);
 	for (size_t z = 0; z < e->n_zones; z++)
-		e->zones[z].capped = false;
+		e->zones[z].period.capped = false;
 	/* A cap at or over every actor flat out holds nothing: the zones divide as uncapped. */
 	if (!e->cap_mw || e->cap_mw >= top_mw)
 		return;
@@ -75,8 +75,8 @@ void engine_share_cap(struct engine *e)
 	/* Nothing asked (no division ran yet, or idle zones): divvy() divides by the maxima. */
 	floors_divvy(d, n, zone_floor_mw, e->cap_mw, false);
 	for (size_t z = 0; z < n; z++) {
-		e->zones[z].capped = true;
-		e->zones[z].cap_mw = d[z].granted_mw;
+		e->zones[z].period.capped = true;
+		e->zones[z].period.cap_mw = d[z].granted_mw;
 	}
 }
 

@@ -85,12 +85,12 @@ void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, b
 
 	snprintf(z->given_up_to, sizeof(z->given_up_to), "%s", policy);
 	z->original_policy[0] = '\0';	/* theirs now: not put back at stop */
-	z->active = z->cap_limited = false;
-	z->budget_mw = 0;
+	z->control.active = z->period.cap_limited = false;
+	z->control.budget_mw = 0;
 	/* Its grants and states hold nothing back of a device another zone shares. */
 	for (size_t i = 0; i < z->n_actors; i++) {
-		z->grant_mw[i] = z->actors[i]->max_mw;
-		z->step_state[i] = 0;
+		z->control.grant_mw[i] = z->actors[i]->max_mw;
+		z->control.step_state[i] = 0;
 	}
 	for (size_t i = 0; i < z->n_fallback; i++)
 		z->fallback[i].state = 0;

@@ -15,7 +15,7 @@ static uint32_t holdable_mw(const struct zone *z, size_t i)
 {
 	uint32_t max_mw = z->actors[i]->max_mw;
 
-	return z->request_mw[i] < max_mw ? z->request_mw[i] : max_mw;
+	return z->control.request_mw[i] < max_mw ? z->control.request_mw[i] : max_mw;
 }
 
 /*
@@ -27,15 +27,15 @@ static uint32_t holdable_mw(const struct zone *z, size_t i)
 static bool holds_back(const struct zone *z)
 {
 	bool step_wise = z->pid.mode == PID_MODE_STEP_WISE;
-	bool budgeted = z->cap_limited || (!step_wise && z->active);
+	bool budgeted = z->period.cap_limited || (!step_wise && z->control.active);
 	uint64_t asked_mw = 0;
 
 	for (size_t i = 0; i < z->n_actors; i++) {
-		if ((step_wise && z->step_state[i]) || (budgeted && zone_holds_saturated(z, i)))
+		if ((step_wise && z->control.step_state[i]) || (budgeted && zone_holds_saturated(z, i)))
 			return true;
 		asked_mw += holdable_mw(z, i);
 	}
-	return budgeted && z->budget_mw < asked_mw;
+	return budgeted && z->control.budget_mw < asked_mw;
 }
 
 /*
@@ -46,10 +46,10 @@ static bool holds_back(const struct zone *z)
  */
 static bool zone_released(const struct zone *z)
 {
-	if (z->cap_limited)
+	if (z->period.cap_limited)
 		return false;
 	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->step_state[i] || z->grant_mw[i] < z->actors[i]->max_mw)
+		if (z->control.step_state[i] || z->control.grant_mw[i] < z->actors[i]->max_mw)
 			return false;
 	return true;
 }
@@ -70,13 +70,13 @@ enum limit_reason zone_limit_reason(const struct zone *z)
 
 	if (!holds_back(z))
 		return LIMIT_NONE;
-	if (z->sensor_failed)
+	if (z->sensing.sensor_failed)
 		return LIMIT_SENSOR_FAULT;
 	for (size_t i = 0; i < z->n_actors; i++)
 		all_lowest &= actor_at_lowest(z->actors[i]);
-	if (all_lowest && z->temp_mc > z->control_mc)
+	if (all_lowest && z->sensing.temp_mc > z->control_mc)
 		return LIMIT_LOWEST_STATE;
-	return z->cap_limited ? LIMIT_POWER_LIMIT : LIMIT_TEMPERATURE;
+	return z->period.cap_limited ? LIMIT_POWER_LIMIT : LIMIT_TEMPERATURE;
 }
 
 /*
@@ -88,12 +88,12 @@ enum limit_reason zone_limit_reason(const struct zone *z)
  */
 static enum limit_reason held_by(const struct zone *z, const struct actor *a, bool fallback)
 {
-	enum limit_reason r = z->sensor_failed ? LIMIT_SENSOR_FAULT : z->limit.now;
+	enum limit_reason r = z->sensing.sensor_failed ? LIMIT_SENSOR_FAULT : z->sensing.limit.now;
 
 	/* A fallback device of a zone that holds no actor, or held by the cap. */
 	if (r == LIMIT_NONE || r == LIMIT_LOWEST_STATE || (fallback && r == LIMIT_POWER_LIMIT))
 		r = LIMIT_TEMPERATURE;
-	if (!fallback && r != LIMIT_SENSOR_FAULT && actor_at_lowest(a) && z->temp_mc > z->control_mc)
+	if (!fallback && r != LIMIT_SENSOR_FAULT && actor_at_lowest(a) && z->sensing.temp_mc > z->control_mc)
 		return LIMIT_LOWEST_STATE;
 	return r;
 }
@@ -106,10 +106,10 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 		const struct zone *z = &e->zones[k];
 
 		for (size_t i = 0; i < z->n_actors; i++) {
-			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->step_state[i] > 0 :
-				    z->grant_mw[i] < holdable_mw(z, i) || zone_holds_saturated(z, i);
+			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->control.step_state[i] > 0 :
+				    z->control.grant_mw[i] < holdable_mw(z, i) || zone_holds_saturated(z, i);
 
-			if (z->actors[i] != a || z->limit.now == LIMIT_NONE || !held)
+			if (z->actors[i] != a || z->sensing.limit.now == LIMIT_NONE || !held)
 				continue;
 			if ((r = held_by(z, a, false)) > worst)
 				worst = r;
@@ -125,11 +125,11 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 /* The sensor fault shown: the zone's now, else its last one until LIMIT_HOLD_MS after it ended. */
 static void track_fault(struct zone *z, uint64_t now_us)
 {
-	if (z->sensor_fault != SENSOR_FAULT_NONE) {
-		z->fault_shown = z->sensor_fault;
-		z->fault_seen_us = now_us;
-	} else if (now_us - z->fault_seen_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
-		z->fault_shown = SENSOR_FAULT_NONE;
+	if (z->sensing.sensor_fault != SENSOR_FAULT_NONE) {
+		z->sensing.fault_shown = z->sensing.sensor_fault;
+		z->sensing.fault_seen_us = now_us;
+	} else if (now_us - z->sensing.fault_seen_us >= LIMIT_HOLD_MS * USEC_PER_MSEC) {
+		z->sensing.fault_shown = SENSOR_FAULT_NONE;
 	}
 }
 
@@ -138,7 +138,7 @@ void engine_track_limits(struct engine *e, uint64_t now_us, const bool *due)
 	for (size_t k = 0; k < e->n_zones; k++) {
 		if (due && !due[k])
 			continue;
-		limit_track(&e->zones[k].limit, zone_limit_reason(&e->zones[k]), now_us,
+		limit_track(&e->zones[k].sensing.limit, zone_limit_reason(&e->zones[k]), now_us,
 			    zone_released(&e->zones[k]));
 		track_fault(&e->zones[k], now_us);
 	}

@@ -17,7 +17,7 @@ struct zone;
  * engine applied its grants: none when its budget covers their requests;
  * else sensor-fault without a temperature, lowest-state when every actor is
  * at its lowest state and the zone is still over control, power-limit when
- * the budget is the power cap's share (zone->cap_limited), else temperature.
+ * the budget is the power cap's share (zone->period.cap_limited), else temperature.
  */
 enum limit_reason zone_limit_reason(const struct zone *z);
 
@@ -28,7 +28,7 @@ enum limit_reason zone_limit_reason(const struct zone *z);
  * below its request (step_wise, or its fallback: at a state above 0),
  * lowest-state when it is at its lowest state and that zone still over
  * control.  Each zone that ran also tracks the sensor fault it shows
- * (zone->fault_shown).  A fallback device is on for the temperature: never power-limit,
+ * (zone->sensing.fault_shown).  A fallback device is on for the temperature: never power-limit,
  * and never lowest-state (at its top state a fan cools as hard as it can;
  * it has no budget to be held under).
  */

@@ -104,7 +104,7 @@ void engine_zone_free_meter(struct zone *z)
 		free(z->meter);
 	}
 	z->meter = NULL;
-	z->measured_valid = false;
+	z->period.measured_valid = false;
 }
 
 /* The board's meter of @z: its reading, or dropped at a fault. */
@@ -122,8 +122,8 @@ static void read_zone_meter(struct zone *z, uint64_t now_us)
 	most_mw *= METER_JUMP_FACTOR;
 	z->meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
 	r = power_meter_read(z->meter, now_us, drawing, &mw);
-	z->measured_valid = r == 1;
-	z->measured_mw = r == 1 ? mw : z->measured_mw;
+	z->period.measured_valid = r == 1;
+	z->period.measured_mw = r == 1 ? mw : z->period.measured_mw;
 	if (r >= 0)
 		return;
 	if (-r == METER_UNREADABLE || -r == METER_VANISHED)
@@ -142,8 +142,8 @@ void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 
-		if (zone->given_up_to[0] || (due && !due[z]) || !zone->active) {
-			zone->measured_valid = false;
+		if (zone->given_up_to[0] || (due && !due[z]) || !zone->control.active) {
+			zone->period.measured_valid = false;
 			continue;
 		}
 		if (zone->meter)

@@ -116,8 +116,8 @@ void model_record_of(const struct zone *z, struct model_record *r)
 {
 	memset(r, 0, sizeof(*r));
 	model_fingerprint_of(z, &r->fp);
-	thermal_model_export(&z->model, &r->state);
-	r->est = z->model.est;
+	thermal_model_export(&z->learning.model, &r->state);
+	r->est = z->learning.model.est;
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 

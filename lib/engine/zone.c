@@ -25,7 +25,7 @@ struct zone_fields {
 static const char *const *zone_fields(const struct zone *z, struct zone_fields *f)
 {
 	snprintf(f->zone, sizeof(f->zone), "ZONE=%s", z->name);
-	snprintf(f->temp, sizeof(f->temp), "TEMPERATURE_MC=%d", z->temp_mc);
+	snprintf(f->temp, sizeof(f->temp), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
 	f->list[0] = f->zone;
 	f->list[1] = f->temp;
 	f->list[2] = NULL;
@@ -49,12 +49,12 @@ static void say_fault(struct zone *z, int r, const char *why, uint64_t now_us)
 	char sensor[SYSFS_PATH_MAX], kind[48], unsaid_words[96] = "";
 	const char *const *base = zone_fields(z, &f);
 	const char *fields[] = { base[0], base[1], kind, NULL };
-	bool say = !(z->sensor_failed && z->fault_said);
+	bool say = !(z->sensing.sensor_failed && z->sensing.fault_said);
 	uint32_t unsaid = 0;
 
-	snprintf(kind, sizeof(kind), "SENSOR_FAULT=%s", sensor_fault_name(z->sensor_fault));
+	snprintf(kind, sizeof(kind), "SENSOR_FAULT=%s", sensor_fault_name(z->sensing.sensor_fault));
 	if (say && r == -EDOM)
-		say = spike_quiet_step(&z->spike_quiet, now_us, &unsaid);
+		say = spike_quiet_step(&z->sensing.spike_quiet, now_us, &unsaid);
 	if (unsaid)
 		snprintf(unsaid_words, sizeof(unsaid_words), " (and %" PRIu32 " spikes since the last "
 			 "one said, not said: one is said at most every %u min)", unsaid, SPIKE_QUIET_MS / 60000);
@@ -62,9 +62,9 @@ static void say_fault(struct zone *z, int r, const char *why, uint64_t now_us)
 		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current "
 			      "limits%s", z->name, sensor_words(z, sensor, sizeof(sensor)), why,
 			      unsaid_words);
-		z->fault_said = true;
+		z->sensing.fault_said = true;
 	}
-	z->sensor_failed = true;
+	z->sensing.sensor_failed = true;
 }
 
 int zone_read_temp(struct zone *z, uint64_t now_us)
@@ -80,18 +80,18 @@ int zone_read_temp(struct zone *z, uint64_t now_us)
 		if (no_input)
 			snprintf(why, sizeof(why), "no input reads");
 		say_fault(z, r, why, now_us);
-		z->failed_reads++;
-		z->reading_sane = false;
+		z->sensing.failed_reads++;
+		z->sensing.reading_sane = false;
 		return r;
 	}
-	z->failed_reads = 0;
-	z->reading_sane = true;
-	z->temp_mc = (int32_t)temp;
-	if (z->sensor_failed && z->fault_said)
+	z->sensing.failed_reads = 0;
+	z->sensing.reading_sane = true;
+	z->sensing.temp_mc = (int32_t)temp;
+	if (z->sensing.sensor_failed && z->sensing.fault_said)
 		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
 			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
-	z->sensor_failed = false;
-	z->fault_said = false;
+	z->sensing.sensor_failed = false;
+	z->sensing.fault_said = false;
 	return 0;
 }
 
@@ -136,8 +136,8 @@ static void gather(struct zone *z, struct divvy_actor *d, uint32_t *max_mw, uint
 	for (size_t i = 0; i < z->n_actors; i++) {
 		const struct actor *a = z->actors[i];
 
-		z->request_mw[i] = request_of(z, a);
-		d[i].req_mw = z->request_mw[i];
+		z->control.request_mw[i] = request_of(z, a);
+		d[i].req_mw = z->control.request_mw[i];
 		d[i].weight_q10 = a->weight_q10;
 		d[i].max_mw = a->max_mw;
 		*max_mw += a->max_mw;
@@ -200,7 +200,7 @@ static void fill_opps(struct zone *z)
 		tables[i] = &z->actors[i]->table;
 		load_pct[i] = z->actors[i]->load_pct;
 	}
-	floors_fill_opps(tables, load_pct, z->n_actors, z->budget_mw, z->grant_mw);
+	floors_fill_opps(tables, load_pct, z->n_actors, z->control.budget_mw, z->control.grant_mw);
 }
 
 /*
@@ -216,27 +216,27 @@ static void divide(struct zone *z, struct divvy_actor *d)
 {
 	uint32_t floor_mw[ZONE_MAX_ACTORS] = { 0 };
 
-	for (size_t i = 0; i < z->n_actors && z->cap_limited; i++)
+	for (size_t i = 0; i < z->n_actors && z->period.cap_limited; i++)
 		floor_mw[i] = actor_lowest_mw(z->actors[i]);
 	if (divides_by_request(z)) {
-		floors_divvy(d, z->n_actors, floor_mw, z->budget_mw, z->pid.mode == PID_MODE_KERNEL);
+		floors_divvy(d, z->n_actors, floor_mw, z->control.budget_mw, z->pid.mode == PID_MODE_KERNEL);
 		for (size_t i = 0; i < z->n_actors; i++)
-			z->grant_mw[i] = d[i].granted_mw;
+			z->control.grant_mw[i] = d[i].granted_mw;
 	} else {
-		floors_divide(z->n_actors, floor_mw, z->budget_mw, divide_by_efficiency, z,
-			      z->grant_mw);
+		floors_divide(z->n_actors, floor_mw, z->control.budget_mw, divide_by_efficiency, z,
+			      z->control.grant_mw);
 	}
-	if (z->cap_limited)
+	if (z->period.cap_limited)
 		fill_opps(z);
 }
 
 /* Lowers the budget to the zone's share of the power cap; whether it did. */
 static bool apply_cap(struct zone *z)
 {
-	z->cap_limited = z->capped && z->budget_mw > z->cap_mw;
-	if (z->cap_limited)
-		z->budget_mw = z->cap_mw;
-	return z->cap_limited;
+	z->period.cap_limited = z->period.capped && z->control.budget_mw > z->period.cap_mw;
+	if (z->period.cap_limited)
+		z->control.budget_mw = z->period.cap_mw;
+	return z->period.cap_limited;
 }
 
 void zone_cycle_blind(struct zone *z)
@@ -248,16 +248,16 @@ void zone_cycle_blind(struct zone *z)
 	uint32_t blind_mw = zone_blind_power_mw(z, &what);
 
 	gather(z, d, &max_mw, &min_mw);
-	if (z->failed_reads == ZONE_FAULT_PERIODS) {
+	if (z->sensing.failed_reads == ZONE_FAULT_PERIODS) {
 		struct zone_fields f;
 
 		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
 			      "periods; limiting to the %s sustainable power, %u mW", z->name,
 			      ZONE_FAULT_PERIODS, what, blind_mw);
 	}
-	pid_reset(&z->pid_state);
-	z->active = true;
-	z->budget_mw = blind_mw < max_mw ? blind_mw : max_mw;
+	pid_reset(&z->control.pid_state);
+	z->control.active = true;
+	z->control.budget_mw = blind_mw < max_mw ? blind_mw : max_mw;
 	apply_cap(z);
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
@@ -279,16 +279,17 @@ void zone_observe_power(struct zone *z, uint64_t now_us)
 {
 	double power_mw = (double)actors_power_mw(z);
 
-	if (z->observed_us && now_us > z->observed_us) {
-		z->model_energy_mj += power_mw * ((now_us - z->observed_us) / 1e6);
-		z->model_elapsed_us += now_us - z->observed_us;
+	if (z->learning.observed_us && now_us > z->learning.observed_us) {
+		z->learning.model_energy_mj += power_mw * ((now_us - z->learning.observed_us) / 1e6);
+		z->learning.model_elapsed_us += now_us - z->learning.observed_us;
 	}
-	z->observed_us = now_us;
+	z->learning.observed_us = now_us;
 }
 
 uint32_t zone_mean_power_mw(const struct zone *z)
 {
-	double mean_mw = z->model_elapsed_us ? z->model_energy_mj * 1e6 / z->model_elapsed_us : 0;
+	const struct zone_learning *l = &z->learning;
+	double mean_mw = l->model_elapsed_us ? l->model_energy_mj * 1e6 / l->model_elapsed_us : 0;
 
 	return mean_mw < UINT32_MAX ? (uint32_t)(mean_mw + 0.5) : UINT32_MAX;
 }
@@ -296,19 +297,19 @@ uint32_t zone_mean_power_mw(const struct zone *z)
 void zone_observe(struct zone *z, bool have_temp)
 {
 	if (have_temp)
-		thermal_model_sample(&z->model, z->model_elapsed_us, z->temp_mc,
+		thermal_model_sample(&z->learning.model, z->learning.model_elapsed_us, z->sensing.temp_mc,
 				     zone_mean_power_mw(z));
 	else
-		thermal_model_break(&z->model);
-	z->model_energy_mj = 0;
-	z->model_elapsed_us = 0;
+		thermal_model_break(&z->learning.model);
+	z->learning.model_energy_mj = 0;
+	z->learning.model_elapsed_us = 0;
 }
 
 bool zone_model_departs(const struct zone *z, int *pct)
 {
-	double learnt = z->model.est.sustainable_w * 1000, given = z->pid.sustainable_power_mw;
+	double learnt = z->learning.model.est.sustainable_w * 1000, given = z->pid.sustainable_power_mw;
 
-	if (z->model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
+	if (z->learning.model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
 		return false;
 	/* Within what an int holds: a learnt power 10000 times the given is news enough. */
 	*pct = (int)lround(fmin((learnt / given - 1) * 100, 1e6));
@@ -331,22 +332,22 @@ bool zone_fallback_engaged(const struct zone *z)
  */
 static void zone_cycle_step_wise(struct zone *z)
 {
-	int32_t trend = z->temp_mc - z->prev_temp_mc;
-	bool throttle = z->temp_mc >= z->control_mc;
+	int32_t trend = z->sensing.temp_mc - z->sensing.prev_temp_mc;
+	bool throttle = z->sensing.temp_mc >= z->control_mc;
 
-	z->active = throttle;
-	z->budget_mw = 0;
+	z->control.active = throttle;
+	z->control.budget_mw = 0;
 	for (size_t i = 0; i < z->n_actors; i++) {
-		unsigned long *s = &z->step_state[i];
+		unsigned long *s = &z->control.step_state[i];
 
 		if (throttle && trend > 0 && *s < z->actors[i]->max_state)
 			(*s)++;
 		else if (!throttle && trend < 0 && *s > 0)
 			(*s)--;
-		z->active |= *s > 0;
-		z->request_mw[i] = z->actors[i]->req_mw;
-		z->grant_mw[i] = z->actors[i]->max_mw;
-		z->budget_mw += z->actors[i]->max_mw;
+		z->control.active |= *s > 0;
+		z->control.request_mw[i] = z->actors[i]->req_mw;
+		z->control.grant_mw[i] = z->actors[i]->max_mw;
+		z->control.budget_mw += z->actors[i]->max_mw;
 	}
 	/* Under a power cap the states are also held to the cap's share, divided. */
 	if (apply_cap(z)) {
@@ -361,7 +362,7 @@ static void zone_cycle_step_wise(struct zone *z)
 bool zone_holds_saturated(const struct zone *z, size_t i)
 {
 	assert(i < z->n_actors);
-	return z->actors[i]->saturated && z->grant_mw[i] < z->actors[i]->max_mw;
+	return z->actors[i]->saturated && z->control.grant_mw[i] < z->actors[i]->max_mw;
 }
 
 /* Whether the grants keep a saturated actor below its maximum power. */
@@ -390,14 +391,14 @@ const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size)
  */
 static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, uint32_t max_mw)
 {
-	struct pid_params last = z->pid_run;
+	struct pid_params last = z->control.pid_run;
 
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return &z->pid;
-	if (model_tuning_apply(&z->tuning, &z->pid, &z->model.est, z->control_mc,
-			       zone_approach_mw(z, min_mw), &z->pid_run))
-		pid_retune(&last, &z->pid_run, &z->pid_state, min_mw, max_mw);
-	return &z->pid_run;
+	if (model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, z->control_mc,
+			       zone_approach_mw(z, min_mw), &z->control.pid_run))
+		pid_retune(&last, &z->control.pid_run, &z->control.pid_state, min_mw, max_mw);
+	return &z->control.pid_run;
 }
 
 /*
@@ -410,24 +411,25 @@ static void zone_cycle_power(struct zone *z)
 	uint32_t max_mw, min_mw;
 
 	gather(z, d, &max_mw, &min_mw);
-	z->active = z->always_on || z->temp_mc >= z->switch_on_mc;
-	if (!z->active) {
-		pid_reset(&z->pid_state);
-		memset(&z->pid_out, 0, sizeof(z->pid_out));
-		z->budget_mw = max_mw;
+	z->control.active = z->always_on || z->sensing.temp_mc >= z->switch_on_mc;
+	if (!z->control.active) {
+		pid_reset(&z->control.pid_state);
+		memset(&z->control.pid_out, 0, sizeof(z->control.pid_out));
+		z->control.budget_mw = max_mw;
 		if (apply_cap(z)) {
 			divide(z, d);
 			return;
 		}
 		for (size_t i = 0; i < z->n_actors; i++)
-			z->grant_mw[i] = d[i].max_mw;
+			z->control.grant_mw[i] = d[i].max_mw;
 		return;
 	}
-	z->budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->pid_state, z->control_mc,
-				z->temp_mc, min_mw, max_mw, &z->pid_out);
+	z->control.budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->control.pid_state,
+					z->control_mc, z->sensing.temp_mc, min_mw, max_mw,
+					&z->control.pid_out);
 	apply_cap(z);
 	divide(z, d);
-	z->pid_state.held_back = holds_back(z);
+	z->control.pid_state.held_back = holds_back(z);
 }
 
 void zone_cycle(struct zone *z)
@@ -438,9 +440,9 @@ void zone_cycle(struct zone *z)
 		zone_cycle_power(z);
 	/* The fallback devices step in every period, whatever the controller. */
 	for (size_t i = 0; i < z->n_fallback; i++)
-		fallback_step(&z->fallback[i], z->temp_mc, z->prev_temp_mc,
+		fallback_step(&z->fallback[i], z->sensing.temp_mc, z->sensing.prev_temp_mc,
 			      z->fallback[i].actor->max_state);
-	z->prev_temp_mc = z->temp_mc;
+	z->sensing.prev_temp_mc = z->sensing.temp_mc;
 }
 
 uint32_t zone_estimate_sustainable_power(const struct zone *z)
@@ -457,7 +459,7 @@ double zone_headroom(const struct zone *z, double forecast_s)
 	uint64_t power_mw = actors_power_mw(z);
 	int32_t span_mc = z->control_mc - z->switch_on_mc, temp_mc;
 
-	temp_mc = thermal_model_predict_mc(&z->model.est, z->temp_mc,
+	temp_mc = thermal_model_predict_mc(&z->learning.model.est, z->sensing.temp_mc,
 					   power_mw < UINT32_MAX ? (uint32_t)power_mw : UINT32_MAX,
 					   forecast_s);
 	/* Equal trips: the fraction's scale is one m°C. */

@@ -82,7 +82,7 @@ enum sustainable_power_source {
  *	not in use: the zone's controller is not the default one, or has not
  *	run since (an idle zone takes it when it next becomes active).
  * @ZONE_MODEL_IN_USE: the default controller runs on its sustainable power
- *	and gains (zone->tuning.engaged: it keeps them down to
+ *	and gains (zone->control.tuning.engaged: it keeps them down to
  *	MODEL_TUNING_RELEASE).
  */
 enum zone_model_state {
@@ -93,7 +93,129 @@ enum zone_model_state {
 };
 
 /**
- * struct zone - one controlled thermal zone.
+ * struct zone_control - the controller's memory, carried by a rebuild (a
+ * reload, a rescan: engine_adopt_state()) while the zone keeps its law and
+ * its temperatures (the error it integrated is the same error); a new
+ * field here is carried with the rest.
+ * @pid_state: the PID controller's memory.
+ * @pid_run: what the last period ran on: the zone's pid, or for the default
+ *	controller with a confident model, the model's feed-forward and gains
+ *	(lib/control/model_tuning.h); @tuning: which (its gains_fixed is the
+ *	configuration's: a rebuild takes it from its own).
+ * @pid_out: the last period's pid_step() terms.
+ * @active: the last period was at or above switch-on (or always on).
+ * @budget_mw: the last period's budget, mW.
+ * @request_mw: the last period's request per actor, mW, as the division
+ *	took it (the actor's, or with saturated_request what its saturated CPUs
+ *	ask); indexed as the zone's actors (a rebuild remaps it).
+ * @grant_mw: the last period's grant per actor, mW (max power while
+ *	inactive); indexed as the actors.
+ * @step_state: step_wise: the state the zone asks of each actor; indexed
+ *	as the actors.
+ */
+struct zone_control {
+	struct pid_state pid_state;
+	struct pid_params pid_run;
+	struct model_tuning tuning;
+	struct pid_output pid_out;
+	bool active;
+	uint32_t budget_mw;
+	uint32_t request_mw[ZONE_MAX_ACTORS];
+	uint32_t grant_mw[ZONE_MAX_ACTORS];
+	unsigned long step_state[ZONE_MAX_ACTORS];
+};
+
+/**
+ * struct zone_sensing - what the zone's readings have been, the sensor's
+ * judgement on them and why the zone holds its actors back: carried by
+ * every rebuild (the inputs' own state by zone_sensor_adopt()).
+ * @temp_mc: the last period's temperature, m°C.
+ * @prev_temp_mc: the one before, m°C (the trend step_wise and the fallback
+ *	follow).
+ * @sensor_failed: the last read failed, of every input (logged once until
+ *	it reads again).
+ * @failed_reads: consecutive periods without a sane temperature.
+ * @reading_sane: the last read gave a sane temperature (@temp_mc), the
+ *	reference the next reading's spike is judged against.
+ * @spike_quiet: when a spike was last said, and those since not said
+ *	(lib/control/sensor_fault.h: at most one said in SPIKE_QUIET_MS).
+ * @fault_said: this fault episode was said (a spike in a run of them is
+ *	not), and so its end is.
+ * @sensor_fault: why the last read gave no temperature (none when it did).
+ * @fault_shown: the fault D-Bus and powerallocctl show: @sensor_fault, or
+ *	after it ended the last one, for LIMIT_HOLD_MS (as a limiting reason
+ *	is held: a spike lasts one period); @fault_seen_us: when it last was,
+ *	monotonic µs (engine_track_limits()).
+ * @stuck: the stuck-sensor detector (lib/control/sensor_fault.h).
+ * @rise: how fast the zone has lately heated, from its readings (the
+ *	daemon polls an idle zone at its period when it could pass switch-on
+ *	before the next idle poll).
+ * @limit: why it holds its actors back, and for how long it has (limit.h).
+ */
+struct zone_sensing {
+	int32_t temp_mc;
+	int32_t prev_temp_mc;
+	bool sensor_failed;
+	unsigned int failed_reads;
+	bool reading_sane;
+	struct spike_quiet spike_quiet;
+	bool fault_said;
+	enum sensor_fault sensor_fault;
+	enum sensor_fault fault_shown;
+	uint64_t fault_seen_us;
+	struct stuck_sensor stuck;
+	struct rise_tracker rise;
+	struct limit_tracker limit;
+};
+
+/**
+ * struct zone_learning - the zone's thermal model and what it is being
+ * fed, carried by a rebuild while what it learnt holds (the same actors
+ * with the same power tables, control temperature and period: the
+ * fingerprint a saved model needs, model_record.h).
+ * @model: its thermal response, learnt from every period, active or idle
+ *	(the default controller tunes itself on it once it is confident).
+ * @observed_us: the last engine cycle its actors' power was counted at,
+ *	monotonic µs (0: none yet).
+ * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
+ *	the model's last sample (mJ), and over how long (µs).
+ * @model_departure_said: the journal said that the learnt sustainable power
+ *	departs from the configured one (a rebuild keeps it while that
+ *	configured power is the same).
+ */
+struct zone_learning {
+	struct thermal_model model;
+	uint64_t observed_us;
+	double model_energy_mj;
+	uint64_t model_elapsed_us;
+	bool model_departure_said;
+};
+
+/**
+ * struct zone_period - this engine cycle's power cap and meter, set by the
+ * engine each cycle, never carried by a rebuild.
+ * @capped, @cap_mw: the zone's share of the external power cap, mW, set by
+ *	the engine each cycle (engine_share_cap()); its budget is at most that.
+ * @cap_limited: this period's budget is the cap's share, lower than what
+ *	its controller (or, idle, its actors' maximum) gave: the zone is
+ *	limited by the power cap, not by its temperature.
+ * @measured_mw: what the zone's meter said this period, mW, while
+ *	@measured_valid.
+ * @measured_valid: the meter gave a reading this period.
+ */
+struct zone_period {
+	bool capped;
+	uint32_t cap_mw;
+	bool cap_limited;
+	uint32_t measured_mw;
+	bool measured_valid;
+};
+
+/**
+ * struct zone - one controlled thermal zone.  Its first fields are its
+ * setup, what the configuration and the inventory give, built anew by
+ * every engine build (engine_build.c); what it remembers is in members by
+ * lifetime, which a rebuild carries whole (engine_adopt.c).
  * @name: label (config name, or the sensor type when auto-configured).
  * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
  *	which takes none over (its inputs keep their governors).
@@ -113,10 +235,7 @@ enum zone_model_state {
  *	kernel's trip event says when the zone crosses it; else a daemon that
  *	waits for events while idle must poll it (zone_schedule.h).
  * @pid: controller definition from the configuration (its sustainable
- *	power the model's prior); @pid_state: its memory.
- * @pid_run: what the last period ran on: @pid, or for the default
- *	controller with a confident model, the model's feed-forward and gains
- *	(lib/control/model_tuning.h); @tuning: which.
+ *	power the model's prior).
  * @efficiency_division: divide by efficiency, not by request.
  * @sp_source: where pid.sustainable_power_mw came from.
  * @original_policy: the zone's governor before we took it over ("" when
@@ -130,53 +249,15 @@ enum zone_model_state {
  * @bound_cdev, @n_bound: the cooling devices bound to its thermal zone
  *	when it was taken over (its governor drives them once it is given up).
  * @actors, @n_actors: the actors (owned by the engine, possibly shared).
- * @request_mw: this period's request per actor, mW, as the division took
- *	it (the actor's, or with saturated_request what its saturated CPUs ask).
- * @grant_mw: this period's grant per actor, mW (max power while inactive).
- * This period's results, for logs, traces and D-Bus:
- * @temp_mc (m°C), @active (at or above switch-on, or always on), @budget_mw (mW),
- * @pid_out (pid_step()'s terms).
- * @sensor_failed: the last read failed, of every input (logged once until
- *	it reads again).
- * @failed_reads: consecutive periods without a sane temperature.
- * @reading_sane: the last read gave a sane temperature (@temp_mc), the
- *	reference the next reading's spike is judged against.
- * @spike_quiet: when a spike was last said, and those since not said
- *	(lib/control/sensor_fault.h: at most one said in SPIKE_QUIET_MS).
- * @fault_said: this fault episode was said (a spike in a run of them is
- *	not), and so its end is.
- * @sensor_fault: why the last read gave no temperature (none when it did).
- * @fault_shown: the fault D-Bus and powerallocctl show: @sensor_fault, or
- *	after it ended the last one, for LIMIT_HOLD_MS (as a limiting reason
- *	is held: a spike lasts one period); @fault_seen_us: when it last was,
- *	monotonic µs (engine_track_limits()).
- * @stuck: the stuck-sensor detector (lib/control/sensor_fault.h).
- * @step_state: step_wise: the state the zone asks of each actor.
- * @prev_temp_mc: the previous period's temperature, m°C (the trend
- *	step_wise and the fallback follow).
  * @fallback, @n_fallback: devices bound to the zone without a power model,
- *	driven by the step_wise fallback in every period, active or not.
- * @rise: how fast the zone has lately heated, from its readings (the
- *	daemon polls an idle zone at its period when it could pass switch-on
- *	before the next idle poll).
- * @model: its thermal response, learnt from every period, active or idle
- *	(the default controller tunes itself on it once it is confident).
- * @observed_us: the last engine cycle its actors' power was counted at,
- *	monotonic µs (0: none yet).
- * @model_energy_mj, @model_elapsed_us: the energy its actors drew since
- *	the model's last sample (mJ), and over how long (µs).
- * @model_departure_said: the journal said that the learnt sustainable power
- *	departs from the configured one.
- * @limit: why it holds its actors back, and for how long it has (limit.h).
- * @capped, @cap_mw: the zone's share of the external power cap, mW, set by
- *	the engine each cycle (engine_share_cap()); its budget is at most that.
- * @cap_limited: this period's budget is the cap's share, lower than what
- *	its controller (or, idle, its actors' maximum) gave: the zone is
- *	limited by the power cap, not by its temperature.
+ *	driven by the step_wise fallback in every period, active or not (their
+ *	states a rebuild carries device by device).
  * @meter: the board's total power meter (the config's power_meter), or
  *	NULL (none, or dropped at a fault until a rebuild); owned.
- * @measured_mw: what @meter said this period, mW, while @measured_valid.
- * @measured_valid: @meter gave a reading this period.
+ * @control: the controller's memory (struct zone_control).
+ * @sensing: its readings and their judgement (struct zone_sensing).
+ * @learning: its thermal model (struct zone_learning).
+ * @period: this cycle's power cap and meter (struct zone_period).
  */
 struct zone {
 	char name[64];
@@ -191,9 +272,6 @@ struct zone {
 	bool always_on;
 	bool switch_on_trip;
 	struct pid_params pid;
-	struct pid_state pid_state;
-	struct pid_params pid_run;
-	struct model_tuning tuning;
 	bool efficiency_division;
 	enum sustainable_power_source sp_source;
 	char original_policy[64];
@@ -204,47 +282,22 @@ struct zone {
 	int bound_cdev[THERMAL_MAX_BINDINGS];
 	size_t n_actors;
 	struct actor *actors[ZONE_MAX_ACTORS];
-	uint32_t request_mw[ZONE_MAX_ACTORS];
-	uint32_t grant_mw[ZONE_MAX_ACTORS];
-	int32_t temp_mc;
-	bool active;
-	uint32_t budget_mw;
-	struct pid_output pid_out;
-	bool sensor_failed;
-	unsigned int failed_reads;
-	bool reading_sane;
-	struct spike_quiet spike_quiet;
-	bool fault_said;
-	enum sensor_fault sensor_fault;
-	enum sensor_fault fault_shown;
-	uint64_t fault_seen_us;
-	struct stuck_sensor stuck;
-	unsigned long step_state[ZONE_MAX_ACTORS];
-	int32_t prev_temp_mc;
 	size_t n_fallback;
 	struct fallback_device fallback[ZONE_MAX_FALLBACK];
-	struct rise_tracker rise;
-	struct thermal_model model;
-	uint64_t observed_us;
-	double model_energy_mj;
-	uint64_t model_elapsed_us;
-	bool model_departure_said;
-	struct limit_tracker limit;
-	bool capped;
-	uint32_t cap_mw;
-	bool cap_limited;
 	struct power_meter *meter;
-	uint32_t measured_mw;
-	bool measured_valid;
+	struct zone_control control;
+	struct zone_sensing sensing;
+	struct zone_learning learning;
+	struct zone_period period;
 };
 
 /**
- * zone_read_temp() - read the sensor into zone->temp_mc (zone_sensor_read():
+ * zone_read_temp() - read the sensor into zone->sensing.temp_mc (zone_sensor_read():
  * each input, a slow one's latest reading from its thread, combined).  A
  * value outside [ZONE_TEMP_MIN_MC, ZONE_TEMP_MAX_MC] is a fault like a
  * failed read, and so is a slow sensor's reading that is too old, a
  * spike and a stuck sensor (zone_sensor_judge()); a combined sensor fails
- * when none of its inputs reads.  z->sensor_fault says which.
+ * when none of its inputs reads.  z->sensing.sensor_fault says which.
  * @now_us: the period's time, monotonic µs (a spike is said at most once
  *	in SPIKE_QUIET_MS).
  * Return: 0, or negative errno (-EDOM for a spike, -ESTALE for a stuck
@@ -258,8 +311,8 @@ int zone_read_temp(struct zone *z, uint64_t now_us);
  * and zone_read_temp() succeeded: below switch-on, reset the controller and
  * grant every actor its maximum; otherwise compute the budget and divide it
  * (step_wise: step the states).  Then one step_wise step of the fallback
- * devices.  The grants are left in z->grant_mw, the states the zone asks
- * for in z->step_state and z->fallback[].state; applying them is the
+ * devices.  The grants are left in z->control.grant_mw, the states the zone asks
+ * for in z->control.step_state and z->fallback[].state; applying them is the
  * engine's.
  */
 void zone_cycle(struct zone *z);

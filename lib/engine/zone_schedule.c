@@ -52,9 +52,9 @@ bool schedule_fast(const struct schedule *s, const struct zone *z)
 {
 	uint64_t idle_ms = schedule_idle_ms(s, z);
 
-	if (z->active || zone_limited(z) || z->sensor_failed)
+	if (z->control.active || zone_limited(z) || z->sensing.sensor_failed)
 		return true;
-	return idle_ms && rise_could_reach(&z->rise, z->switch_on_mc, (uint32_t)idle_ms,
+	return idle_ms && rise_could_reach(&z->sensing.rise, z->switch_on_mc, (uint32_t)idle_ms,
 					   (uint32_t)(z->control_mc - z->switch_on_mc));
 }
 

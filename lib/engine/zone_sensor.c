@@ -64,12 +64,12 @@ static uint32_t max_power_mw(const struct zone *z)
 static bool spike(const struct zone *z, int64_t temp_mc, int64_t jump_mc, char *why, size_t size)
 {
 	int64_t bound_mc = ZONE_SPIKE_MC;
-	bool model = z->model.est.confidence >= ZONE_MODEL_CONFIDENT && z->model_elapsed_us;
+	bool model = z->learning.model.est.confidence >= ZONE_MODEL_CONFIDENT && z->learning.model_elapsed_us;
 
 	if (model)
-		bound_mc = 2 * (int64_t)thermal_model_max_change_mc(&z->model.est, z->temp_mc,
-								    max_power_mw(z),
-								    z->model_elapsed_us / 1e6) +
+		bound_mc = 2 * (int64_t)thermal_model_max_change_mc(&z->learning.model.est,
+								    z->sensing.temp_mc, max_power_mw(z),
+								    z->learning.model_elapsed_us / 1e6) +
 			   ZONE_SPIKE_MARGIN_MC;
 	if (jump_mc <= bound_mc && jump_mc >= -bound_mc)
 		return false;
@@ -77,7 +77,7 @@ static bool spike(const struct zone *z, int64_t temp_mc, int64_t jump_mc, char *
 		snprintf(why, size, "a spike: %lld m°C, %+lld m°C from the previous reading, more "
 			 "than the %lld m°C its thermal model allows in %llu ms", (long long)temp_mc,
 			 (long long)jump_mc, (long long)bound_mc,
-			 (unsigned long long)(z->model_elapsed_us / 1000));
+			 (unsigned long long)(z->learning.model_elapsed_us / 1000));
 	else
 		snprintf(why, size, "a spike: %lld m°C, %+lld m°C from the previous reading, more "
 			 "than the %lld m°C a zone can change in one period", (long long)temp_mc,
@@ -89,18 +89,18 @@ static bool spike(const struct zone *z, int64_t temp_mc, int64_t jump_mc, char *
 static bool stuck(struct zone *z, int64_t temp_mc, char *why, size_t size)
 {
 	uint32_t max_mw = max_power_mw(z);
-	const struct stuck_sensor *s = &z->stuck;
+	const struct stuck_sensor *s = &z->sensing.stuck;
 	/* A slow sensor moves late: with a confident model, only a move it expected counts. */
 	const struct thermal_estimate *est =
-		z->model.est.confidence >= ZONE_MODEL_CONFIDENT ? &z->model.est : NULL;
+		z->learning.model.est.confidence >= ZONE_MODEL_CONFIDENT ? &z->learning.model.est : NULL;
 	char model[96] = "";
 
 	/* No power measured since the previous reading (the first one, after a
 	 * sleep): no reference and no movement to judge by. */
-	if (!z->model_elapsed_us)
+	if (!z->learning.model_elapsed_us)
 		return false;
-	if (!stuck_sensor_step_model(&z->stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
-				     z->model_elapsed_us, est))
+	if (!stuck_sensor_step_model(&z->sensing.stuck, (int32_t)temp_mc, zone_mean_power_mw(z), max_mw,
+				     z->learning.model_elapsed_us, est))
 		return false;
 	if (est)
 		snprintf(model, sizeof(model), ", where its thermal model expected %+d m°C",
@@ -124,15 +124,15 @@ int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t 
 {
 	if (r == 0 && (temp_mc < ZONE_TEMP_MIN_MC || temp_mc > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
-	if (r == 0 && z->reading_sane && spike(z, temp_mc, temp_mc - z->temp_mc, why, size))
+	if (r == 0 && z->sensing.reading_sane && spike(z, temp_mc, temp_mc - z->sensing.temp_mc, why, size))
 		r = -EDOM;
 	else if (r == 0 && stuck(z, temp_mc, why, size))
 		r = -ESTALE;
 	else if (r < 0)
 		zone_sensor_fault_words(r, temp_mc, why, size);
 	if (r < 0 && r != -ESTALE)
-		stuck_sensor_reset(&z->stuck);	/* the next reading starts a new hold */
-	z->sensor_fault = fault_kind(r);
+		stuck_sensor_reset(&z->sensing.stuck);	/* the next reading starts a new hold */
+	z->sensing.sensor_fault = fault_kind(r);
 	return r;
 }
 

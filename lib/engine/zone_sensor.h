@@ -74,7 +74,7 @@ void zone_sensor_fault_words(int error, int64_t temp_mc, char *buf, size_t size)
  * what the model allows since then plus ZONE_SPIKE_MARGIN_MC; and when the
  * sensor is stuck (-ESTALE, struct stuck_sensor: the zone's power and
  * maximum power feed its detector).  The fault in words into @why (@size
- * bytes), its kind into z->sensor_fault.
+ * bytes), its kind into z->sensing.sensor_fault.
  * Return: 0, or the fault's negative errno.
  */
 int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t size);

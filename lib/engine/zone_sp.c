@@ -57,9 +57,9 @@ uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
  */
 static bool zone_next_run(const struct zone *z, struct pid_params *run)
 {
-	struct model_tuning t = z->tuning;
+	struct model_tuning t = z->control.tuning;
 
-	model_tuning_apply(&t, &z->pid, &z->model.est, z->control_mc,
+	model_tuning_apply(&t, &z->pid, &z->learning.model.est, z->control_mc,
 			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), run);
 	return t.engaged;
 }
@@ -74,22 +74,22 @@ static bool zone_will_engage(const struct zone *z)
 
 bool zone_first_approach(const struct zone *z)
 {
-	return z->pid.mode == PID_MODE_DEFAULT && !z->tuning.engaged && !zone_will_engage(z) &&
+	return z->pid.mode == PID_MODE_DEFAULT && !z->control.tuning.engaged && !zone_will_engage(z) &&
 	       zone_feed_forward_mw(z) < z->pid.sustainable_power_mw;
 }
 
 const char *zone_sp_in_use_source_name(const struct zone *z)
 {
-	if (z->tuning.engaged || zone_will_engage(z))
+	if (z->control.tuning.engaged || zone_will_engage(z))
 		return "learnt";
 	return zone_first_approach(z) ? "lowest" : zone_sp_source_name(z);
 }
 
 enum zone_model_state zone_model_state(const struct zone *z)
 {
-	if (z->tuning.engaged)
+	if (z->control.tuning.engaged)
 		return ZONE_MODEL_IN_USE;
-	return z->model.est.confidence >= MODEL_TUNING_ENGAGE ? ZONE_MODEL_LEARNT :
+	return z->learning.model.est.confidence >= MODEL_TUNING_ENGAGE ? ZONE_MODEL_LEARNT :
 								 ZONE_MODEL_LEARNING;
 }
 
@@ -102,8 +102,8 @@ uint32_t zone_feed_forward_mw(const struct zone *z)
 {
 	struct pid_params run;
 
-	if (z->tuning.engaged)
-		return z->pid_run.sustainable_power_mw;
+	if (z->control.tuning.engaged)
+		return z->control.pid_run.sustainable_power_mw;
 	if (z->pid.mode != PID_MODE_DEFAULT)
 		return z->pid.sustainable_power_mw;
 	zone_next_run(z, &run);
@@ -112,6 +112,7 @@ uint32_t zone_feed_forward_mw(const struct zone *z)
 
 uint32_t zone_blind_power_mw(const struct zone *z, const char **what)
 {
-	*what = z->tuning.engaged ? "learnt" : zone_sp_source_adjective(z);
-	return z->tuning.engaged ? z->pid_run.sustainable_power_mw : z->pid.sustainable_power_mw;
+	*what = z->control.tuning.engaged ? "learnt" : zone_sp_source_adjective(z);
+	return z->control.tuning.engaged ? z->control.pid_run.sustainable_power_mw :
+					   z->pid.sustainable_power_mw;
 }

@@ -157,7 +157,7 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "86000\n");
 	tree_busy_cpus(8, busy);
 	assert_int_equal(engine_cycle(e, 100000, NULL), 0);
-	assert_true(e->zones[0].active);
+	assert_true(e->zones[0].control.active);
 }
 
 /*
@@ -206,21 +206,21 @@ static void test_rock5b(void **unused)
 	rock5b_period(&e, "request", 100);
 	for (size_t k = 0; k < 3; k++)
 		assert_int_equal(e.actors[k]->max_mw, cluster_max_mw(b, k));
-	assert_true(e.zones[0].budget_mw < 2500);
-	assert_true(e.zones[0].grant_mw[0] + e.zones[0].grant_mw[1] + e.zones[0].grant_mw[2] <=
-		    e.zones[0].budget_mw + 2);
+	assert_true(e.zones[0].control.budget_mw < 2500);
+	assert_true(e.zones[0].control.grant_mw[0] + e.zones[0].control.grant_mw[1] + e.zones[0].control.grant_mw[2] <=
+		    e.zones[0].control.budget_mw + 2);
 	/* The two A76 pairs ask for the same and get the same. */
-	assert_int_equal(e.zones[0].grant_mw[1], e.zones[0].grant_mw[2]);
-	little_request = e.zones[0].grant_mw[0];
+	assert_int_equal(e.zones[0].control.grant_mw[1], e.zones[0].control.grant_mw[2]);
+	little_request = e.zones[0].control.grant_mw[0];
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
 
 	rock5b_period(&e, "efficiency", 200);
-	assert_true(e.zones[0].grant_mw[0] + e.zones[0].grant_mw[1] + e.zones[0].grant_mw[2] <=
-		    e.zones[0].budget_mw);
-	little_efficiency = e.zones[0].grant_mw[0];
+	assert_true(e.zones[0].control.grant_mw[0] + e.zones[0].control.grant_mw[1] + e.zones[0].control.grant_mw[2] <=
+		    e.zones[0].control.budget_mw);
+	little_efficiency = e.zones[0].control.grant_mw[0];
 	print_message("budget %u mW: A55 grant %u mW by request, %u mW by efficiency\n",
-		      e.zones[0].budget_mw, little_request, little_efficiency);
+		      e.zones[0].control.budget_mw, little_request, little_efficiency);
 	assert_true(little_efficiency > little_request);
 	assert_int_equal(engine_restore(&e), 0);
 	for (int c = 0; c < 3; c++) {

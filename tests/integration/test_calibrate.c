@@ -163,7 +163,7 @@ static void test_converges(void **unused)
 	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
 	assert_true(gpu->calibrating);
 	run(&e, &p, gpu, 1.4, CONVERGE_PERIODS);
-	assert_true(e.zones[0].active);
+	assert_true(e.zones[0].control.active);
 	assert_true(gpu->power_scale.confidence > 0.9);
 	assert_true(fabs(gpu->power_scale.scale - 1.4) < 0.01);
 	assert_true(fabs(max_ratio(gpu) - 1.4) < 0.04);

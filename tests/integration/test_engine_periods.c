@@ -100,8 +100,8 @@ static void test_auto_configuration(void **unused)
 	assert_int_equal(e.zones[0].pid.gains.k_po, 3 * 71);
 	assert_int_equal(e.zones[0].pid.gains.k_pu, 143);
 	assert_int_equal(e.zones[0].pid.gains.k_i, 14);
-	assert_false(e.zones[0].tuning.engaged);
-	assert_false(e.zones[0].tuning.gains_fixed);
+	assert_false(e.zones[0].control.tuning.engaged);
+	assert_false(e.zones[0].control.tuning.gains_fixed);
 	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);
@@ -162,9 +162,9 @@ static void test_single_passive_trip(void **unused)
 	tree_put(temp, "40000\n");
 	tree_busy_cpus(6, 100);
 	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
-	assert_true(gpu->active);
-	assert_false(e.zones[0].active);
-	budget_cool = gpu->budget_mw;
+	assert_true(gpu->control.active);
+	assert_false(e.zones[0].control.active);
+	budget_cool = gpu->control.budget_mw;
 	/* The law's budget, 1500 + 40 x 34.95 = 2865 mW, cut to the most the GPU draws. */
 	assert_true(1500u + gpu->pid.gains.k_pu * (75000 - 50 - 40000) / 1024 >
 		    gpu->actors[0]->max_mw);
@@ -174,8 +174,8 @@ static void test_single_passive_trip(void **unused)
 	tree_put(temp, "80000\n");
 	tree_busy_cpus(6, 200);
 	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
-	assert_true(gpu->active);
-	assert_true(gpu->budget_mw < budget_cool);
+	assert_true(gpu->control.active);
+	assert_true(gpu->control.budget_mw < budget_cool);
 	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
 	/*
 	 * Always on, its default controller feeds forward the device tree's
@@ -184,10 +184,10 @@ static void test_single_passive_trip(void **unused)
 	 * status says so.
 	 */
 	assert_int_equal(gpu->pid.mode, PID_MODE_DEFAULT);
-	assert_false(gpu->tuning.engaged);
+	assert_false(gpu->control.tuning.engaged);
 	assert_true(zone_estimate_sustainable_power(gpu) < 1500);
-	assert_int_equal(gpu->pid_run.sustainable_power_mw, 1500);
-	assert_int_equal(gpu->pid_out.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->control.pid_run.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->control.pid_out.sustainable_power_mw, 1500);
 	assert_int_equal(zone_feed_forward_mw(gpu), 1500);
 	assert_false(zone_first_approach(gpu));
 	assert_string_equal(zone_sp_in_use_source_name(gpu), "sysfs");
@@ -236,7 +236,7 @@ static void test_single_passive_trip_configured(void **unused)
 		assert_int_equal(e.zones[0].control_mc, c[k].control_mc);
 		tree_put(temp, "50000\n");
 		assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
-		assert_int_equal(e.zones[0].active, c[k].always_on);
+		assert_int_equal(e.zones[0].control.active, c[k].always_on);
 		engine_restore(&e);
 		engine_free(&e);
 		pa_config_free(cfg);
@@ -252,11 +252,11 @@ static void test_single_passive_trip_configured(void **unused)
 		tree_put(temp, "76000\n");
 		for (uint64_t t = 1; t <= 5; t++)
 			assert_int_equal(engine_cycle(&e, t * 100000, NULL), 0);
-		assert_true(e.zones[0].pid_state.err_integral < 0);
+		assert_true(e.zones[0].control.pid_state.err_integral < 0);
 		tree_put(temp, "40000\n");
 		assert_int_equal(engine_cycle(&e, 600000, NULL), 0);
-		assert_true(e.zones[0].active);
-		assert_int_equal(e.zones[0].pid_state.err_integral, -5 * 1000 * 1024);
+		assert_true(e.zones[0].control.active);
+		assert_int_equal(e.zones[0].control.pid_state.err_integral, -5 * 1000 * 1024);
 		assert_int_equal(engine_restore(&e), 0);
 		tree_put(temp, "45000\n");
 		engine_free(&e);
@@ -343,9 +343,9 @@ static void test_cycle_above_control(void **unused)
 	print_message("budget %ld: little %ld mW -> state %ld, big %ld mW -> state %ld\n", budget,
 		      grant_l, expected_state(little, grant_l, 4), grant_b,
 		      expected_state(big, grant_b, 2));
-	assert_int_equal(e.zones[0].budget_mw, budget);
-	assert_true(e.zones[0].active);
-	assert_false(e.zones[1].active);
+	assert_int_equal(e.zones[0].control.budget_mw, budget);
+	assert_true(e.zones[0].control.active);
+	assert_false(e.zones[1].control.active);
 	assert_int_equal(e.actors[0]->load_pct, 400);
 	assert_int_equal(e.actors[0]->req_mw, req_l);
 	assert_int_equal(e.actors[0]->granted_mw, grant_l);
@@ -396,7 +396,7 @@ static void test_most_restrictive_grant(void **unused)
 	assert_true(big_state > 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"), 0);
 	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
-	assert_int_equal(e.actors[1]->granted_mw, e.zones[1].grant_mw[1]);
+	assert_int_equal(e.actors[1]->granted_mw, e.zones[1].control.grant_mw[1]);
 
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "50000\n");
 	tree_busy_cpus(6, 200);
@@ -563,7 +563,7 @@ static unsigned int periods_at_top(const char *controller, const char *keys,
 		busy += 100;
 		tree_busy_cpus(6, busy);
 		assert_int_equal(engine_cycle(&e, 100000 * (uint64_t)(k + 1), NULL), 0);
-		assert_int_equal(e.zones[0].budget_mw, 2000);
+		assert_int_equal(e.zones[0].control.budget_mw, 2000);
 		assert_int_equal(e.actors[0]->granted_mw, 2000);
 		state = tree_get("/sys/class/thermal/cooling_device1/cur_state");
 		assert_in_range(state, 0, 1);
@@ -651,16 +651,16 @@ static void test_saturated_demand(void **unused)
 	assert_int_equal(engine_build(&e, cfg), 1);
 	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1608000\n");
 	two_periods_at_control(&e, saturated);
-	assert_int_equal(e.zones[0].budget_mw, 2400);
+	assert_int_equal(e.zones[0].control.budget_mw, 2400);
 	assert_int_equal(e.actors[1]->saturated, 2);
 	assert_int_equal(e.actors[0]->saturated, 0);
 	print_message("saturated A72s at 1608 MHz: granted %u mW\n", e.actors[1]->granted_mw);
 	assert_int_equal(e.actors[1]->granted_mw, 2260);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
 	/* Granted their maximum: nothing saturated is held back (integral_under). */
-	assert_false(e.zones[0].pid_state.held_back);
+	assert_false(e.zones[0].control.pid_state.held_back);
 	/* saturated_request is the request division's: this zone shows what they use. */
-	assert_int_equal(e.zones[0].request_mw[1], e.actors[1]->req_mw);
+	assert_int_equal(e.zones[0].control.request_mw[1], e.actors[1]->req_mw);
 	assert_int_equal(e.actors[1]->req_mw, 2 * 848);
 
 	put_loads(partial, 1);
@@ -699,17 +699,17 @@ static long little_state_when_saturated(const char *controller, const char *keys
 	tree_put("/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "408000\n");
 	tree_put("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1416000\n");
 	two_periods_at_control(&e, all_busy);
-	assert_int_equal(e.zones[0].budget_mw, 1856);
+	assert_int_equal(e.zones[0].control.budget_mw, 1856);
 	assert_int_equal(e.actors[0]->req_mw, 4 * 27);
 	assert_int_equal(e.actors[1]->req_mw, 2 * 648);
-	*little_request_mw = e.zones[0].request_mw[0];
+	*little_request_mw = e.zones[0].control.request_mw[0];
 	print_message("%s %s: requests %u + %u mW, granted %u + %u mW\n", controller, keys,
-		      e.zones[0].request_mw[0], e.zones[0].request_mw[1], e.actors[0]->granted_mw,
+		      e.zones[0].control.request_mw[0], e.zones[0].control.request_mw[1], e.actors[0]->granted_mw,
 		      e.actors[1]->granted_mw);
 	/* The A72s climb to 1608 MHz either way. */
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 1);
 	/* Saturated and held under 1800 MHz: the next period may learn (integral_under). */
-	assert_true(e.zones[0].pid_state.held_back);
+	assert_true(e.zones[0].control.pid_state.held_back);
 	state = tree_get("/sys/class/thermal/cooling_device0/cur_state");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
@@ -863,10 +863,10 @@ static void test_resume(void **unused)
 		tree_busy_cpus(6, 100 * k);
 		assert_int_equal(engine_cycle(&e, k * 100000ULL, NULL), 0);
 	}
-	integral = e.zones[0].pid_state.err_integral;
+	integral = e.zones[0].control.pid_state.err_integral;
 	assert_true(integral != 0);
-	assert_true(e.zones[0].model.block_elapsed_s > 0);
-	assert_true(e.zones[0].rise.primed);
+	assert_true(e.zones[0].learning.model.block_elapsed_s > 0);
+	assert_true(e.zones[0].sensing.rise.primed);
 	assert_true(e.actors[0]->state > 0);
 	assert_int_equal(tree_get(CDEV0), e.actors[0]->state);
 	/* The firmware lifted the cap; the zone cooled by 50 °C while asleep:
@@ -874,16 +874,16 @@ static void test_resume(void **unused)
 	tree_put(CDEV0, "0\n");
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "30000\n");
 	assert_int_equal(engine_resume(&e, 2100000), 2);
-	assert_int_equal(e.zones[0].temp_mc, 30000);
-	assert_int_equal(e.zones[0].prev_temp_mc, 30000);
-	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
-	assert_false(e.zones[0].stuck.primed);
-	assert_true(e.zones[0].pid_state.trend_lost);
-	assert_int_equal(e.zones[0].pid_state.err_integral, integral);
-	assert_false(e.zones[0].model.primed);
-	assert_true(e.zones[0].model.block_elapsed_s == 0);
-	assert_int_equal(e.zones[0].observed_us, 2100000);
-	assert_false(e.zones[0].rise.primed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 30000);
+	assert_int_equal(e.zones[0].sensing.prev_temp_mc, 30000);
+	assert_int_equal(e.zones[0].sensing.sensor_fault, SENSOR_FAULT_NONE);
+	assert_false(e.zones[0].sensing.stuck.primed);
+	assert_true(e.zones[0].control.pid_state.trend_lost);
+	assert_int_equal(e.zones[0].control.pid_state.err_integral, integral);
+	assert_false(e.zones[0].learning.model.primed);
+	assert_true(e.zones[0].learning.model.block_elapsed_s == 0);
+	assert_int_equal(e.zones[0].learning.observed_us, 2100000);
+	assert_false(e.zones[0].sensing.rise.primed);
 	assert_memory_equal(e.stat_prev, e.stat_cur, sizeof(struct cpu_stat));
 	assert_true(e.force_writes);
 	/* Hot again at once: the state the daemon holds is written over the 0. */

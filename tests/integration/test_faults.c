@@ -118,28 +118,28 @@ static void test_garbage_temperature(void **unused)
 	assert_int_equal(build_auto(&e), 1);
 	tree_put(file, "80000\n");
 	engine_cycle(&e, 0, NULL);
-	assert_int_equal(e.zones[0].budget_mw, 0);
+	assert_int_equal(e.zones[0].control.budget_mw, 0);
 	tree_put(file, "abc\n");
 	for (int k = 1; k < ZONE_FAULT_PERIODS; k++) {
 		engine_cycle(&e, (uint64_t)k * 100000, NULL);
-		assert_int_equal(e.zones[0].budget_mw, 0);	/* held */
+		assert_int_equal(e.zones[0].control.budget_mw, 0);	/* held */
 	}
 	for (int k = ZONE_FAULT_PERIODS; k < 6; k++)
 		engine_cycle(&e, (uint64_t)k * 100000, NULL);
-	assert_int_equal(e.zones[0].budget_mw, 350);
+	assert_int_equal(e.zones[0].control.budget_mw, 350);
 	assert_int_equal(naming(file), 1);
 	assert_true(logged("holding the current limits"));
 	assert_true(logged("limiting to the estimated sustainable power, 350 mW"));
-	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].sensing.sensor_failed);
 	tree_put(file, "45000\n");
 	engine_cycle(&e, 600000, NULL);
-	assert_false(e.zones[0].sensor_failed);
-	assert_false(e.zones[0].active);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_false(e.zones[0].control.active);
 	assert_true(logged("reads again"));
 	tree_log_clear();
 	tree_put(file, "255000\n");
 	engine_cycle(&e, 700000, NULL);
-	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].sensing.sensor_failed);
 	assert_true(logged("not a plausible temperature"));
 	tree_put(file, "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
@@ -168,19 +168,19 @@ static void test_blind_first_approach(void **unused)
 	z = &e.zones[0];
 	tree_put(file, "80000\n");
 	assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
-	assert_true(z->active);
+	assert_true(z->control.active);
 	assert_true(zone_first_approach(z));
 	assert_true(zone_estimate_sustainable_power(z) < 2200);
-	assert_int_equal(z->pid_run.sustainable_power_mw, zone_estimate_sustainable_power(z));
+	assert_int_equal(z->control.pid_run.sustainable_power_mw, zone_estimate_sustainable_power(z));
 	assert_int_equal(zone_feed_forward_mw(z), zone_estimate_sustainable_power(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
 	tree_put(file, "abc\n");
 	for (k = 2; k <= ZONE_FAULT_PERIODS + 2; k++)
 		engine_cycle(&e, (uint64_t)k * 100000, NULL);
-	assert_true(z->sensor_failed);
-	assert_true(z->active);
-	assert_false(z->tuning.engaged);
-	assert_int_equal(z->budget_mw, 2200);
+	assert_true(z->sensing.sensor_failed);
+	assert_true(z->control.active);
+	assert_false(z->control.tuning.engaged);
+	assert_int_equal(z->control.budget_mw, 2200);
 	assert_true(logged("no temperature for 3 periods; limiting to the configured "
 			   "sustainable power, 2200 mW"));
 	tree_put(file, "45000\n");
@@ -204,34 +204,34 @@ static void test_implausible_temperature(void **unused)
 	assert_int_equal(build_auto(&e), 1);
 	tree_put(file, "80000\n");
 	engine_cycle(&e, t, NULL);
-	assert_int_equal(e.zones[0].budget_mw, 0);
+	assert_int_equal(e.zones[0].control.budget_mw, 0);
 	tree_put(file, "151000\n");
 	for (int k = 1; k < ZONE_FAULT_PERIODS; k++) {
 		engine_cycle(&e, t += 100000, NULL);
-		assert_true(e.zones[0].sensor_failed);
-		assert_int_equal(e.zones[0].temp_mc, 80000);
-		assert_int_equal(e.zones[0].budget_mw, 0);	/* held */
+		assert_true(e.zones[0].sensing.sensor_failed);
+		assert_int_equal(e.zones[0].sensing.temp_mc, 80000);
+		assert_int_equal(e.zones[0].control.budget_mw, 0);	/* held */
 	}
 	tree_put(file, "-41000\n");
 	for (int k = ZONE_FAULT_PERIODS; k < 6; k++)
 		engine_cycle(&e, t += 100000, NULL);
-	assert_int_equal(e.zones[0].budget_mw, 350);
+	assert_int_equal(e.zones[0].control.budget_mw, 350);
 	assert_int_equal(naming(file), 1);
 	assert_int_equal(naming("not a plausible temperature: 151000 m°C is outside "
 				"-40000..150000 m°C; holding the current limits"), 1);
 	tree_put(file, "45000\n");
 	engine_cycle(&e, t += 100000, NULL);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_true(logged("reads again (45000 m°C)"));
 	tree_put(file, "-41000\n");
 	engine_cycle(&e, t += 100000, NULL);
-	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(naming("-41000 m°C is outside -40000..150000 m°C"), 1);
 	/* The bounds themselves are temperatures. */
 	tree_put(file, "-40000\n");
 	engine_cycle(&e, t += 100000, NULL);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, -40000);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, -40000);
 	tree_put(file, "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
@@ -259,26 +259,26 @@ static void test_spike(void **unused)
 	(void)unused;
 	assert_int_equal(build_auto(&e), 1);
 	read_at(&e, "75000\n", t);
-	assert_int_equal(e.zones[0].temp_mc, 75000);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 75000);
 	read_at(&e, "150000\n", t += 100000);
-	assert_true(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, 75000);
+	assert_true(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 75000);
 	assert_int_equal(naming("a spike: 150000 m°C, +75000 m°C from the previous reading, more "
 				"than the 40000 m°C a zone can change in one period"), 1);
 	read_at(&e, "75000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_true(logged("reads again (75000 m°C)"));
 
 	/* A real step of 41 °C: dismissed once, then taken; 39 °C at once. */
 	read_at(&e, "34000\n", t += 100000);
-	assert_true(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, 75000);
+	assert_true(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 75000);
 	read_at(&e, "34000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, 34000);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 34000);
 	read_at(&e, "73000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, 73000);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 73000);
 
 	/*
 	 * A sensor that spikes every other period, then every 15 s (150 sane
@@ -288,22 +288,22 @@ static void test_spike(void **unused)
 	tree_log_clear();
 	for (int k = 0; k < 20; k++) {
 		read_at(&e, k % 2 ? "73000\n" : "140000\n", t += 100000);
-		assert_int_equal(e.zones[0].sensor_failed, k % 2 == 0);
-		assert_int_equal(e.zones[0].temp_mc, 73000);
+		assert_int_equal(e.zones[0].sensing.sensor_failed, k % 2 == 0);
+		assert_int_equal(e.zones[0].sensing.temp_mc, 73000);
 	}
 	for (int spike = 0; spike < 4; spike++) {
 		for (int k = 0; k < 149; k++)
 			read_at(&e, "73000\n", t += 100000);
 		read_at(&e, "140000\n", t += 100000);
-		assert_true(e.zones[0].sensor_failed);
+		assert_true(e.zones[0].sensing.sensor_failed);
 	}
 	read_at(&e, "73000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(tree_log_n(), 0);
 	/* SPIKE_QUIET_MS after the first one said, a spike is said, with the count. */
 	read_at(&e, "73000\n", 100000 + SPIKE_QUIET_MS * 1000ULL);
 	read_at(&e, "140000\n", 200000 + SPIKE_QUIET_MS * 1000ULL);
-	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].sensing.sensor_failed);
 	read_at(&e, "73000\n", 300000 + SPIKE_QUIET_MS * 1000ULL);
 	assert_int_equal(tree_log_n(), 2);	/* the spike, and "reads again" */
 	assert_int_equal(naming("a spike: 140000 m°C, +67000 m°C"), 1);
@@ -358,33 +358,33 @@ static void test_stuck_sensor(void **unused)
 	tree_put(file, "60000\n");
 	for (k = 0; k < 400; k++)
 		load_period(&e, false, t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	for (k = 0; k < 400 && !e.zones[0].sensor_failed; k++)
+	assert_false(e.zones[0].sensing.sensor_failed);
+	for (k = 0; k < 400 && !e.zones[0].sensing.sensor_failed; k++)
 		load_period(&e, true, t += 100000);
 	/* 30 s of periods far from the idle power, the first busy one partly idle. */
 	assert_in_range(k, STUCK_MOVED_MS / 100, STUCK_MOVED_MS / 100 + 2);
-	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_STUCK);
+	assert_int_equal(e.zones[0].sensing.sensor_fault, SENSOR_FAULT_STUCK);
 	assert_int_equal(naming(file), 1);
 	assert_int_equal(naming("stuck: 60000 m°C for "), 1);
 	assert_true(logged("% of its "));
 	assert_true(logged("mW maximum) for 30 s; holding the current limits"));
 	for (k = 0; k < 5; k++)
 		load_period(&e, true, t += 100000);
-	assert_true(e.zones[0].sensor_failed);
-	assert_true(e.zones[0].active);	/* blind: the estimated sustainable power */
-	assert_int_equal(e.zones[0].budget_mw, e.zones[0].pid.sustainable_power_mw);
+	assert_true(e.zones[0].sensing.sensor_failed);
+	assert_true(e.zones[0].control.active);	/* blind: the estimated sustainable power */
+	assert_int_equal(e.zones[0].control.budget_mw, e.zones[0].pid.sustainable_power_mw);
 	assert_int_equal(naming(file), 1);
 	tree_put(file, "60001\n");
 	load_period(&e, true, t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
-	assert_int_equal(e.zones[0].fault_shown, SENSOR_FAULT_STUCK);	/* held */
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.sensor_fault, SENSOR_FAULT_NONE);
+	assert_int_equal(e.zones[0].sensing.fault_shown, SENSOR_FAULT_STUCK);	/* held */
 	assert_true(logged("reads again (60001 m°C)"));
 	/* Flat out on one value for 60 s: the power does not move. */
 	tree_log_clear();
 	for (k = 0; k < 600; k++)
 		load_period(&e, true, t += 100000);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(tree_log_n(), 0);
 	tree_put(file, "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
@@ -406,8 +406,8 @@ static void test_stuck_sensor_first_reading(void **unused)
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "60000\n");
 	for (int k = 0; k < 600; k++)
 		load_period(&e, true, t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_NONE);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.sensor_fault, SENSOR_FAULT_NONE);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);
@@ -434,26 +434,26 @@ static void test_spike_by_the_model(void **unused)
 	assert_int_equal(build_auto(&e), 1);
 	read_at(&e, "60000\n", t);
 	read_at(&e, "60000\n", t += 100000);
-	e.zones[0].model.est = est;
+	e.zones[0].learning.model.est = est;
 	bound_mc = 2 * thermal_model_max_change_mc(&est, 60000, zone_max_mw(&e.zones[0]), 0.1) +
 		   ZONE_SPIKE_MARGIN_MC;
 	assert_in_range(bound_mc, 6000, 19000);
 	read_at(&e, "80000\n", t += 100000);
-	assert_true(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].sensor_fault, SENSOR_FAULT_SPIKE);
-	assert_int_equal(e.zones[0].temp_mc, 60000);
+	assert_true(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.sensor_fault, SENSOR_FAULT_SPIKE);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 60000);
 	snprintf(words, sizeof(words), "a spike: 80000 m°C, +20000 m°C from the previous reading, "
 		 "more than the %d m°C its thermal model allows in 100 ms", bound_mc);
 	assert_int_equal(naming(words), 1);
 	read_at(&e, "60000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	e.zones[0].model.est = est;
+	assert_false(e.zones[0].sensing.sensor_failed);
+	e.zones[0].learning.model.est = est;
 	read_at(&e, bound_mc >= 7000 ? "55000\n" : "59000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	e.zones[0].model.est.confidence = 0.5;
+	assert_false(e.zones[0].sensing.sensor_failed);
+	e.zones[0].learning.model.est.confidence = 0.5;
 	read_at(&e, "85000\n", t += 100000);
-	assert_false(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].temp_mc, 85000);
+	assert_false(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.temp_mc, 85000);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
 	assert_int_equal(engine_restore(&e), 0);
 	engine_free(&e);

@@ -126,11 +126,11 @@ static void test_by_label_and_path(void **unused)
 	tree_put(CPU_TEMP, "70000\n");
 	busy_period();
 	assert_int_equal(engine_cycle(&e, 1 * PERIOD_US, NULL), 0);
-	assert_true(e.zones[0].active);
-	assert_true(little->measured_valid && big->measured_valid && e.zones[0].measured_valid);
+	assert_true(e.zones[0].control.active);
+	assert_true(little->measured_valid && big->measured_valid && e.zones[0].period.measured_valid);
 	assert_int_equal(little->measured_mw, 340);
 	assert_int_equal(big->measured_mw, 1350);
-	assert_int_equal(e.zones[0].measured_mw, 3200);
+	assert_int_equal(e.zones[0].period.measured_mw, 3200);
 	assert_false(gpu->measured_valid);	/* an energy counter's first value */
 	tree_put_u64(SCMI "/energy2_input", 2000100000ULL);
 	busy_period();
@@ -141,8 +141,8 @@ static void test_by_label_and_path(void **unused)
 	tree_put(CPU_TEMP, "40000\n");
 	tree_put_u64(SCMI "/power1_input", 5000000);
 	assert_int_equal(engine_cycle(&e, 3 * PERIOD_US, NULL), 0);
-	assert_false(e.zones[0].active);
-	assert_false(little->measured_valid || big->measured_valid || e.zones[0].measured_valid);
+	assert_false(e.zones[0].control.active);
+	assert_false(little->measured_valid || big->measured_valid || e.zones[0].period.measured_valid);
 	assert_int_equal(tree_log_count("dropped until a reload"), 0);
 	engine_free(&e);
 	pa_config_free(cfg);
@@ -351,7 +351,7 @@ static void test_stopped(void **unused)
 		run_others_moving(&e, k++, &t_us);
 	assert_int_equal(tree_log_count("dropped until a reload"), 1);
 	assert_true(actor_named(&e, "devfreq-ff9a0000.gpu")->measured_valid);
-	assert_true(e.zones[0].measured_valid);
+	assert_true(e.zones[0].period.measured_valid);
 	engine_free(&e);
 	pa_config_free(cfg);
 }
@@ -474,11 +474,11 @@ static void test_zone_meter_jump(void **unused)
 	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	run_hot(&e, 1, &t_us);
-	assert_true(e.zones[0].measured_valid);
+	assert_true(e.zones[0].period.measured_valid);
 	tree_put_u64(SCMI "/power1_input", 100000000);
 	run_hot(&e, 1, &t_us);
 	assert_null(e.zones[0].meter);
-	assert_false(e.zones[0].measured_valid);
+	assert_false(e.zones[0].period.measured_valid);
 	assert_int_equal(tree_log_count("zone soc: power meter hwmon \"scmi_sensors\" label "
 					"\"SOC_POWER\" (" SCMI "/power1_input) jumped; dropped until "
 					"a reload, going on from the power table"), 1);

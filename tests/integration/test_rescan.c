@@ -70,7 +70,7 @@ static void start_hot(struct engine *e, struct pa_config *cfg)
 	tree_put(ZONE0 "temp", "80000\n");
 	assert_int_equal(engine_build(e, cfg), 1);
 	run(e, 20);
-	assert_true(e->zones[0].active);
+	assert_true(e->zones[0].control.active);
 }
 
 struct saved_files {
@@ -97,11 +97,11 @@ static const char *saved(const struct engine *e, struct saved_files *s)
 
 static void assert_same_controller(const struct zone *z, const struct zone *o)
 {
-	assert_memory_equal(&z->pid_state, &o->pid_state, sizeof(z->pid_state));
-	assert_int_equal(z->budget_mw, o->budget_mw);
-	assert_int_equal(z->active, o->active);
-	assert_int_equal(z->prev_temp_mc, o->prev_temp_mc);
-	assert_memory_equal(&z->rise, &o->rise, sizeof(z->rise));
+	assert_memory_equal(&z->control.pid_state, &o->control.pid_state, sizeof(z->control.pid_state));
+	assert_int_equal(z->control.budget_mw, o->control.budget_mw);
+	assert_int_equal(z->control.active, o->control.active);
+	assert_int_equal(z->sensing.prev_temp_mc, o->sensing.prev_temp_mc);
+	assert_memory_equal(&z->sensing.rise, &o->sensing.rise, sizeof(z->sensing.rise));
 }
 
 /*
@@ -119,15 +119,15 @@ static void test_rescan_keeps_the_controller(void **unused)
 
 	(void)unused;
 	start_hot(&old, cfg);
-	integral = old.zones[0].pid_state.err_integral;
-	assert_true(integral < old.zones[0].pid_state.prev_err);	/* more than one period in */
+	integral = old.zones[0].control.pid_state.err_integral;
+	assert_true(integral < old.zones[0].control.pid_state.prev_err);	/* more than one period in */
 	assert_true(tree_get("/sys/class/thermal/cooling_device1/cur_state") > 0);
 	assert_int_equal(engine_build(&next, cfg), 1);
 	assert_non_null(strstr(saved(&next, &s), ZONE0 "policy=user_space"));
 	engine_adopt_state(&next, &old);
 	assert_same_controller(&next.zones[0], &old.zones[0]);
-	assert_memory_equal(next.zones[0].grant_mw, old.zones[0].grant_mw,
-			    sizeof(next.zones[0].grant_mw));
+	assert_memory_equal(next.zones[0].control.grant_mw, old.zones[0].control.grant_mw,
+			    sizeof(next.zones[0].control.grant_mw));
 	assert_string_equal(saved(&next, &s),
 			    "/sys/class/thermal/cooling_device0/cur_state=0\n"
 			    "/sys/class/thermal/cooling_device1/cur_state=0\n"
@@ -135,7 +135,7 @@ static void test_rescan_keeps_the_controller(void **unused)
 			    ZONE0 "policy=step_wise\n");
 	engine_free(&old);
 	run(&next, 1);
-	assert_true(next.zones[0].pid_state.err_integral <= integral);
+	assert_true(next.zones[0].control.pid_state.err_integral <= integral);
 	assert_int_equal(engine_restore(&next), 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device1/cur_state"), 0);
 	engine_free(&next);
@@ -166,11 +166,11 @@ static void test_device_that_appears(void **unused)
 	assert_int_equal(next.zones[0].n_actors, 3);
 	engine_adopt_state(&next, &old);
 	assert_same_controller(&next.zones[0], &old.zones[0]);
-	assert_int_equal(next.zones[0].grant_mw[1], old.zones[0].grant_mw[1]);
-	integral = old.zones[0].pid_state.err_integral;
+	assert_int_equal(next.zones[0].control.grant_mw[1], old.zones[0].control.grant_mw[1]);
+	integral = old.zones[0].control.pid_state.err_integral;
 	engine_free(&old);
 	run(&next, 1);
-	assert_true(next.zones[0].pid_state.err_integral <= integral);
+	assert_true(next.zones[0].control.pid_state.err_integral <= integral);
 	assert_true(tree_get("/sys/class/thermal/cooling_device2/cur_state") > 0);
 	assert_int_equal(engine_restore(&next), 0);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
@@ -194,10 +194,10 @@ static void test_new_aim_resets_the_controller(void **unused)
 	old.actors[1]->retry.errors = 3;
 	assert_int_equal(engine_build(&next, hotter), 1);
 	engine_adopt_state(&next, &old);
-	assert_false(next.zones[0].pid_state.primed);
-	assert_int_equal(next.zones[0].pid_state.err_integral, 0);
-	assert_false(next.zones[0].active);
-	assert_memory_equal(&next.zones[0].rise, &old.zones[0].rise, sizeof(old.zones[0].rise));
+	assert_false(next.zones[0].control.pid_state.primed);
+	assert_int_equal(next.zones[0].control.pid_state.err_integral, 0);
+	assert_false(next.zones[0].control.active);
+	assert_memory_equal(&next.zones[0].sensing.rise, &old.zones[0].sensing.rise, sizeof(old.zones[0].sensing.rise));
 	assert_int_equal(next.actors[1]->retry.errors, 3);
 	assert_int_equal(next.actors[0]->retry.errors, 0);
 	assert_non_null(strstr(saved(&next, &s), ZONE0 "policy=step_wise"));
@@ -236,33 +236,33 @@ static void test_zone_feeds_its_model(void **unused)
 	(void)unused;
 	start_hot(&e, cfg);
 	z = &e.zones[0];
-	assert_float_equal(z->model.block_s, 5, 1e-9);
-	while (z->model.updates < 2) {
-		uint32_t updates = z->model.updates;
+	assert_float_equal(z->learning.model.block_s, 5, 1e-9);
+	while (z->learning.model.updates < 2) {
+		uint32_t updates = z->learning.model.updates;
 
 		run(&e, 1);
 		sum_mw += zone_power_mw(z);
-		if (z->model.updates != updates) {	/* a block completed: its last 50 periods */
+		if (z->learning.model.updates != updates) {	/* a block completed: its last 50 periods */
 			block_mw = sum_mw / 50;
 			sum_mw = 0;
 		}
 	}
-	assert_float_equal(z->model.prev_power_w * 1000, block_mw, 0.5);
-	assert_float_equal(z->model.prev_temp_c, 80, 1e-6);
+	assert_float_equal(z->learning.model.prev_power_w * 1000, block_mw, 0.5);
+	assert_float_equal(z->learning.model.prev_temp_c, 80, 1e-6);
 	/* A period the zone is not due: its power waits for the next one. */
 	busy += 100;
 	tree_busy_cpus(6, busy);
 	now_us += PERIOD_US;
 	assert_int_equal(engine_cycle(&e, now_us, &due), 0);
-	assert_int_equal(z->model_elapsed_us, PERIOD_US);
-	assert_float_equal(z->model_energy_mj, zone_power_mw(z) * 0.1, 1e-6);
+	assert_int_equal(z->learning.model_elapsed_us, PERIOD_US);
+	assert_float_equal(z->learning.model_energy_mj, zone_power_mw(z) * 0.1, 1e-6);
 	run(&e, 1);
-	assert_int_equal(z->model_elapsed_us, 0);
+	assert_int_equal(z->learning.model_elapsed_us, 0);
 	/* A failed read: the chain of blocks starts anew, what was learnt stays. */
 	tree_put(ZONE0 "temp", "garbage\n");
 	run(&e, 1);
-	assert_false(z->model.have_prev);
-	assert_int_equal(z->model.updates, 2);
+	assert_false(z->learning.model.have_prev);
+	assert_int_equal(z->learning.model.updates, 2);
 	tree_put(ZONE0 "temp", "80000\n");
 	engine_restore(&e);
 	engine_free(&e);
@@ -284,18 +284,18 @@ static void test_model_follows_the_zone(void **unused)
 	(void)unused;
 	start_hot(&old, cfg);
 	run(&old, 120);
-	assert_true(old.zones[0].model.updates > 0);
+	assert_true(old.zones[0].learning.model.updates > 0);
 	for (size_t k = 0; k < 3; k++) {
 		struct engine next;
 
 		assert_int_equal(engine_build(&next, next_cfg[k]), 1);
 		engine_adopt_state(&next, &old);
 		if (k == 0) {
-			assert_memory_equal(&next.zones[0].model, &old.zones[0].model,
-					    sizeof(old.zones[0].model));
+			assert_memory_equal(&next.zones[0].learning.model, &old.zones[0].learning.model,
+					    sizeof(old.zones[0].learning.model));
 		} else {
-			assert_int_equal(next.zones[0].model.updates, 0);
-			assert_int_equal(thermal_model_sustainable_mw(&next.zones[0].model), 1500);
+			assert_int_equal(next.zones[0].learning.model.updates, 0);
+			assert_int_equal(thermal_model_sustainable_mw(&next.zones[0].learning.model), 1500);
 		}
 		engine_free(&next);
 	}

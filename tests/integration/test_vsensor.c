@@ -89,7 +89,7 @@ static int32_t cycle(struct engine *e, int t0, int t1)
 	tree_put_u64(TZ1, (unsigned long long)t1);
 	now_us += 100000;
 	engine_cycle(e, now_us, NULL);
-	return e->zones[0].temp_mc;
+	return e->zones[0].sensing.temp_mc;
 }
 
 static void finish(struct engine *e)
@@ -119,9 +119,9 @@ static void test_max_follows_the_hottest(void **unused)
 	assert_string_equal(policy, "step_wise");
 	assert_int_equal(cycle(&e, 50000, 60000), 60000);
 	assert_int_equal(cycle(&e, 65000, 60000), 65000);
-	assert_true(e.zones[0].active);
+	assert_true(e.zones[0].control.active);
 	assert_int_equal(cycle(&e, 40000, 41000), 41000);
-	assert_false(e.zones[0].active);
+	assert_false(e.zones[0].control.active);
 	assert_int_equal(saying("input"), 0);
 	finish(&e);
 }
@@ -155,7 +155,7 @@ static void test_max_without_an_input(void **unused)
 	atomic_store(&tz1_error, EIO);
 	for (int k = 0; k < 5; k++)
 		assert_int_equal(cycle(&e, 50000 + k, 60000), 50000 + k);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(tree_log_n(), 1);
 	assert_int_equal(saying("zone skin: input gpu-thermal: " TZ1 ": Input/output error; "
 				"the zone takes the hottest of the other inputs"), 1);
@@ -169,13 +169,13 @@ static void test_max_without_an_input(void **unused)
 	tree_put(TZ0, "abc\n");
 	atomic_store(&tz1_error, EIO);
 	engine_cycle(&e, 1000000000, NULL);
-	assert_true(e.zones[0].sensor_failed);
+	assert_true(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(saying("input cpu-thermal: " TZ0 ": not a number; no input reads"), 1);
 	assert_int_equal(saying("zone skin: max(thermal_zone0,thermal_zone1): no input reads; "
 				"holding the current limits"), 1);
 	atomic_store(&tz1_error, 0);
 	assert_int_equal(cycle(&e, 50000, 51000), 51000);
-	assert_false(e.zones[0].sensor_failed);
+	assert_false(e.zones[0].sensing.sensor_failed);
 	assert_int_equal(saying("max(thermal_zone0,thermal_zone1) reads again (51000 m°C)"), 1);
 	finish(&e);
 }
@@ -202,8 +202,8 @@ static void test_sum_renormalises(void **unused)
 	/* Both: the zone's sensor fails, and holds its limits. */
 	atomic_store(&tz1_error, EIO);
 	cycle(&e, 50000, 40000);
-	assert_true(e.zones[0].sensor_failed);
-	assert_int_equal(e.zones[0].failed_reads, 1);
+	assert_true(e.zones[0].sensing.sensor_failed);
+	assert_int_equal(e.zones[0].sensing.failed_reads, 1);
 	assert_int_equal(saying("holding the current limits"), 1);
 	finish(&e);
 }

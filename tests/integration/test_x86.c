@@ -72,10 +72,10 @@ static void test_automatic_package_zone(void **unused)
 		tree_put_u64(RAPL "/energy_uj", energy);
 		assert_int_equal(engine_cycle(&e, 1000000 + 100000 * (uint64_t)k, NULL), 0);
 	}
-	assert_true(e.zones[0].active);
+	assert_true(e.zones[0].control.active);
 	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 4500000);
 	/* PL1 is trusted: fed forward from the first active period, not a tenth of the maximum. */
-	assert_int_equal(e.zones[0].pid_run.sustainable_power_mw, 28000);
+	assert_int_equal(e.zones[0].control.pid_run.sustainable_power_mw, 28000);
 	assert_int_equal(zone_feed_forward_mw(&e.zones[0]), 28000);
 	assert_string_equal(zone_sp_in_use_source_name(&e.zones[0]), "rapl");
 	assert_int_equal(engine_restore(&e), 0);
@@ -114,13 +114,13 @@ static void test_rapl_and_cap_limit_and_restore(void **unused)
 	assert_int_equal(e.actors[1]->load_pct, 800);
 	/* Its 8 policies' CPUs, each busy all the period, are all saturated. */
 	assert_int_equal(e.actors[1]->saturated, 8);
-	assert_true(e.zones[0].active);
-	print_message("budget %u mW: RAPL %llu uW, cap %llu kHz\n", e.zones[0].budget_mw,
+	assert_true(e.zones[0].control.active);
+	print_message("budget %u mW: RAPL %llu uW, cap %llu kHz\n", e.zones[0].control.budget_mw,
 		      tree_get(RAPL "/constraint_0_power_limit_uw"),
 		      tree_get("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"));
 	/* 5 °C above control for half a second: the budget is gone, the limit is at
 	 * its floor, a tenth of the 45 W maximum, and the cap at the lowest step. */
-	assert_int_equal(e.zones[0].budget_mw, 0);
+	assert_int_equal(e.zones[0].control.budget_mw, 0);
 	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"), 4500000);
 	assert_int_equal(tree_get("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"), 800000);
 	for (int c = 0; c < 8; c++) {
@@ -162,7 +162,7 @@ static void test_energy_wrap(void **unused)
 	tree_busy_cpus(8, 100);
 	engine_cycle(&e, 1100000, NULL);
 	assert_int_equal(e.actors[0]->req_mw, 25000);
-	assert_true(e.zones[0].budget_mw > 10000 && e.zones[0].budget_mw < 20000);
+	assert_true(e.zones[0].control.budget_mw > 10000 && e.zones[0].control.budget_mw < 20000);
 	assert_true(e.actors[0]->granted_mw > 4500 && e.actors[0]->granted_mw < 28000);
 	assert_int_equal(tree_get(RAPL "/constraint_0_power_limit_uw"),
 			 (unsigned long long)e.actors[0]->granted_mw * 1000);
@@ -218,8 +218,8 @@ static void test_idle_cpus_in_a_hot_zone_stay_capped(void **unused)
 		assert_int_equal(engine_cycle(&e, now_us, NULL), 0);
 		if (k < 5)
 			continue;	/* the budget falls to 0 within a few periods */
-		assert_true(e.zones[0].active);
-		assert_int_equal(e.zones[0].budget_mw, 0);
+		assert_true(e.zones[0].control.active);
+		assert_int_equal(e.zones[0].control.budget_mw, 0);
 		assert_int_equal(e.actors[0]->load_pct, k % 2 ? 40 : 0);
 		lifted += tree_get(POLICY_MAX(0)) != 800000;
 		lifted += tree_get(POLICY_MAX(4)) != 800000;

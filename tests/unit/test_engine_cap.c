@@ -52,19 +52,19 @@ static void test_no_cap(void **unused)
 
 	(void)unused;
 	build(&t, false);
-	t.zones[0].capped = true;
+	t.zones[0].period.capped = true;
 	engine_share_cap(&t.e);
-	assert_false(t.zones[0].capped);
-	assert_false(t.zones[1].capped);
+	assert_false(t.zones[0].period.capped);
+	assert_false(t.zones[1].period.capped);
 	assert_int_equal(t.e.lowest_mw, 600);
 	/* At least every actor's maximum together (7000 mW): nothing to hold. */
 	t.e.cap_mw = 7000;
 	engine_share_cap(&t.e);
-	assert_false(t.zones[0].capped);
-	assert_false(t.zones[1].capped);
+	assert_false(t.zones[0].period.capped);
+	assert_false(t.zones[1].period.capped);
 	t.e.cap_mw = 6999;
 	engine_share_cap(&t.e);
-	assert_true(t.zones[0].capped && t.zones[1].capped);
+	assert_true(t.zones[0].period.capped && t.zones[1].period.capped);
 }
 
 static void test_by_request(void **unused)
@@ -73,14 +73,14 @@ static void test_by_request(void **unused)
 
 	(void)unused;
 	build(&t, false);
-	t.zones[0].request_mw[0] = 500;
-	t.zones[0].request_mw[1] = 2500;	/* cpu asks 3000 */
-	t.zones[1].request_mw[0] = 1000;	/* gpu asks 1000 */
+	t.zones[0].control.request_mw[0] = 500;
+	t.zones[0].control.request_mw[1] = 2500;	/* cpu asks 3000 */
+	t.zones[1].control.request_mw[0] = 1000;	/* gpu asks 1000 */
 	t.e.cap_mw = 2000;
 	engine_share_cap(&t.e);
-	assert_true(t.zones[0].capped && t.zones[1].capped);
-	assert_int_equal(t.zones[0].cap_mw, 1500);
-	assert_int_equal(t.zones[1].cap_mw, 500);
+	assert_true(t.zones[0].period.capped && t.zones[1].period.capped);
+	assert_int_equal(t.zones[0].period.cap_mw, 1500);
+	assert_int_equal(t.zones[1].period.cap_mw, 500);
 }
 
 static void test_within_the_maxima(void **unused)
@@ -89,12 +89,12 @@ static void test_within_the_maxima(void **unused)
 
 	(void)unused;
 	build(&t, false);
-	t.zones[0].request_mw[1] = 100;
-	t.zones[1].request_mw[0] = 1900;
+	t.zones[0].control.request_mw[1] = 100;
+	t.zones[1].control.request_mw[0] = 1900;
 	t.e.cap_mw = 6000;	/* gpu's share by request would pass its 2000 mW */
 	engine_share_cap(&t.e);
-	assert_int_equal(t.zones[1].cap_mw, 2000);
-	assert_int_equal(t.zones[0].cap_mw, 4000);
+	assert_int_equal(t.zones[1].period.cap_mw, 2000);
+	assert_int_equal(t.zones[0].period.cap_mw, 4000);
 }
 
 static void test_nothing_asked_yet(void **unused)
@@ -105,13 +105,13 @@ static void test_nothing_asked_yet(void **unused)
 	build(&t, false);
 	t.e.cap_mw = 1400;	/* by the maxima: 5000 to 2000 */
 	engine_share_cap(&t.e);
-	assert_int_equal(t.zones[0].cap_mw, 1000);
-	assert_int_equal(t.zones[1].cap_mw, 400);
+	assert_int_equal(t.zones[0].period.cap_mw, 1000);
+	assert_int_equal(t.zones[1].period.cap_mw, 400);
 	/* 200 mW would be under the gpu's 300 mW lowest (no power table: min_mw). */
 	t.e.cap_mw = 700;
 	engine_share_cap(&t.e);
-	assert_int_equal(t.zones[0].cap_mw, 400);
-	assert_int_equal(t.zones[1].cap_mw, 300);
+	assert_int_equal(t.zones[0].period.cap_mw, 400);
+	assert_int_equal(t.zones[1].period.cap_mw, 300);
 }
 
 static void test_shared_actor_counted_once(void **unused)
@@ -120,15 +120,15 @@ static void test_shared_actor_counted_once(void **unused)
 
 	(void)unused;
 	build(&t, true);
-	t.zones[0].request_mw[0] = 1000;
-	t.zones[0].request_mw[1] = 2000;	/* big: half of it each zone's */
-	t.zones[1].request_mw[0] = 2000;
-	t.zones[1].request_mw[1] = 1000;
+	t.zones[0].control.request_mw[0] = 1000;
+	t.zones[0].control.request_mw[1] = 2000;	/* big: half of it each zone's */
+	t.zones[1].control.request_mw[0] = 2000;
+	t.zones[1].control.request_mw[1] = 1000;
 	t.e.cap_mw = 2000;
 	engine_share_cap(&t.e);
 	/* cpu asks 1000 + 1000, gpu 1000 + 1000: the cap in halves. */
-	assert_int_equal(t.zones[0].cap_mw, 1000);
-	assert_int_equal(t.zones[1].cap_mw, 1000);
+	assert_int_equal(t.zones[0].period.cap_mw, 1000);
+	assert_int_equal(t.zones[1].period.cap_mw, 1000);
 }
 
 
@@ -183,7 +183,7 @@ static void rockpro64(struct rockpro64 *t, unsigned int gpu_load_pct)
 	/* Under switch-on: the zone grants its maximum, and the cap alone holds it. */
 	t->zone.switch_on_mc = 70000;
 	t->zone.control_mc = 75000;
-	t->zone.temp_mc = t->zone.prev_temp_mc = 60000;
+	t->zone.sensing.temp_mc = t->zone.sensing.prev_temp_mc = 60000;
 	t->e.zones = &t->zone;
 	t->e.n_zones = 1;
 	t->e.actors = t->actors;
@@ -213,7 +213,7 @@ static uint32_t capped_draw(struct rockpro64 *t, uint32_t cap_mw, unsigned int *
 	engine_share_cap(&t->e);
 	zone_cycle(&t->zone);
 	for (size_t i = 0; i < 3; i++) {
-		states[i] = state_of(t->actors[i], t->zone.grant_mw[i]);
+		states[i] = state_of(t->actors[i], t->zone.control.grant_mw[i]);
 		draw_mw += draw_at(t->actors[i], states[i]);
 	}
 	return draw_mw;
@@ -236,14 +236,14 @@ static void test_rockpro64_cap_under_the_floor(void **unused)
 	 * GPU 0 mW: 833 mW in all, 124 over the floor the journal claimed.
 	 */
 	assert_int_equal(capped_draw(&t, 500, states), 709);
-	assert_true(t.zone.cap_limited);
+	assert_true(t.zone.period.cap_limited);
 	assert_int_equal(states[0], 5);
 	assert_int_equal(states[1], 7);
 	assert_int_equal(states[2], 5);
 	/* Each granted what it draws there, so the grants say what is drawn. */
-	assert_int_equal(t.zone.grant_mw[0], 108);
-	assert_int_equal(t.zone.grant_mw[1], 242);
-	assert_int_equal(t.zone.grant_mw[2], 359);
+	assert_int_equal(t.zone.control.grant_mw[0], 108);
+	assert_int_equal(t.zone.control.grant_mw[1], 242);
+	assert_int_equal(t.zone.control.grant_mw[2], 359);
 	/* However far under: still the lowest states, no grant under them. */
 	assert_int_equal(capped_draw(&t, 1, states), 709);
 }
@@ -274,7 +274,7 @@ static void test_rockpro64_cap_over_the_floor(void **unused)
 		assert_filled(&t, cap_mw, states, draw);
 		/* ...each actor granted what it draws there, at least its lowest state's. */
 		for (size_t i = 0; i < 3; i++)
-			assert_int_equal(t.zone.grant_mw[i], draw_at(t.actors[i], states[i]));
+			assert_int_equal(t.zone.control.grant_mw[i], draw_at(t.actors[i], states[i]));
 	}
 	/*
 	 * 800 mW: the 91 mW over the floor take the little cluster, the most
@@ -292,10 +292,10 @@ static void test_rockpro64_cap_over_the_floor(void **unused)
 	t.zone.pid.fixes.dither_grants = true;
 	for (uint32_t cap_mw = 710; cap_mw <= 3000; cap_mw += 10) {
 		capped_draw(&t, cap_mw, states);
-		granted = t.zone.grant_mw[0] + t.zone.grant_mw[1] + t.zone.grant_mw[2];
+		granted = t.zone.control.grant_mw[0] + t.zone.control.grant_mw[1] + t.zone.control.grant_mw[2];
 		assert_in_range(granted, cap_mw - 3, cap_mw);
-		assert_true(t.zone.grant_mw[0] >= 108 && t.zone.grant_mw[1] >= 242 &&
-			    t.zone.grant_mw[2] >= 359);
+		assert_true(t.zone.control.grant_mw[0] >= 108 && t.zone.control.grant_mw[1] >= 242 &&
+			    t.zone.control.grant_mw[2] >= 359);
 	}
 }
 
@@ -326,20 +326,20 @@ static void test_loose_cap_changes_nothing(void **unused)
 
 	(void)unused;
 	rockpro64(&t, 100);
-	t.zone.temp_mc = t.zone.prev_temp_mc = 74000;	/* active, under control */
+	t.zone.sensing.temp_mc = t.zone.sensing.prev_temp_mc = 74000;	/* active, under control */
 	t.zone.pid.sustainable_power_mw = 1500;
 	zone_cycle(&t.zone);
-	assert_true(t.zone.active);
-	memcpy(free_mw, t.zone.grant_mw, sizeof(free_mw));
-	memset(&t.zone.pid_state, 0, sizeof(t.zone.pid_state));
+	assert_true(t.zone.control.active);
+	memcpy(free_mw, t.zone.control.grant_mw, sizeof(free_mw));
+	memset(&t.zone.control.pid_state, 0, sizeof(t.zone.control.pid_state));
 	t.e.cap_mw = 5000;
 	engine_share_cap(&t.e);
-	assert_true(t.zone.capped);
+	assert_true(t.zone.period.capped);
 	zone_cycle(&t.zone);
-	assert_false(t.zone.cap_limited);
-	assert_int_equal(t.zone.grant_mw[0], free_mw[0]);
-	assert_int_equal(t.zone.grant_mw[1], free_mw[1]);
-	assert_int_equal(t.zone.grant_mw[2], free_mw[2]);
+	assert_false(t.zone.period.cap_limited);
+	assert_int_equal(t.zone.control.grant_mw[0], free_mw[0]);
+	assert_int_equal(t.zone.control.grant_mw[1], free_mw[1]);
+	assert_int_equal(t.zone.control.grant_mw[2], free_mw[2]);
 }
 
 static void test_zero_grant_is_the_lowest_state(void **unused)
@@ -389,17 +389,17 @@ static void test_zone_shares_over_their_floors(void **unused)
 
 	(void)unused;
 	build(&t, false);		/* cpu: floors 100 + 200 mW, gpu: 300 mW */
-	t.zones[0].request_mw[0] = 1000;
-	t.zones[0].request_mw[1] = 4000;
-	t.zones[1].request_mw[0] = 1000;
+	t.zones[0].control.request_mw[0] = 1000;
+	t.zones[0].control.request_mw[1] = 4000;
+	t.zones[1].control.request_mw[0] = 1000;
 	t.e.cap_mw = 1000;		/* by request the gpu's share would be 167 mW */
 	engine_share_cap(&t.e);
-	assert_int_equal(t.zones[1].cap_mw, 300);
-	assert_int_equal(t.zones[0].cap_mw, 700);
+	assert_int_equal(t.zones[1].period.cap_mw, 300);
+	assert_int_equal(t.zones[0].period.cap_mw, 700);
 	t.e.cap_mw = 400;		/* under the 600 mW floor: each zone at its own */
 	engine_share_cap(&t.e);
-	assert_int_equal(t.zones[0].cap_mw, 300);
-	assert_int_equal(t.zones[1].cap_mw, 300);
+	assert_int_equal(t.zones[0].period.cap_mw, 300);
+	assert_int_equal(t.zones[1].period.cap_mw, 300);
 }
 
 int main(void)

@@ -126,17 +126,17 @@ static struct rig *rig_new(void)
 	for (size_t k = 0; k < 2; k++) {
 		r->zones[k].switch_on_mc = 70000;
 		r->zones[k].control_mc = 80000;
-		r->zones[k].temp_mc = 60000;
+		r->zones[k].sensing.temp_mc = 60000;
 	}
 	snprintf(z->name, sizeof(z->name), "soc");
 	z->n_actors = 2;
 	z->actors[0] = &r->big;
 	z->actors[1] = &r->little;
-	z->request_mw[0] = 1500;
-	z->request_mw[1] = 800;
-	z->grant_mw[0] = 2000;
-	z->grant_mw[1] = 1000;
-	z->budget_mw = 3000;
+	z->control.request_mw[0] = 1500;
+	z->control.request_mw[1] = 800;
+	z->control.grant_mw[0] = 2000;
+	z->control.grant_mw[1] = 1000;
+	z->control.budget_mw = 3000;
 	z->n_fallback = 1;
 	z->fallback[0].actor = &r->fan;
 	r->e = (struct engine){ .zones = r->zones, .n_zones = 1, .actors = r->actors, .n_actors = 3 };
@@ -147,11 +147,11 @@ static struct rig *rig_new(void)
 static void throttle(struct zone *z, int32_t temp_mc, uint32_t budget_mw, uint32_t big_mw,
 		     uint32_t little_mw)
 {
-	z->active = true;
-	z->temp_mc = temp_mc;
-	z->budget_mw = budget_mw;
-	z->grant_mw[0] = big_mw;
-	z->grant_mw[1] = little_mw;
+	z->control.active = true;
+	z->sensing.temp_mc = temp_mc;
+	z->control.budget_mw = budget_mw;
+	z->control.grant_mw[0] = big_mw;
+	z->control.grant_mw[1] = little_mw;
 }
 
 /*
@@ -167,13 +167,13 @@ static void test_powercap_at_lowest(void **unused)
 	r->big = (struct actor){ .name = "intel-rapl:0", .kind = ACTOR_POWERCAP, .min_mw = 4500,
 				 .max_mw = 28000, .max_state = 10 };
 	z->n_actors = 1;
-	z->request_mw[0] = 20000;
+	z->control.request_mw[0] = 20000;
 	throttle(z, 95000, 4500, 4500, 0);
 	r->big.granted_mw = 4500;
 	assert_true(actor_at_lowest(&r->big));
 	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
 	r->big.granted_mw = 9000;
-	z->grant_mw[0] = 9000;
+	z->control.grant_mw[0] = 9000;
 	assert_false(actor_at_lowest(&r->big));
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
 	/* A fan at its top state is cooling, not at a lowest state. */
@@ -196,24 +196,24 @@ static void test_zone_reasons(void **unused)
 	r->big.state = 7;
 	r->little.state = 5;
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);	/* under control */
-	z->temp_mc = 81000;
+	z->sensing.temp_mc = 81000;
 	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
 	r->little.state = 4;
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);	/* one can give more */
-	z->sensor_failed = true;
+	z->sensing.sensor_failed = true;
 	assert_int_equal(zone_limit_reason(z), LIMIT_SENSOR_FAULT);
 	/* step_wise: a state asked above 0; the budget is the actors' maxima. */
-	z->sensor_failed = false;
+	z->sensing.sensor_failed = false;
 	z->pid.mode = PID_MODE_STEP_WISE;
-	z->budget_mw = 3000;
+	z->control.budget_mw = 3000;
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
-	z->step_state[1] = 2;
+	z->control.step_state[1] = 2;
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
 	free(r);
 }
 
 /*
- * Held by the power cap's share (zone->cap_limited): power-limit, whether
+ * Held by the power cap's share (zone->period.cap_limited): power-limit, whether
  * the zone is active, idle or step_wise, for the zone and the actors under
  * their request; none when the share covers the requests; the more severe
  * reasons still win; a fallback device on stays temperature.
@@ -224,36 +224,36 @@ static void test_power_limit(void **unused)
 	struct zone *z = &r->zones[0];
 
 	(void)unused;
-	z->cap_limited = true;
-	z->budget_mw = 2500;
+	z->period.cap_limited = true;
+	z->control.budget_mw = 2500;
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);		/* covers the requests */
-	z->budget_mw = 1800;
-	z->grant_mw[0] = 1100;
-	z->grant_mw[1] = 700;
+	z->control.budget_mw = 1800;
+	z->control.grant_mw[0] = 1100;
+	z->control.grant_mw[1] = 700;
 	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);	/* idle, capped */
 	throttle(z, 78000, 1800, 1100, 700);
 	z->fallback[0].state = 1;
 	r->fan.state = 1;				/* as the engine applied it */
 	engine_track_limits(&r->e, 1000 * MS, NULL);
-	assert_int_equal(z->limit.now, LIMIT_POWER_LIMIT);
+	assert_int_equal(z->sensing.limit.now, LIMIT_POWER_LIMIT);
 	assert_int_equal(r->big.limit.now, LIMIT_POWER_LIMIT);
 	assert_int_equal(r->little.limit.now, LIMIT_POWER_LIMIT);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
-	z->cap_limited = false;					/* the controller's budget */
+	z->period.cap_limited = false;					/* the controller's budget */
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
-	z->cap_limited = true;
+	z->period.cap_limited = true;
 	r->big.state = 7;
 	r->little.state = 5;
-	z->temp_mc = 81000;
+	z->sensing.temp_mc = 81000;
 	assert_int_equal(zone_limit_reason(z), LIMIT_LOWEST_STATE);
-	z->sensor_failed = true;
+	z->sensing.sensor_failed = true;
 	assert_int_equal(zone_limit_reason(z), LIMIT_SENSOR_FAULT);
 	/* step_wise at state 0: only the cap holds it. */
-	z->sensor_failed = false;
-	z->temp_mc = 60000;
+	z->sensing.sensor_failed = false;
+	z->sensing.temp_mc = 60000;
 	z->pid.mode = PID_MODE_STEP_WISE;
 	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);
-	z->cap_limited = false;
+	z->period.cap_limited = false;
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
 	free(r);
 }
@@ -269,15 +269,15 @@ static void test_actor_reasons(void **unused)
 	/* Over budget: the big cluster is held under its request, the little one is not. */
 	throttle(z, 78000, 2000, 1100, 900);
 	engine_track_limits(&r->e, 1100 * MS, NULL);
-	assert_int_equal(z->limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(z->sensing.limit.now, LIMIT_TEMPERATURE);
 	assert_int_equal(r->big.limit.now, LIMIT_TEMPERATURE);
 	assert_int_equal(r->little.limit.now, LIMIT_NONE);
 	/* At its lowest state with the zone over control. */
 	r->big.state = 7;
-	z->temp_mc = 82000;
+	z->sensing.temp_mc = 82000;
 	engine_track_limits(&r->e, 1200 * MS, NULL);
 	assert_int_equal(r->big.limit.now, LIMIT_LOWEST_STATE);
-	assert_int_equal(z->limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(z->sensing.limit.now, LIMIT_TEMPERATURE);
 	/* The fan the zone turned on. */
 	z->fallback[0].state = 1;
 	r->fan.state = 1;				/* as the engine applied it */
@@ -319,37 +319,37 @@ static void test_released_at_once(void **unused)
 	z->fallback[0].state = 1;
 	applied(&r->fan, 0, 1);
 	engine_track_limits(&r->e, 1000 * MS, NULL);
-	assert_int_equal(z->limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(z->sensing.limit.shown, LIMIT_TEMPERATURE);
 	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
 	assert_int_equal(r->little.limit.shown, LIMIT_TEMPERATURE);
 	assert_int_equal(r->fan.limit.shown, LIMIT_TEMPERATURE);
 	/* The big cluster's load dips under its grant, still under its maximum: held. */
-	z->request_mw[0] = 900;
+	z->control.request_mw[0] = 900;
 	engine_track_limits(&r->e, 1100 * MS, NULL);
 	assert_int_equal(r->big.limit.now, LIMIT_NONE);
 	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
 	/* The little cluster granted its maximum, at state 0: none at once; the
 	 * zone still holds the big one under its maximum: its reason is held. */
-	z->grant_mw[1] = 1000;
+	z->control.grant_mw[1] = 1000;
 	applied(&r->little, 1000, 0);
 	engine_track_limits(&r->e, 1200 * MS, NULL);
 	assert_int_equal(r->little.limit.shown, LIMIT_NONE);
 	assert_int_equal(r->big.limit.shown, LIMIT_TEMPERATURE);
-	assert_int_equal(z->limit.shown, LIMIT_TEMPERATURE);
+	assert_int_equal(z->sensing.limit.shown, LIMIT_TEMPERATURE);
 	/* Under switch-on: idle, every actor granted its maximum, the fan off. */
-	z->active = false;
-	z->temp_mc = 60000;
-	z->budget_mw = 3000;
-	z->grant_mw[0] = 2000;
+	z->control.active = false;
+	z->sensing.temp_mc = 60000;
+	z->control.budget_mw = 3000;
+	z->control.grant_mw[0] = 2000;
 	applied(&r->big, 2000, 0);
 	z->fallback[0].state = 0;
 	applied(&r->fan, 0, 0);
 	engine_track_limits(&r->e, 1300 * MS, NULL);
-	assert_int_equal(z->limit.shown, LIMIT_NONE);
+	assert_int_equal(z->sensing.limit.shown, LIMIT_NONE);
 	assert_int_equal(r->big.limit.shown, LIMIT_NONE);
 	assert_int_equal(r->fan.limit.shown, LIMIT_NONE);
 	/* Counted while it held them: from 1000 to 1100 ms, when the dip covered the requests. */
-	assert_int_equal(z->limit.limited_us, 100 * MS);
+	assert_int_equal(z->sensing.limit.limited_us, 100 * MS);
 	free(r);
 }
 
@@ -365,15 +365,15 @@ static void test_request_over_maximum(void **unused)
 
 	(void)unused;
 	throttle(z, 78000, 3000, 2000, 1000);
-	z->request_mw[0] = 2400;
+	z->control.request_mw[0] = 2400;
 	applied(&r->big, 2000, 1);	/* dithering between its top OPPs */
 	applied(&r->little, 1000, 0);
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
 	engine_track_limits(&r->e, 1000 * MS, NULL);
 	assert_int_equal(r->big.limit.now, LIMIT_NONE);
 	/* Granted less than its maximum: held. */
-	z->budget_mw = 2600;
-	z->grant_mw[0] = 1800;
+	z->control.budget_mw = 2600;
+	z->control.grant_mw[0] = 1800;
 	applied(&r->big, 1800, 1);
 	assert_int_equal(zone_limit_reason(z), LIMIT_TEMPERATURE);
 	engine_track_limits(&r->e, 1100 * MS, NULL);
@@ -392,11 +392,11 @@ static void test_saturated_under_cap(void **unused)
 	struct zone *z = &r->zones[0];
 
 	(void)unused;
-	z->active = false;
-	z->cap_limited = true;
-	z->budget_mw = 1800;
-	z->request_mw[0] = z->grant_mw[0] = 1100;
-	z->request_mw[1] = z->grant_mw[1] = 700;
+	z->control.active = false;
+	z->period.cap_limited = true;
+	z->control.budget_mw = 1800;
+	z->control.request_mw[0] = z->control.grant_mw[0] = 1100;
+	z->control.request_mw[1] = z->control.grant_mw[1] = 700;
 	applied(&r->big, 1100, 3);
 	applied(&r->little, 700, 1);
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);	/* idle loads: nothing held */
@@ -420,24 +420,24 @@ static void test_shared_actor_and_due(void **unused)
 	snprintf(b->name, sizeof(b->name), "gpu");
 	b->n_actors = 1;
 	b->actors[0] = &r->big;
-	b->request_mw[0] = 1500;
+	b->control.request_mw[0] = 1500;
 	throttle(a, 78000, 1800, 1100, 700);
 	throttle(b, 78000, 1200, 1200, 0);
-	b->sensor_failed = true;
+	b->sensing.sensor_failed = true;
 	engine_track_limits(&r->e, 1000 * MS, NULL);
-	assert_int_equal(a->limit.now, LIMIT_TEMPERATURE);
-	assert_int_equal(b->limit.now, LIMIT_SENSOR_FAULT);
+	assert_int_equal(a->sensing.limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(b->sensing.limit.now, LIMIT_SENSOR_FAULT);
 	assert_int_equal(r->big.limit.now, LIMIT_SENSOR_FAULT);
 	assert_int_equal(r->little.limit.now, LIMIT_TEMPERATURE);
 	/* Zone a does not run this cycle: it keeps its reason, its count and its grants. */
-	b->sensor_failed = false;
-	b->budget_mw = 2000;
-	b->grant_mw[0] = 2000;
+	b->sensing.sensor_failed = false;
+	b->control.budget_mw = 2000;
+	b->control.grant_mw[0] = 2000;
 	engine_track_limits(&r->e, 1500 * MS, due);
-	assert_int_equal(a->limit.now, LIMIT_TEMPERATURE);
-	assert_int_equal(a->limit.updated_us, 1000 * MS);
-	assert_int_equal(b->limit.now, LIMIT_NONE);
-	assert_int_equal(b->limit.limited_us, 500 * MS);
+	assert_int_equal(a->sensing.limit.now, LIMIT_TEMPERATURE);
+	assert_int_equal(a->sensing.limit.updated_us, 1000 * MS);
+	assert_int_equal(b->sensing.limit.now, LIMIT_NONE);
+	assert_int_equal(b->sensing.limit.limited_us, 500 * MS);
 	/* Zone a's last grants still hold the big cluster. */
 	assert_int_equal(r->big.limit.now, LIMIT_TEMPERATURE);
 	free(r);

@@ -411,8 +411,8 @@ static void test_fingerprint_in_text(void **unused)
 
 	(void)unused;
 	setup_zone();
-	thermal_model_init(&zone.model, 100, 75000, 2200);
-	zone.model.updates = 1;
+	thermal_model_init(&zone.learning.model, 100, 75000, 2200);
+	zone.learning.model.updates = 1;
 	model_record_of(&zone, &rec);
 	assert_int_equal(rec.state.updates, 1);
 	assert_true(model_record_format(&rec, "cpu", text, sizeof(text)) > 0);

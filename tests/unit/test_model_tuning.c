@@ -180,7 +180,7 @@ static void test_zone_model_state(void **unused)
 	z->pid.mode = PID_MODE_DEFAULT;
 	z->pid.sustainable_power_mw = 2200;
 	z->sp_source = SP_FROM_CONFIG;
-	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.2, .confidence = 0 };
+	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.2, .confidence = 0 };
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learning");
 	assert_int_equal(zone_estimate_sustainable_power(z), LOWEST_MW);
@@ -188,10 +188,10 @@ static void test_zone_model_state(void **unused)
 	assert_true(zone_first_approach(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
 	/* What the controller runs on: the same. */
-	model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000,
+	model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000,
 			   zone_approach_mw(z, LOWEST_MW), &run);
 	assert_int_equal(run.sustainable_power_mw, zone_feed_forward_mw(z));
-	z->model.est.confidence = MODEL_TUNING_ENGAGE * 0.99;
+	z->learning.model.est.confidence = MODEL_TUNING_ENGAGE * 0.99;
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	/* The prior where it is fed forward, as its source. */
 	z->always_on = true;
@@ -212,27 +212,27 @@ static void test_zone_model_state(void **unused)
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
 	z->pid.sustainable_power_mw = 2200;
 	/* Sure enough to be taken, not taken yet (idle since): its next active period takes it. */
-	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
+	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learnt");
 	assert_int_equal(zone_feed_forward_mw(z), 2764);
 	assert_false(zone_first_approach(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
 	/* The controller runs on it: the learnt power is the one in use. */
-	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
-					&z->pid_run));
+	assert_true(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
+					&z->control.pid_run));
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "in-use");
 	assert_int_equal(zone_feed_forward_mw(z), 2764);
 	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
 	/* Kept down to the release threshold, as the controller keeps it. */
-	z->model.est.confidence = MODEL_TUNING_RELEASE;
-	assert_false(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
-					&z->pid_run));
+	z->learning.model.est.confidence = MODEL_TUNING_RELEASE;
+	assert_false(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
+					&z->control.pid_run));
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_IN_USE);
 	z->sp_source = SP_FROM_SYSFS;
-	z->model.est.confidence = 0;
-	assert_true(model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000, LOWEST_MW,
-					&z->pid_run));
+	z->learning.model.est.confidence = 0;
+	assert_true(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
+					&z->control.pid_run));
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
 	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
@@ -262,13 +262,13 @@ static void test_shown_is_what_first_active_period_runs(void **unused)
 	prior_params(&z->pid);
 	z->pid.sustainable_power_mw = 2200;
 	z->sp_source = SP_FROM_CONFIG;
-	z->model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
+	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
 	shown = zone_feed_forward_mw(z);
 	/* The zone's first active period (period_params()). */
-	model_tuning_apply(&z->tuning, &z->pid, &z->model.est, 75000,
-			   zone_approach_mw(z, LOWEST_MW), &z->pid_run);
-	assert_int_equal(shown, z->pid_run.sustainable_power_mw);
+	model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000,
+			   zone_approach_mw(z, LOWEST_MW), &z->control.pid_run);
+	assert_int_equal(shown, z->control.pid_run.sustainable_power_mw);
 	free(z);
 }
 

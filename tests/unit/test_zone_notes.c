@@ -53,7 +53,7 @@ static void released_zone(struct zone *z, struct actor *a, struct zone_notes *n)
 	z->pid.sustainable_power_mw = 2200;
 	z->sp_source = SP_FROM_CONFIG;
 	z->control_mc = 75000;
-	z->temp_mc = 60000;
+	z->sensing.temp_mc = 60000;
 	*n = (struct zone_notes){ .tuned = true };
 }
 

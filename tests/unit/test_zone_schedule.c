@@ -44,7 +44,7 @@ static void build(struct two_zones *t)
 		z->switch_on_mc = 70000;
 		z->control_mc = 85000;
 		z->switch_on_trip = true;
-		z->temp_mc = 50000;
+		z->sensing.temp_mc = 50000;
 		z->pid.period_ms = PERIOD_MS;
 	}
 	t->e.zones = t->zones;
@@ -96,10 +96,10 @@ static void test_fast_or_idle(void **unused)
 	assert_false(schedule_fast(&t.s, &t.zones[0]));
 	assert_int_equal(ran_next_in_us(&t), IDLE_POLL_MS * USEC_PER_MSEC);
 
-	t.zones[0].active = true;
+	t.zones[0].control.active = true;
 	assert_true(schedule_fast(&t.s, &t.zones[0]));
 	assert_int_equal(ran_next_in_us(&t), PERIOD_MS * USEC_PER_MSEC);
-	t.zones[0].active = false;
+	t.zones[0].control.active = false;
 
 	/* Below switch-on but still holding an actor under its maximum. */
 	t.cpu.granted_mw = 3999;
@@ -107,10 +107,10 @@ static void test_fast_or_idle(void **unused)
 	assert_int_equal(ran_next_in_us(&t), PERIOD_MS * USEC_PER_MSEC);
 	t.cpu.granted_mw = 4000;
 
-	t.zones[0].sensor_failed = true;
+	t.zones[0].sensing.sensor_failed = true;
 	assert_true(schedule_fast(&t.s, &t.zones[0]));
 	assert_int_equal(ran_next_in_us(&t), PERIOD_MS * USEC_PER_MSEC);
-	t.zones[0].sensor_failed = false;
+	t.zones[0].sensing.sensor_failed = false;
 
 	assert_int_equal(ran_next_in_us(&t), IDLE_POLL_MS * USEC_PER_MSEC);
 	/* The other zone's due time is not touched. */
@@ -132,7 +132,7 @@ static void test_rising_towards_switch_on(void **unused)
 	(void)unused;
 	build(&t);
 	z = &t.zones[0];
-	z->rise = (struct rise_tracker){ .last_temp_mc = 66000, .max_rate_mc_per_s = 6000,
+	z->sensing.rise = (struct rise_tracker){ .last_temp_mc = 66000, .max_rate_mc_per_s = 6000,
 					 .primed = true };
 	t.s.idle_poll_ms = 500;
 	assert_false(schedule_fast(&t.s, z));
@@ -141,13 +141,13 @@ static void test_rising_towards_switch_on(void **unused)
 	assert_true(schedule_fast(&t.s, z));
 	assert_int_equal(ran_next_in_us(&t), PERIOD_MS * USEC_PER_MSEC);
 
-	z->rise.last_temp_mc = 50000;
-	z->rise.max_rate_mc_per_s = 1000000;
+	z->sensing.rise.last_temp_mc = 50000;
+	z->sensing.rise.max_rate_mc_per_s = 1000000;
 	assert_false(schedule_fast(&t.s, z));
 	assert_int_equal(ran_next_in_us(&t), 1000 * USEC_PER_MSEC);
 
 	/* Waiting for events (no idle poll): no horizon to rise within. */
-	z->rise.last_temp_mc = 69000;
+	z->sensing.rise.last_temp_mc = 69000;
 	t.s.idle_poll_ms = 0;
 	assert_false(schedule_fast(&t.s, z));
 	assert_int_equal(ran_next_in_us(&t), SCHEDULE_NEVER);
@@ -265,7 +265,7 @@ static void test_next_and_accuracy(void **unused)
 	t.s.next_due_us[1] = NOW_US + 300 * USEC_PER_MSEC;
 
 	/* One zone running fast keeps the timer tight for all. */
-	t.zones[1].active = true;
+	t.zones[1].control.active = true;
 	schedule_next(&t.s, &t.e, NOW_US, &accuracy_us);
 	assert_int_equal(accuracy_us, USEC_PER_MSEC);
 	schedule_free(&t.s);
