@@ -226,7 +226,7 @@ void model_store_resume(struct model_store *s, struct engine *e)
 	for (size_t i = 0; i < e->n_zones; i++) {
 		struct zone *z = &e->zones[i];
 
-		if (z->learning.model.updates == 0 && zone_path(s, e, z, path) == 0)
+		if (z->learning.model.state.updates == 0 && zone_path(s, e, z, path) == 0)
 			resume_zone(z, path);
 	}
 }
@@ -257,7 +257,7 @@ static bool carried_on(const struct zone *z, const struct engine *next)
 {
 	long k = next ? engine_zone_index(next, z) : -1;
 
-	return k >= 0 && next->zones[k].learning.model.updates == z->learning.model.updates;
+	return k >= 0 && next->zones[k].learning.model.state.updates == z->learning.model.state.updates;
 }
 
 void model_store_save(struct model_store *s, const struct engine *e, const struct engine *next)
@@ -272,7 +272,7 @@ void model_store_save(struct model_store *s, const struct engine *e, const struc
 		int r;
 
 		/* A model that learnt nothing leaves what an earlier run saved. */
-		if (z->learning.model.updates == 0 || carried_on(z, next))
+		if (z->learning.model.state.updates == 0 || carried_on(z, next))
 			continue;
 		r = zone_path(s, e, z, path);
 		if (r == 0)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "bounded_lsq.h"
@@ -67,13 +68,13 @@ static double quad_inverse(const double info[N][N], const double v[N])
 /* The bounds of a (time constant 0 to TAU_MAX_S). */
 static double a_max(const struct thermal_model *m)
 {
-	return exp(-m->block_s / TAU_MAX_S);
+	return exp(-m->state.block_s / TAU_MAX_S);
 }
 
 /* The offset's lowest, less Tref (K): at OFFSET_MIN_C, never above Tref. */
 static double offset_low_k(const struct thermal_model *m)
 {
-	return fmin(OFFSET_MIN_C - m->ref_c, 0);
+	return fmin(OFFSET_MIN_C - m->state.ref_c, 0);
 }
 
 #define N_BOUNDS (2 * N)
@@ -87,13 +88,13 @@ static void bounds(const struct thermal_model *m, double c[N_BOUNDS][N], double 
 		{ -1, 0, 0, 0 },			/* a <= a_max */
 		{ 0, 1, 0, 0 },				/* g >= 0 */
 		{ 0, -1, 0, 0 },			/* g <= max */
-		{ m->gain_min_k_per_w, 0, 1, 0 },	/* B >= (1 - a) min */
-		{ -m->gain_max_k_per_w, 0, -1, 0 },	/* B <= (1 - a) max */
+		{ m->state.gain_min_k_per_w, 0, 1, 0 },	/* B >= (1 - a) min */
+		{ -m->state.gain_max_k_per_w, 0, -1, 0 },	/* B <= (1 - a) max */
 		{ lo, 0, 0, 1 },			/* c >= (1 - a) lo */
 		{ -hi, 0, 0, -1 },			/* c <= (1 - a) hi */
 	};
-	const double db[N_BOUNDS] = { 0, -a_max(m), 0, -GAIN_MAX_K_PER_W, m->gain_min_k_per_w,
-				      -m->gain_max_k_per_w, lo, -hi };
+	const double db[N_BOUNDS] = { 0, -a_max(m), 0, -GAIN_MAX_K_PER_W, m->state.gain_min_k_per_w,
+				      -m->state.gain_max_k_per_w, lo, -hi };
 
 	memcpy(c, cb, sizeof(cb));
 	memcpy(d, db, sizeof(db));
@@ -111,29 +112,29 @@ static void fit(struct thermal_model *m)
 	double c[N_BOUNDS][N], d[N_BOUNDS], x[N];
 
 	bounds(m, c, d);
-	memcpy(x, m->theta, sizeof(x));
-	if (blsq_solve_bounded(N, &m->info[0][0], m->rhs, N_BOUNDS, &c[0][0], d, x))
-		memcpy(m->theta, x, sizeof(x));
+	memcpy(x, m->state.theta, sizeof(x));
+	if (blsq_solve_bounded(N, &m->state.info[0][0], m->state.rhs, N_BOUNDS, &c[0][0], d, x))
+		memcpy(m->state.theta, x, sizeof(x));
 }
 
 /* m->est from the parameters, the covariance and the noise. */
 static void derive(struct thermal_model *m)
 {
-	const double *t = m->theta;
+	const double *t = m->state.theta;
 	double one_minus_a = 1 - t[P_A], p, grad[N], sd, rel;
 	struct thermal_estimate *e = &m->est;
 
-	e->time_constant_s = t[P_A] > 0 ? -m->block_s / log(t[P_A]) : 0;
+	e->time_constant_s = t[P_A] > 0 ? -m->state.block_s / log(t[P_A]) : 0;
 	e->gain_k_per_w = t[P_SLOW] / one_minus_a;
 	e->fast_gain_k_per_w = t[P_FAST];
-	e->offset_c = m->ref_c + t[P_OFFSET] / one_minus_a;
+	e->offset_c = m->state.ref_c + t[P_OFFSET] / one_minus_a;
 	p = -t[P_OFFSET] / t[P_SLOW];
 	e->sustainable_w = p > 0 ? p : 0;
 	/* P = -c / B: its gradient, and the standard deviation it gives. */
 	grad[P_A] = grad[P_FAST] = 0;
 	grad[P_SLOW] = -p / t[P_SLOW];
 	grad[P_OFFSET] = -1 / t[P_SLOW];
-	sd = sqrt(quad_inverse(m->info, grad));
+	sd = sqrt(quad_inverse(m->state.info, grad));
 	e->sustainable_sd_w = sd;
 	rel = sd / (fabs(p) > 1e-3 ? fabs(p) : 1e-3) / CONFIDENCE_HALF;
 	e->confidence = 1 / (1 + rel * rel);
@@ -151,20 +152,20 @@ void thermal_model_init(struct thermal_model *m, uint32_t period_ms, int32_t con
 		block_ms = THERMAL_MODEL_BLOCK_MIN_MS;
 	if (block_ms > THERMAL_MODEL_BLOCK_MAX_MS)
 		block_ms = THERMAL_MODEL_BLOCK_MAX_MS;
-	m->block_s = block_ms / 1000.0;
-	m->ref_c = control_mc / 1000.0;
-	rise = m->ref_c - PRIOR_AMBIENT_C > 10 ? m->ref_c - PRIOR_AMBIENT_C : 10;
+	m->state.block_s = block_ms / 1000.0;
+	m->state.ref_c = control_mc / 1000.0;
+	rise = m->state.ref_c - PRIOR_AMBIENT_C > 10 ? m->state.ref_c - PRIOR_AMBIENT_C : 10;
 	gain = clampd(rise / prior_w, GAIN_MIN_K_PER_W, GAIN_MAX_K_PER_W);
-	a = fmin(exp(-m->block_s / (PRIOR_TAU_PERIODS * (period_ms ? period_ms : 100) / 1000.0)),
+	a = fmin(exp(-m->state.block_s / (PRIOR_TAU_PERIODS * (period_ms ? period_ms : 100) / 1000.0)),
 		 a_max(m));
 	/* Within the bounds fit() keeps, which start from here. */
 	offset = clampd(-gain * prior_w, offset_low_k(m), OFFSET_ABOVE_MAX_K);
-	m->gain_min_k_per_w = fmax(GAIN_MIN_K_PER_W, gain / GAIN_PRIOR_RANGE);
-	m->gain_max_k_per_w = fmin(GAIN_MAX_K_PER_W, gain * GAIN_PRIOR_RANGE);
-	m->theta[P_A] = a;
-	m->theta[P_FAST] = PRIOR_FAST_SHARE * gain;
-	m->theta[P_SLOW] = (1 - a) * gain;
-	m->theta[P_OFFSET] = (1 - a) * offset;
+	m->state.gain_min_k_per_w = fmax(GAIN_MIN_K_PER_W, gain / GAIN_PRIOR_RANGE);
+	m->state.gain_max_k_per_w = fmin(GAIN_MAX_K_PER_W, gain * GAIN_PRIOR_RANGE);
+	m->state.theta[P_A] = a;
+	m->state.theta[P_FAST] = PRIOR_FAST_SHARE * gain;
+	m->state.theta[P_SLOW] = (1 - a) * gain;
+	m->state.theta[P_OFFSET] = (1 - a) * offset;
 	/*
 	 * The prior's standard deviations: the pole, the fast gain, the slow
 	 * gain (as much as the gain itself) and the offset (PRIOR_OFFSET_SD_K
@@ -176,12 +177,12 @@ void thermal_model_init(struct thermal_model *m, uint32_t period_ms, int32_t con
 	sd[P_SLOW] = (1 - a) * gain;
 	sd[P_OFFSET] = (1 - a) * PRIOR_OFFSET_SD_K;
 	for (int i = 0; i < N; i++) {
-		m->floor[i] = 1 / (sd[i] * sd[i]);
-		m->prior[i] = m->theta[i];
-		m->info[i][i] = m->floor[i];
-		m->rhs[i] = m->floor[i] * m->theta[i];
+		m->state.floor[i] = 1 / (sd[i] * sd[i]);
+		m->state.prior[i] = m->state.theta[i];
+		m->state.info[i][i] = m->state.floor[i];
+		m->state.rhs[i] = m->state.floor[i] * m->state.theta[i];
 	}
-	m->noise_var = NOISE_START_K * NOISE_START_K;
+	m->state.noise_var = NOISE_START_K * NOISE_START_K;
 	derive(m);
 	m->est.confidence = 0;
 }
@@ -191,8 +192,8 @@ static void discount(struct thermal_model *m, double keep)
 {
 	for (int i = 0; i < N; i++) {
 		for (int j = 0; j < N; j++)
-			m->info[i][j] *= keep;
-		m->rhs[i] *= keep;
+			m->state.info[i][j] *= keep;
+		m->state.rhs[i] *= keep;
 	}
 }
 
@@ -208,55 +209,55 @@ static void detect_change(struct thermal_model *m, double z, double e2)
 {
 	double noise_var;
 
-	m->cusum_high = fmax(0, m->cusum_high + z - CUSUM_SLACK);
-	m->cusum_low = fmax(0, m->cusum_low - z - CUSUM_SLACK);
-	m->recent_var = RECENT_LAMBDA * m->recent_var + (1 - RECENT_LAMBDA) * e2;
-	if (m->cusum_high < CUSUM_ALARM && m->cusum_low < CUSUM_ALARM)
+	m->state.cusum_high = fmax(0, m->state.cusum_high + z - CUSUM_SLACK);
+	m->state.cusum_low = fmax(0, m->state.cusum_low - z - CUSUM_SLACK);
+	m->state.recent_var = RECENT_LAMBDA * m->state.recent_var + (1 - RECENT_LAMBDA) * e2;
+	if (m->state.cusum_high < CUSUM_ALARM && m->state.cusum_low < CUSUM_ALARM)
 		return;
 	/* What is kept was weighed for the old noise: weigh it for the new. */
-	noise_var = fmax(m->noise_var, m->recent_var);
-	discount(m, CHANGE_KEEP * m->noise_var / noise_var);
+	noise_var = fmax(m->state.noise_var, m->state.recent_var);
+	discount(m, CHANGE_KEEP * m->state.noise_var / noise_var);
 	for (int i = 0; i < N; i++) {
-		m->info[i][i] += m->floor[i];
-		m->rhs[i] += m->floor[i] * m->prior[i];
+		m->state.info[i][i] += m->state.floor[i];
+		m->state.rhs[i] += m->state.floor[i] * m->state.prior[i];
 	}
-	m->noise_var = noise_var;
-	m->cusum_high = m->cusum_low = 0;
-	m->changes++;
+	m->state.noise_var = noise_var;
+	m->state.cusum_high = m->state.cusum_low = 0;
+	m->state.changes++;
 }
 
 /* One block fitted: regressors @phi, observation @y. */
 static void update(struct thermal_model *m, const double phi[N], double y)
 {
-	double e = y, q = quad_inverse(m->info, phi), var = m->noise_var + q, sd = sqrt(var), w;
+	double e = y, q = quad_inverse(m->state.info, phi), var = m->state.noise_var + q, sd = sqrt(var), w;
 
 	for (int i = 0; i < N; i++)
-		e -= phi[i] * m->theta[i];
+		e -= phi[i] * m->state.theta[i];
 	detect_change(m, clampd(e / sd, -CUSUM_CLIP, CUSUM_CLIP), e * e);
 	/* One wild block (a sensor spike) moves the fit by a bounded amount. */
 	e = clampd(e, -OUTLIER_SD * sd, OUTLIER_SD * sd);
 	/* The error's variance is the noise's plus the parameters' (q). */
-	m->noise_var = NOISE_LAMBDA * m->noise_var +
-		       (1 - NOISE_LAMBDA) * e * e * m->noise_var / var;
-	m->noise_var = fmax(m->noise_var, NOISE_FLOOR_K * NOISE_FLOOR_K);
+	m->state.noise_var = NOISE_LAMBDA * m->state.noise_var +
+		       (1 - NOISE_LAMBDA) * e * e * m->state.noise_var / var;
+	m->state.noise_var = fmax(m->state.noise_var, NOISE_FLOOR_K * NOISE_FLOOR_K);
 	/* Forget towards the prior: what the blocks stop saying, it says again. */
 	discount(m, LAMBDA);
 	for (int i = 0; i < N; i++) {
-		m->info[i][i] += (1 - LAMBDA) * m->floor[i];
-		m->rhs[i] += (1 - LAMBDA) * m->floor[i] * m->prior[i];
+		m->state.info[i][i] += (1 - LAMBDA) * m->state.floor[i];
+		m->state.rhs[i] += (1 - LAMBDA) * m->state.floor[i] * m->state.prior[i];
 	}
 	/* The (clipped) observation, weighed by the noise it comes with. */
 	y = e;
 	for (int i = 0; i < N; i++)
-		y += phi[i] * m->theta[i];
-	w = 1 / m->noise_var;
+		y += phi[i] * m->state.theta[i];
+	w = 1 / m->state.noise_var;
 	for (int i = 0; i < N; i++) {
 		for (int j = 0; j < N; j++)
-			m->info[i][j] += w * phi[i] * phi[j];
-		m->rhs[i] += w * phi[i] * y;
+			m->state.info[i][j] += w * phi[i] * phi[j];
+		m->state.rhs[i] += w * phi[i] * y;
 	}
 	fit(m);
-	m->updates++;
+	m->state.updates++;
 	derive(m);
 }
 
@@ -264,10 +265,10 @@ static void update(struct thermal_model *m, const double phi[N], double y)
 static void block_done(struct thermal_model *m, double temp_c, double power_w)
 {
 	if (m->have_prev) {
-		double phi[N] = { m->prev_temp_c - m->ref_c, power_w - m->prev_power_w,
+		double phi[N] = { m->prev_temp_c - m->state.ref_c, power_w - m->prev_power_w,
 				  m->prev_power_w, 1 };
 
-		update(m, phi, temp_c - m->ref_c);
+		update(m, phi, temp_c - m->state.ref_c);
 	}
 	m->have_prev = true;
 	m->prev_temp_c = temp_c;
@@ -287,7 +288,7 @@ void thermal_model_sample(struct thermal_model *m, uint64_t elapsed_us, int32_t 
 	double temp_c = temp_mc / 1000.0, power_w = power_mw / 1000.0;
 	double dt = elapsed_us / 1e6, done = 0;
 
-	if (!m->primed || dt > m->block_s) {
+	if (!m->primed || dt > m->state.block_s) {
 		thermal_model_break(m);
 		m->primed = true;
 		m->last_temp_c = temp_c;
@@ -295,7 +296,7 @@ void thermal_model_sample(struct thermal_model *m, uint64_t elapsed_us, int32_t 
 	}
 	/* The interval, a straight line in temperature, cut at the block ends. */
 	while (dt - done > 1e-9) {
-		double take = fmin(m->block_s - m->block_elapsed_s, dt - done);
+		double take = fmin(m->state.block_s - m->block_elapsed_s, dt - done);
 		double from = m->last_temp_c + (temp_c - m->last_temp_c) * done / dt;
 		double to = m->last_temp_c + (temp_c - m->last_temp_c) * (done + take) / dt;
 
@@ -303,7 +304,7 @@ void thermal_model_sample(struct thermal_model *m, uint64_t elapsed_us, int32_t 
 		m->block_energy_j += power_w * take;
 		m->block_elapsed_s += take;
 		done += take;
-		if (m->block_elapsed_s >= m->block_s - 1e-9) {
+		if (m->block_elapsed_s >= m->state.block_s - 1e-9) {
 			block_done(m, m->block_temp_cs / m->block_elapsed_s,
 				   m->block_energy_j / m->block_elapsed_s);
 			m->block_elapsed_s = m->block_temp_cs = m->block_energy_j = 0;
@@ -319,30 +320,17 @@ uint32_t thermal_model_sustainable_mw(const struct thermal_model *m)
 	return mw >= UINT32_MAX ? UINT32_MAX : (uint32_t)(mw + 0.5);
 }
 
-/* The fields the model's state and struct thermal_model share: @X(field, count). */
-#define STATE_FIELDS(X)				\
-	X(prior, N)				\
-	X(gain_min_k_per_w, 1)			\
-	X(gain_max_k_per_w, 1)			\
-	X(floor, N)				\
-	X(info, N * N)				\
-	X(rhs, N)				\
-	X(theta, N)				\
-	X(noise_var, 1)				\
-	X(cusum_high, 1)			\
-	X(cusum_low, 1)				\
-	X(recent_var, 1)
+/*
+ * How many doubles a state has from prior to recent_var, which follow one
+ * another and must be finite (block_s and ref_c must be the model's own).
+ */
+#define STATE_FINITE_N ((offsetof(struct thermal_model_state, recent_var) -	\
+			 offsetof(struct thermal_model_state, prior)) / sizeof(double) + 1)
+_Static_assert(STATE_FINITE_N == 2 * N + 2 + N * N + 2 * N + 4, "the state's doubles are contiguous");
 
 void thermal_model_export(const struct thermal_model *m, struct thermal_model_state *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->block_s = m->block_s;
-	s->ref_c = m->ref_c;
-#define COPY(f, n) memcpy(&s->f, &m->f, sizeof(s->f));
-	STATE_FIELDS(COPY)
-#undef COPY
-	s->changes = m->changes;
-	s->updates = m->updates;
+	*s = m->state;
 }
 
 /* Whether the @n doubles at @v are all finite. */
@@ -372,24 +360,25 @@ static bool resumable(const struct thermal_model *t)
 {
 	double c[N_BOUNDS][N], d[N_BOUNDS], x[N];
 
-	if (!(t->gain_min_k_per_w > 0 && t->gain_min_k_per_w <= t->gain_max_k_per_w) ||
-	    !(t->noise_var > 0) || t->recent_var < 0 || t->cusum_high < 0 || t->cusum_low < 0)
+	if (!(t->state.gain_min_k_per_w > 0 && t->state.gain_min_k_per_w <= t->state.gain_max_k_per_w) ||
+	    !(t->state.noise_var > 0) || t->state.recent_var < 0 || t->state.cusum_high < 0 ||
+	    t->state.cusum_low < 0)
 		return false;
 	for (int i = 0; i < N; i++) {
-		if (!(t->floor[i] > 0))
+		if (!(t->state.floor[i] > 0))
 			return false;
 		for (int j = 0; j < i; j++)
-			if (!same(t->info[i][j], t->info[j][i]))
+			if (!same(t->state.info[i][j], t->state.info[j][i]))
 				return false;
 	}
-	if (!blsq_solve(N, &t->info[0][0], t->rhs, x))
+	if (!blsq_solve(N, &t->state.info[0][0], t->state.rhs, x))
 		return false;
 	bounds(t, c, d);
 	for (int k = 0; k < N_BOUNDS; k++) {
 		double v = 0;
 
 		for (int i = 0; i < N; i++)
-			v += c[k][i] * t->theta[i];
+			v += c[k][i] * t->state.theta[i];
 		if (v < d[k] - 1e-9 * fmax(1, fabs(d[k])))
 			return false;
 	}
@@ -400,21 +389,18 @@ int thermal_model_import(struct thermal_model *m, const struct thermal_model_sta
 {
 	struct thermal_model t = *m;
 
-#define CHECK(f, n) if (!finite_all(&s->f, n)) return -EINVAL;
-	STATE_FIELDS(CHECK)
-#undef CHECK
-	if (!same(s->block_s, m->block_s) || !same(s->ref_c, m->ref_c))
+	if (!finite_all(s->prior, STATE_FINITE_N))
 		return -EINVAL;
-#define COPY(f, n) memcpy(&t.f, &s->f, sizeof(t.f));
-	STATE_FIELDS(COPY)
-#undef COPY
-	t.changes = s->changes;
-	t.updates = s->updates;
+	if (!same(s->block_s, m->state.block_s) || !same(s->ref_c, m->state.ref_c))
+		return -EINVAL;
+	t.state = *s;
+	t.state.block_s = m->state.block_s;	/* the model's own, not a decimal round trip */
+	t.state.ref_c = m->state.ref_c;
 	if (!resumable(&t))
 		return -EINVAL;
 	thermal_model_break(&t);
 	derive(&t);
-	if (!t.updates)
+	if (!t.state.updates)
 		t.est.confidence = 0;	/* the prior alone, as thermal_model_init() has it */
 	*m = t;
 	return 0;

@@ -55,7 +55,11 @@ struct thermal_estimate {
 };
 
 /**
- * struct thermal_model - the estimator's state (see the file comment).
+ * struct thermal_model_state - what a model needs to resume where it was,
+ * as plain numbers (saved between runs by the daemon, model_record.h): the
+ * fit, its covariance, its noise, its prior and its counts.  The block being
+ * filled and the chain of blocks are not in it: a resumed model starts a
+ * new chain.
  * @block_s: block length, s.
  * @ref_c: Tref, the control temperature, °C.
  * @prior: the parameters (a, g, B, c) the configured sustainable power
@@ -63,12 +67,6 @@ struct thermal_estimate {
  * @gain_min_k_per_w, @gain_max_k_per_w: the bounds of the gain, K/W.
  * @floor: the prior's information (diagonal): forgetting keeps it, so a
  *	parameter the blocks stop telling about goes back to its prior.
- * @primed: a sample was seen (@last_temp_c is set).
- * @last_temp_c: the previous sample's temperature, °C.
- * @block_elapsed_s, @block_temp_cs, @block_energy_j: the block being
- *	filled: its time, its temperature's integral (°C s), its energy (J).
- * @have_prev: the previous block is complete and contiguous with this one.
- * @prev_temp_c, @prev_power_w: its mean temperature (°C) and power (W).
  * @info, @rhs: the normal equations (information matrix and right side).
  * @theta: a, g, B, c of the file comment, within their physical bounds.
  * @noise_var: forgotten mean of the normalised squared one-step prediction
@@ -77,23 +75,14 @@ struct thermal_estimate {
  * @recent_var: forgotten mean of the last few squared errors, K².
  * @changes: plant changes detected.
  * @updates: blocks fitted since the start.
- * @est: the estimate from @theta.
  */
-struct thermal_model {
+struct thermal_model_state {
 	double block_s;
 	double ref_c;
 	double prior[THERMAL_MODEL_N];
 	double gain_min_k_per_w;
 	double gain_max_k_per_w;
 	double floor[THERMAL_MODEL_N];
-	bool primed;
-	double last_temp_c;
-	double block_elapsed_s;
-	double block_temp_cs;
-	double block_energy_j;
-	bool have_prev;
-	double prev_temp_c;
-	double prev_power_w;
 	double info[THERMAL_MODEL_N][THERMAL_MODEL_N];
 	double rhs[THERMAL_MODEL_N];
 	double theta[THERMAL_MODEL_N];
@@ -103,6 +92,30 @@ struct thermal_model {
 	double recent_var;
 	uint32_t changes;
 	uint32_t updates;
+};
+
+/**
+ * struct thermal_model - the estimator (see the file comment).
+ * @state: what it has learnt, the part that is saved and resumed
+ *	(thermal_model_export(), thermal_model_import()).
+ * @primed: a sample was seen (@last_temp_c is set).
+ * @last_temp_c: the previous sample's temperature, °C.
+ * @block_elapsed_s, @block_temp_cs, @block_energy_j: the block being
+ *	filled: its time, its temperature's integral (°C s), its energy (J).
+ * @have_prev: the previous block is complete and contiguous with this one.
+ * @prev_temp_c, @prev_power_w: its mean temperature (°C) and power (W).
+ * @est: the estimate from @state's theta.
+ */
+struct thermal_model {
+	struct thermal_model_state state;
+	bool primed;
+	double last_temp_c;
+	double block_elapsed_s;
+	double block_temp_cs;
+	double block_energy_j;
+	bool have_prev;
+	double prev_temp_c;
+	double prev_power_w;
 	struct thermal_estimate est;
 };
 
@@ -148,29 +161,6 @@ void thermal_model_break(struct thermal_model *m);
  */
 uint32_t thermal_model_sustainable_mw(const struct thermal_model *m);
 
-/**
- * struct thermal_model_state - what a model needs to resume where it was,
- * as plain numbers (saved between runs by the daemon): the fields of
- * struct thermal_model with the same names.  The block being filled and
- * the chain of blocks are not in it: a resumed model starts a new chain.
- */
-struct thermal_model_state {
-	double block_s;
-	double ref_c;
-	double prior[THERMAL_MODEL_N];
-	double gain_min_k_per_w;
-	double gain_max_k_per_w;
-	double floor[THERMAL_MODEL_N];
-	double info[THERMAL_MODEL_N][THERMAL_MODEL_N];
-	double rhs[THERMAL_MODEL_N];
-	double theta[THERMAL_MODEL_N];
-	double noise_var;
-	double cusum_high;
-	double cusum_low;
-	double recent_var;
-	uint32_t changes;
-	uint32_t updates;
-};
 
 /** thermal_model_export() - the state of @m, for thermal_model_import(). */
 void thermal_model_export(const struct thermal_model *m, struct thermal_model_state *s);

@@ -236,13 +236,13 @@ static void test_zone_feeds_its_model(void **unused)
 	(void)unused;
 	start_hot(&e, cfg);
 	z = &e.zones[0];
-	assert_float_equal(z->learning.model.block_s, 5, 1e-9);
-	while (z->learning.model.updates < 2) {
-		uint32_t updates = z->learning.model.updates;
+	assert_float_equal(z->learning.model.state.block_s, 5, 1e-9);
+	while (z->learning.model.state.updates < 2) {
+		uint32_t updates = z->learning.model.state.updates;
 
 		run(&e, 1);
 		sum_mw += zone_power_mw(z);
-		if (z->learning.model.updates != updates) {	/* a block completed: its last 50 periods */
+		if (z->learning.model.state.updates != updates) {	/* a block completed: its last 50 periods */
 			block_mw = sum_mw / 50;
 			sum_mw = 0;
 		}
@@ -262,7 +262,7 @@ static void test_zone_feeds_its_model(void **unused)
 	tree_put(ZONE0 "temp", "garbage\n");
 	run(&e, 1);
 	assert_false(z->learning.model.have_prev);
-	assert_int_equal(z->learning.model.updates, 2);
+	assert_int_equal(z->learning.model.state.updates, 2);
 	tree_put(ZONE0 "temp", "80000\n");
 	engine_restore(&e);
 	engine_free(&e);
@@ -284,7 +284,7 @@ static void test_model_follows_the_zone(void **unused)
 	(void)unused;
 	start_hot(&old, cfg);
 	run(&old, 120);
-	assert_true(old.zones[0].learning.model.updates > 0);
+	assert_true(old.zones[0].learning.model.state.updates > 0);
 	for (size_t k = 0; k < 3; k++) {
 		struct engine next;
 
@@ -294,7 +294,7 @@ static void test_model_follows_the_zone(void **unused)
 			assert_memory_equal(&next.zones[0].learning.model, &old.zones[0].learning.model,
 					    sizeof(old.zones[0].learning.model));
 		} else {
-			assert_int_equal(next.zones[0].learning.model.updates, 0);
+			assert_int_equal(next.zones[0].learning.model.state.updates, 0);
 			assert_int_equal(thermal_model_sustainable_mw(&next.zones[0].learning.model), 1500);
 		}
 		engine_free(&next);

@@ -78,11 +78,11 @@ static void test_round_trip(void **unused)
 	assert_true(resumed.model.est.confidence == 0);
 	assert_int_equal(thermal_model_import(&resumed.model, &back.state), 0);
 	assert_same_estimate(&resumed.model.est, &s.model.est);
-	assert_int_equal(resumed.model.updates, s.model.updates);
-	assert_int_equal(resumed.model.changes, s.model.changes);
+	assert_int_equal(resumed.model.state.updates, s.model.state.updates);
+	assert_int_equal(resumed.model.state.changes, s.model.state.changes);
 	print_message("resumed: %u mW, confidence %.3f after %u blocks\n",
 		      thermal_model_sustainable_mw(&resumed.model), resumed.model.est.confidence,
-		      resumed.model.updates);
+		      resumed.model.state.updates);
 	thermal_model_break(&s.model);
 	synth_run(&s, 1200);
 	synth_run(&resumed, 1200);
@@ -159,9 +159,9 @@ static void test_resume_needs_the_engage_confidence(void **unused)
 
 	(void)unused;
 	learn(&s, 12);
-	print_message("after 12 s: %u blocks, %u mW at confidence %.4f\n", s.model.updates,
+	print_message("after 12 s: %u blocks, %u mW at confidence %.4f\n", s.model.state.updates,
 		      thermal_model_sustainable_mw(&s.model), s.model.est.confidence);
-	assert_true(s.model.updates > 0);
+	assert_true(s.model.state.updates > 0);
 	assert_true(s.model.est.confidence > 0 && s.model.est.confidence < MODEL_TUNING_ENGAGE);
 	memset(&rec, 0, sizeof(rec));
 	thermal_model_export(&s.model, &rec.state);
@@ -179,7 +179,7 @@ static void test_resume_needs_the_engage_confidence(void **unused)
 	assert_int_equal(model_record_resume(&m, &rec, &confidence), 0);
 	assert_true(confidence > 0.9);
 	assert_true(m.est.confidence == confidence);
-	assert_int_equal(m.updates, s.model.updates);
+	assert_int_equal(m.state.updates, s.model.state.updates);
 }
 
 /* The text of a record learnt on a plant for two minutes, for the parse tests. */
@@ -412,7 +412,7 @@ static void test_fingerprint_in_text(void **unused)
 	(void)unused;
 	setup_zone();
 	thermal_model_init(&zone.learning.model, 100, 75000, 2200);
-	zone.learning.model.updates = 1;
+	zone.learning.model.state.updates = 1;
 	model_record_of(&zone, &rec);
 	assert_int_equal(rec.state.updates, 1);
 	assert_true(model_record_format(&rec, "cpu", text, sizeof(text)) > 0);

@@ -112,10 +112,10 @@ static void test_prior(void **unused)
 	assert_int_equal(thermal_model_sustainable_mw(&m), 2200);
 	assert_true(m.est.confidence == 0);
 	assert_float_equal(m.est.time_constant_s, 30, 1e-6);
-	assert_float_equal(m.block_s, 5, 1e-9);	/* 50 periods of 100 ms */
+	assert_float_equal(m.state.block_s, 5, 1e-9);	/* 50 periods of 100 ms */
 	thermal_model_init(&m, 1000, 75000, 0);	/* no prior: 1 W */
 	assert_int_equal(thermal_model_sustainable_mw(&m), 1000);
-	assert_float_equal(m.block_s, 20, 1e-9);	/* at most 20 s */
+	assert_float_equal(m.state.block_s, 20, 1e-9);	/* at most 20 s */
 }
 
 /* The simulated RockPro64's kind of plant: a 1 s die on a 60 s case, 2.2 W sustainable. */
@@ -253,7 +253,7 @@ static void test_spike(void **unused)
 	synth_run(&s, 620);
 	print_message("spike: %.3f -> %.3f W\n", before, s.model.est.sustainable_w);
 	assert_true(fabs(s.model.est.sustainable_w / before - 1) < 0.05);
-	assert_int_equal(s.model.changes, 0);
+	assert_int_equal(s.model.state.changes, 0);
 }
 
 /* diag(info^-1)[i], the parameter's variance factor, by solving info x = e_i. */
@@ -263,7 +263,7 @@ static double variance_factor(const struct thermal_model *m, int i)
 	int n = THERMAL_MODEL_N;
 
 	for (int r = 0; r < n; r++) {
-		memcpy(a[r], m->info[r], sizeof(m->info[r]));
+		memcpy(a[r], m->state.info[r], sizeof(m->state.info[r]));
 		a[r][n] = r == i;
 	}
 	for (int c = 0; c < n; c++)
@@ -287,17 +287,17 @@ static void assert_sane(const struct thermal_model *m)
 	const struct thermal_estimate *e = &m->est;
 
 	assert_true(finite_estimate(e));
-	assert_true(m->theta[0] >= 0 && m->theta[0] < 1);
+	assert_true(m->state.theta[0] >= 0 && m->state.theta[0] < 1);
 	assert_true(e->time_constant_s <= 1200 * (1 + 1e-9));
-	assert_true(e->gain_k_per_w >= m->gain_min_k_per_w * (1 - 1e-9));
-	assert_true(e->gain_k_per_w <= m->gain_max_k_per_w * (1 + 1e-9));
-	assert_true(e->offset_c >= fmin(-40, m->ref_c) - 1e-6);
-	assert_true(e->offset_c <= m->ref_c + 30 + 1e-6);
+	assert_true(e->gain_k_per_w >= m->state.gain_min_k_per_w * (1 - 1e-9));
+	assert_true(e->gain_k_per_w <= m->state.gain_max_k_per_w * (1 + 1e-9));
+	assert_true(e->offset_c >= fmin(-40, m->state.ref_c) - 1e-6);
+	assert_true(e->offset_c <= m->state.ref_c + 30 + 1e-6);
 	for (int i = 0; i < THERMAL_MODEL_N; i++) {
 		double v = variance_factor(m, i);
 
 		assert_true(isfinite(v) && v > 0);
-		assert_true(v <= 1 / m->floor[i] * (1 + 1e-9));
+		assert_true(v <= 1 / m->state.floor[i] * (1 + 1e-9));
 	}
 }
 
@@ -347,17 +347,17 @@ static void test_gap(void **unused)
 	thermal_model_init(&m, 100, 75000, 2200);
 	for (int k = 0; k < 200; k++)
 		thermal_model_sample(&m, 100000, 70000, 2000);
-	updates = m.updates;
+	updates = m.state.updates;
 	assert_true(updates > 0);
 	thermal_model_sample(&m, 60000000, 40000, 0);	/* a minute later */
 	assert_false(m.have_prev);
 	/* The next block only starts the chain; the one after is fitted. */
 	for (int k = 0; k < 50; k++)
 		thermal_model_sample(&m, 100000, 40000, 0);
-	assert_int_equal(m.updates, updates);
+	assert_int_equal(m.state.updates, updates);
 	for (int k = 0; k < 50; k++)
 		thermal_model_sample(&m, 100000, 40000, 0);
-	assert_int_equal(m.updates, updates + 1);
+	assert_int_equal(m.state.updates, updates + 1);
 	/* A failed read drops the block being filled too. */
 	thermal_model_sample(&m, 100000, 40000, 0);
 	thermal_model_break(&m);
@@ -377,7 +377,7 @@ static void test_irregular_sampling(void **unused)
 		thermal_model_sample(&fast, 100000, 50000 + 20 * k, 1500);
 	for (int k = 0; k <= 400; k++)
 		thermal_model_sample(&slow, 250000, 50000 + 50 * k, 1500);
-	assert_int_equal(fast.updates, slow.updates);
+	assert_int_equal(fast.state.updates, slow.state.updates);
 	assert_float_equal(fast.prev_temp_c, slow.prev_temp_c, 1e-6);
 	assert_float_equal(fast.prev_power_w, slow.prev_power_w, 1e-9);
 	assert_float_equal(fast.est.sustainable_w, slow.est.sustainable_w, 1e-6);
@@ -403,7 +403,7 @@ static void print_learning(void)
 				synth_run(&s, at_s[t]);
 				printf(" %+6.1f (%.2f)", 100 * error_of(&s), s.model.est.confidence);
 			}
-			printf(" | %u | %.0f, %.1f (%.1f)\n", s.model.changes,
+			printf(" | %u | %.0f, %.1f (%.1f)\n", s.model.state.changes,
 			       s.model.est.time_constant_s, s.model.est.gain_k_per_w,
 			       s.r_die + s.r_case);
 		}
@@ -423,12 +423,12 @@ static void print_changes(void)
 
 			synth_init(&s, &sp, sp.sustainable_w);
 			synth_run(&s, 900);
-			changes = s.model.changes;
+			changes = s.model.state.changes;
 			synth_scale_resistance(&s, 1.5);
 			for (double t = 905; t <= 1200; t += 5) {
 				synth_run(&s, t);
 				lowest = fmin(lowest, s.model.est.confidence);
-				if (detected < 0 && s.model.changes > changes)
+				if (detected < 0 && s.model.state.changes > changes)
 					detected = t - 900;
 			}
 			printf("%5.1f/%5.1f %.1f                     %5.1f  %-6s | %4.0f | %.2f | "
