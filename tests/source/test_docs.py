@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The documentation's shape: README.md is a front page of at most
-README_MAX_LINES lines, and every relative link in README.md and doc/*.md
-(markdown links and images, outside code) names a file that exists, and
+README_MAX_LINES lines, and every relative link in README.md, tools/README.md
+and doc/*.md (markdown links and images, outside code) names a file that exists, and
 an anchor (#section) that one of its headings makes.
 
 usage: test_docs.py
@@ -22,9 +22,9 @@ CODE_SPAN = re.compile(r"`[^`]*`")
 
 
 def pages():
-    """README.md and every doc/*.md, as paths relative to the source tree."""
+    """README.md, tools/README.md and every doc/*.md, as paths relative to the source tree."""
     doc = sorted(os.path.relpath(p, SOURCE) for p in glob.glob(os.path.join(SOURCE, "doc", "*.md")))
-    return ["README.md"] + doc
+    return ["README.md", "tools/README.md"] + doc
 
 
 def prose_lines(root, path):
@@ -84,6 +84,7 @@ class Docs(unittest.TestCase):
     def test_relative_links_lead_somewhere(self):
         checked = pages()
         self.assertIn("doc/control-quality.md", checked)
+        self.assertIn("tools/README.md", checked)
         broken = [b for p in checked for b in broken_links(SOURCE, p)]
         self.assertEqual(broken, [], "broken links:\n" + "\n".join(broken))
 
