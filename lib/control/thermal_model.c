@@ -389,7 +389,9 @@ int thermal_model_import(struct thermal_model *m, const struct thermal_model_sta
 {
 	struct thermal_model t = *m;
 
-	if (!finite_all(s->prior, STATE_FINITE_N))
+	/* From the state's own address: the doubles span several members. */
+	if (!finite_all((const char *)s + offsetof(struct thermal_model_state, prior),
+			STATE_FINITE_N))
 		return -EINVAL;
 	if (!same(s->block_s, m->state.block_s) || !same(s->ref_c, m->state.ref_c))
 		return -EINVAL;
