@@ -23,6 +23,10 @@ POWERALLOCD_PACKAGES=(
 	# the system suite (tests/system): Debian's kernel under QEMU, ACPI tables compiled
 	# with iasl, a busybox initramfs, a Debian 12 root file system by mmdebstrap
 	qemu-system-x86 acpica-tools busybox-static cpio kmod e2fsprogs mmdebstrap
+	# arm64 and armhf (tools/cross): a bookworm chroot with Debian's cross compilers made
+	# by mmdebstrap, the unit suite under qemu-user; the system suite's arm64 stage:
+	# Debian's arm64 kernel under qemu-system-aarch64 with a device tree compiled by dtc
+	qemu-user-static qemu-system-arm device-tree-compiler binutils
 )
 
 # ensure_packages [PACKAGE...]: install those missing of the PACKAGEs (default:

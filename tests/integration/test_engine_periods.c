@@ -51,7 +51,7 @@ static long expected_state(const struct board_domain *d, long granted_mw, unsign
 	long per_cpu = granted_mw * 100 / (100 * (long)n);
 	size_t k = d->n_opps - 1;
 
-	while (k > 0 && d->opps[k].power_mw > per_cpu)
+	while (k > 0 && (long)d->opps[k].power_mw > per_cpu)
 		k--;
 	return (long)(d->n_opps - 1 - k);
 }
@@ -364,7 +364,7 @@ static void test_cycle_above_control(void **unused)
 	tree_put("/sys/class/thermal/cooling_device0/cur_state", "5\n");
 	tree_busy_cpus(6, 200);
 	assert_int_equal(engine_cycle(&e, 200000, NULL), 0);
-	assert_true(e.actors[0]->granted_mw < grant_l);
+	assert_true((long)e.actors[0]->granted_mw < grant_l);
 	assert_int_equal(e.actors[0]->state, expected_state(little, grant_l, 4));
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device0/cur_state"),
 			 expected_state(little, grant_l, 4));
