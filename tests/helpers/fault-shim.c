@@ -18,7 +18,13 @@
  * kernel has).  boottime-offset-ms (below, clock_gettime()) fakes a suspend.
  * The simulator and the tests create and remove those files.
  * Never installed.
+ *
+ * Built without _FILE_OFFSET_BITS, whatever the build passes: with it, the
+ * C library's headers name pread() pread64() (and pwrite() pwrite64()), and
+ * the shim could not define both.  tests/source/test_fault_shim.py compiles
+ * it as a 32-bit and a 64-bit build would.
  */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -98,47 +104,92 @@ static void sleep_ms(long ms)
 		;
 }
 
+/*
+ * The errno a read of @fd fails with under the rules, 0 for none, after the
+ * slow-read delay.  Shared by pread() and pread64(): each forwards to its own
+ * next symbol, as their offsets differ on 32-bit (below).
+ */
+static int read_fault(int fd)
+{
+	long delay_ms;
+
+	if (faulted(fd, "eio-read"))
+		return EIO;
+	if ((delay_ms = slow_read_ms(fd)) > 0)
+		sleep_ms(delay_ms);
+	return 0;
+}
+
+/* The errno a write to @fd fails with under the rules, 0 for none. */
+static int write_fault(int fd)
+{
+	if (faulted(fd, "enodev-write"))
+		return ENODEV;
+	if (faulted(fd, "eio-write"))
+		return EIO;
+	return 0;
+}
+
+/* -1 with errno @err, as the call that failed would return. */
+static ssize_t failed(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/*
+ * Each of the four is its own symbol with its own next: a program built with
+ * _FILE_OFFSET_BITS=64 (meson's default) calls pread64() and pwrite64() with
+ * a 64-bit offset, one built without it pread() and pwrite() with off_t,
+ * which is 32 bits on a 32-bit machine.  On 64-bit the C library makes the
+ * pairs one function; here they stay apart so that both ABIs hold.
+ */
 ssize_t pread(int fd, void *buf, size_t count, off_t offset)
 {
 	static ssize_t (*next)(int, void *, size_t, off_t);
-	long delay_ms;
+	int err = read_fault(fd);
 
 	if (!next)
 		next = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
-	if (faulted(fd, "eio-read")) {
-		errno = EIO;
-		return -1;
-	}
-	if ((delay_ms = slow_read_ms(fd)) > 0)
-		sleep_ms(delay_ms);
+	if (err)
+		return failed(err);
 	return next(fd, buf, count, offset);
 }
 
-ssize_t pread64(int fd, void *buf, size_t count, off_t offset)
+ssize_t pread64(int fd, void *buf, size_t count, off64_t offset)
 {
-	return pread(fd, buf, count, offset);
+	static ssize_t (*next)(int, void *, size_t, off64_t);
+	int err = read_fault(fd);
+
+	if (!next)
+		next = (ssize_t (*)(int, void *, size_t, off64_t))dlsym(RTLD_NEXT, "pread64");
+	if (err)
+		return failed(err);
+	return next(fd, buf, count, offset);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
 {
 	static ssize_t (*next)(int, const void *, size_t, off_t);
+	int err = write_fault(fd);
 
 	if (!next)
 		next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	if (faulted(fd, "enodev-write")) {
-		errno = ENODEV;
-		return -1;
-	}
-	if (faulted(fd, "eio-write")) {
-		errno = EIO;
-		return -1;
-	}
+	if (err)
+		return failed(err);
 	return next(fd, buf, count, offset);
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset)
+ssize_t pwrite64(int fd, const void *buf, size_t count, off64_t offset)
 {
-	return pwrite(fd, buf, count, offset);
+	static ssize_t (*next)(int, const void *, size_t, off64_t);
+	int err = write_fault(fd);
+
+	if (!next)
+		next = (ssize_t (*)(int, const void *, size_t, off64_t))dlsym(RTLD_NEXT, "pwrite64");
+	if (err)
+		return failed(err);
+	return next(fd, buf, count, offset);
 }
 
 /*
