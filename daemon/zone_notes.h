@@ -5,7 +5,8 @@
  * crossed, limits released (only once the zone has stayed under switch-on
  * for NOTES_RELEASE_QUIET_MS, so that a bursty load that dips under it
  * does not log a pair per burst), more than NOTES_OVER_MC over control,
- * an actor held at its lowest state for NOTES_LOWEST_MS, a learnt
+ * an actor held at its lowest state for NOTES_LOWEST_MS (and by what: the
+ * zone's budget, or its share of it), a learnt
  * sustainable power that departs from the given one; and a zone's or an
  * actor's limiting reason when the one shown changes (held for
  * LIMIT_HOLD_MS by lib/control/limit.h: one line per episode too).
