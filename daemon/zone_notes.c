@@ -162,20 +162,21 @@ static void note_tuning(struct zone_notes *n, const struct zone *z)
 			    z->pid.sustainable_power_mw);
 }
 
-/* The zone's limiting reason, when the one shown changed: what its budget and requests are. */
-static void note_reason(struct zone_notes *n, const struct zone *z)
+/* The zone's limiting reason, when it is to be said (limit_log_due()): what its budget and requests are. */
+static void note_reason(struct zone_notes *n, const struct zone *z, uint64_t now_us)
 {
+	enum limit_reason was = n->reason_log.said;
 	uint64_t asked_mw = 0;
 
-	if (z->sensing.limit.shown == n->reason)
+	n->reason = z->sensing.limit.shown;
+	if (!limit_log_due(&n->reason_log, n->reason, now_us))
 		return;
 	for (size_t i = 0; i < z->n_actors; i++)
 		asked_mw += z->control.request_mw[i];
 	pa_log_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
-		    "for %llu mW requested", z->name, limit_reason_name(z->sensing.limit.shown),
-		    limit_reason_name(n->reason), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
+		    "for %llu mW requested", z->name, limit_reason_name(n->reason),
+		    limit_reason_name(was), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
 		    (unsigned long long)asked_mw);
-	n->reason = z->sensing.limit.shown;
 }
 
 void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
@@ -185,7 +186,7 @@ void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
 	note_lowest(n, z, now_us);
 	note_model(z);
 	note_tuning(n, z);
-	note_reason(n, z);
+	note_reason(n, z, now_us);
 }
 
 /* @a's limiting reason, now @a->limit.shown, was @was. */
@@ -202,13 +203,19 @@ static void say_actor_reason(const struct actor *a, enum limit_reason was)
 		      a->state, a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
 }
 
-bool actor_notes_update(enum limit_reason *said, const struct actor *a)
+void actor_notes_init(struct actor_notes *n, enum limit_reason shown)
 {
-	if (a->limit.shown == *said)
-		return false;
+	*n = (struct actor_notes){ .shown = shown, .log = { .said = shown, .pending = shown } };
+}
+
+bool actor_notes_update(struct actor_notes *n, const struct actor *a, uint64_t now_us)
+{
+	enum limit_reason was = n->log.said;
+	bool changed = a->limit.shown != n->shown;
+
+	n->shown = a->limit.shown;
 	/* Each period's path: below the log level, not even formatted. */
-	if (journal_enabled(PA_LOG_INFO))
-		say_actor_reason(a, *said);
-	*said = a->limit.shown;
-	return true;
+	if (limit_log_due(&n->log, n->shown, now_us) && journal_enabled(PA_LOG_INFO))
+		say_actor_reason(a, was);
+	return changed;
 }

@@ -22,6 +22,8 @@
 #include "platform/log.h"
 #include "zone_notes.h"
 
+#define MS 1000ULL	/* us */
+
 struct notes_call {
 	struct zone_notes *n;
 	struct zone *z;
@@ -192,29 +194,130 @@ static void count_formatted(void *userdata, int priority, const char *const *fie
 static void test_actor_reason_not_formatted_below_the_level(void **unused)
 {
 	struct actor a = { .name = "cpufreq-cpu0", .max_state = 5 };
-	enum limit_reason said = LIMIT_NONE;
+	struct actor_notes n;
 	void *userdata;
 
 	(void)unused;
+	actor_notes_init(&n, LIMIT_NONE);
 	journal_setup(LOG_TARGET_STDERR, PA_LOG_NOTICE);
 	pa_log_get_handler(&journal_handler, &userdata);
 	pa_log_set_handler(count_formatted, userdata);
 	n_formatted = 0;
 	a.limit.shown = LIMIT_TEMPERATURE;
-	assert_true(actor_notes_update(&said, &a));
-	assert_int_equal(said, LIMIT_TEMPERATURE);
+	assert_true(actor_notes_update(&n, &a, 1000 * MS));
+	assert_int_equal(n.log.said, LIMIT_TEMPERATURE);
 	assert_int_equal(n_formatted, 0);
 	/* At info level, it is said. */
 	journal_setup(LOG_TARGET_STDERR, PA_LOG_INFO);
 	pa_log_get_handler(&journal_handler, &userdata);
 	pa_log_set_handler(count_formatted, userdata);
 	a.limit.shown = LIMIT_LOWEST_STATE;
-	assert_true(actor_notes_update(&said, &a));
-	assert_int_equal(said, LIMIT_LOWEST_STATE);
+	assert_true(actor_notes_update(&n, &a, 2000 * MS));
+	assert_int_equal(n.log.said, LIMIT_LOWEST_STATE);
 	assert_int_equal(n_formatted, 1);
-	assert_false(actor_notes_update(&said, &a));
+	assert_false(actor_notes_update(&n, &a, 3000 * MS));
 	assert_int_equal(n_formatted, 1);
 	journal_setup(LOG_TARGET_STDERR, PA_LOG_INFO);
+}
+
+struct flip_call {
+	struct actor_notes *n;
+	struct actor *a;
+	uint64_t from_us, period_us;
+	unsigned int periods, changed;
+	enum limit_reason reasons[2];
+};
+
+/* @periods periods of @period_us from @from_us, the reason shown alternating between two. */
+static void flip(const void *arg)
+{
+	struct flip_call *c = (struct flip_call *)arg;
+
+	for (unsigned int k = 0; k < c->periods; k++) {
+		c->a->limit.shown = c->reasons[k % 2];
+		c->changed += actor_notes_update(c->n, c->a, c->from_us + k * c->period_us);
+	}
+}
+
+/* How many lines of @text hold @words. */
+static unsigned int lines_with(const char *text, const char *words)
+{
+	unsigned int n = 0;
+
+	for (const char *p = text; (p = strstr(p, words)); p += strlen(words))
+		n++;
+	return n;
+}
+
+/*
+ * A big cluster stepping between two cooling states every period, its
+ * reason flipping between temperature and none (a release is shown at once),
+ * for 60 periods of 1 s: D-Bus sees every change, the journal one line (the
+ * first change; the bound: a reason is said at once only when it was not
+ * shown in the 10 s before, else once it has held 10 s), not one per flip
+ * (issue 41, 6: 26 lines in 12 s).  A real change, to a reason not shown in
+ * the last 10 s, is said in its own period; a flip back to one shown then,
+ * once it has held for 10 s.
+ */
+static void test_actor_reason_does_not_flood(void **unused)
+{
+	struct actor a = { .name = "cpufreq-cpu4", .max_state = 5, .max_mw = 2260 };
+	struct actor_notes n;
+	struct flip_call c = { &n, &a, 1000 * MS, 1000 * MS, 60, 0,
+			       { LIMIT_TEMPERATURE, LIMIT_NONE } };
+	char *t;
+
+	(void)unused;
+	actor_notes_init(&n, LIMIT_NONE);
+	t = capture_any(STDERR_FILENO, flip, &c);
+	assert_int_equal(c.changed, 60);
+	assert_int_equal(lines_with(t, "limiting reason"), 1);
+	assert_non_null(strstr(t, "actor cpufreq-cpu4: limiting reason temperature (was none)"));
+	free(t);
+	/* Lowest-state, never said: at once, in its period. */
+	c = (struct flip_call){ &n, &a, 61000 * MS, 1000 * MS, 1, 0, { LIMIT_LOWEST_STATE } };
+	t = capture_any(STDERR_FILENO, flip, &c);
+	assert_int_equal(lines_with(t, "limiting reason lowest-state (was temperature)"), 1);
+	free(t);
+	/* Back to temperature, left 1 s ago: said once it has held 10 s, at 72 s. */
+	c = (struct flip_call){ &n, &a, 62000 * MS, 1000 * MS, 10, 0,
+				{ LIMIT_TEMPERATURE, LIMIT_TEMPERATURE } };
+	t = capture_any(STDERR_FILENO, flip, &c);
+	assert_int_equal(lines_with(t, "limiting reason"), 0);
+	free(t);
+	c.from_us = 72000 * MS;
+	c.periods = 1;
+	t = capture_any(STDERR_FILENO, flip, &c);
+	assert_int_equal(lines_with(t, "limiting reason temperature (was lowest-state)"), 1);
+	free(t);
+	/* None, last shown at 60 s: at once. */
+	c = (struct flip_call){ &n, &a, 73000 * MS, 1000 * MS, 1, 0, { LIMIT_NONE } };
+	t = capture_any(STDERR_FILENO, flip, &c);
+	assert_int_equal(lines_with(t, "limiting reason none (was temperature)"), 1);
+	free(t);
+}
+
+/* The same for a zone: its reason flipping every period for 60 s is said once. */
+static void test_zone_reason_does_not_flood(void **unused)
+{
+	struct zone *z = calloc(1, sizeof(*z));
+	struct zone_notes n = { 0 };
+	unsigned int lines = 0;
+
+	(void)unused;
+	snprintf(z->name, sizeof(z->name), "cpu");
+	z->control.active = true;
+	for (unsigned int k = 0; k < 60; k++) {
+		char *t;
+
+		z->sensing.limit.shown = k % 2 ? LIMIT_NONE : LIMIT_TEMPERATURE;
+		t = notes_at(&n, z, (1000 + 1000 * k) * MS);
+		lines += lines_with(t, "limiting reason");
+		assert_int_equal(n.reason, z->sensing.limit.shown);
+		free(t);
+	}
+	assert_int_equal(lines, 1);
+	free(z);
 }
 
 int main(void)
@@ -223,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_released_to_the_first_approach),
 		cmocka_unit_test(test_lowest_state_says_why),
 		cmocka_unit_test(test_actor_reason_not_formatted_below_the_level),
+		cmocka_unit_test(test_actor_reason_does_not_flood),
+		cmocka_unit_test(test_zone_reason_does_not_flood),
 	};
 
 	/* As the daemon does before its first message: "priority: message FIELDS" on stderr. */
