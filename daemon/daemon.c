@@ -34,14 +34,14 @@ int daemon_reset_schedule(struct daemon *d)
 
 	free(d->was_active);
 	free(d->notes);
-	free(d->actor_reasons);
+	free(d->actor_notes);
 	d->was_active = calloc(n, sizeof(*d->was_active));
 	d->notes = calloc(n, sizeof(*d->notes));
-	d->actor_reasons = calloc(d->engine.n_actors + 1, sizeof(*d->actor_reasons));
-	if (!d->was_active || !d->notes || !d->actor_reasons)
+	d->actor_notes = calloc(d->engine.n_actors + 1, sizeof(*d->actor_notes));
+	if (!d->was_active || !d->notes || !d->actor_notes)
 		return -ENOMEM;
 	for (size_t k = 0; k < d->engine.n_actors; k++)
-		d->actor_reasons[k] = d->engine.actors[k]->limit.shown;
+		actor_notes_init(&d->actor_notes[k], d->engine.actors[k]->limit.shown);
 	return schedule_reset(&d->schedule, d->engine.n_zones);
 }
 
@@ -188,7 +188,7 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		schedule_ran(&d->schedule, &d->engine, i, now);
 	}
 	for (size_t k = 0; k < d->engine.n_actors; k++)
-		if (actor_notes_update(&d->actor_reasons[k], d->engine.actors[k]))
+		if (actor_notes_update(&d->actor_notes[k], d->engine.actors[k], now))
 			bus_actor_changed(d->bus, k, "LimitingReason");
 	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
 	update_status(d);

@@ -61,7 +61,7 @@ struct daemon {
 	struct schedule schedule;
 	bool *was_active;
 	struct zone_notes *notes;
-	enum limit_reason *actor_reasons;	/* per actor, the limiting reason last said */
+	struct actor_notes *actor_notes;	/* per actor, its limiting reason shown and said */
 	struct metrics metrics;
 	struct sleep_watch sleep;
 	bool ready;

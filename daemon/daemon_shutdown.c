@@ -79,6 +79,6 @@ size_t daemon_teardown(struct daemon *d)
 	schedule_free(&d->schedule);
 	free(d->was_active);
 	free(d->notes);
-	free(d->actor_reasons);
+	free(d->actor_notes);
 	return failed;
 }

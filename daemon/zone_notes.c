@@ -47,13 +47,57 @@ static void note_overshoot(struct zone_notes *n, const struct zone *z)
 	}
 }
 
-/* An actor held at its deepest state: the zone wants less than it can take away. */
+/* What @z's actors draw at their lowest states with their loads now, mW. */
+static uint64_t lowest_sum_mw(const struct zone *z)
+{
+	uint64_t sum_mw = 0;
+
+	for (size_t i = 0; i < z->n_actors; i++)
+		sum_mw += actor_lowest_mw(z->actors[i]);
+	return sum_mw;
+}
+
+/*
+ * Why @z's actor @k has been at its lowest state for NOTES_LOWEST_MS: a
+ * notice where the zone's budget is under what its actors draw at their
+ * lowest states (too low a sustainable power, or heat from elsewhere); where
+ * the budget covers that but the division granted this actor less than it
+ * draws there, that, at info (its share, not the budget, holds it: issue 41,
+ * 5); else nothing: another zone, or the cap's share there, holds it.
+ */
+static void say_lowest(const struct zone *z, size_t k)
+{
+	const struct actor *a = z->actors[k];
+	uint64_t lowest_mw = lowest_sum_mw(z);
+	uint32_t draws_mw = actor_lowest_mw(a);
+
+	if (z->control.budget_mw < lowest_mw)
+		pa_log_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state (%lu) for "
+			    "%d s: the budget, %u mW, is under what the zone's actors draw at "
+			    "their lowest states, %llu mW; check sustainable_power and what else "
+			    "heats the zone", z->name, a->name, a->max_state,
+			    NOTES_LOWEST_MS / 1000, z->control.budget_mw,
+			    (unsigned long long)lowest_mw);
+	else if (z->control.grant_mw[k] < draws_mw)
+		pa_log_zone(PA_LOG_INFO, z, "zone %s: %s has been at its lowest state (%lu) for "
+			    "%d s: its share of the budget, %u of %u mW, is under the %u mW it "
+			    "draws there; the division gives the zone's other actors more",
+			    z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000,
+			    z->control.grant_mw[k], z->control.budget_mw, draws_mw);
+}
+
+/*
+ * A power actor held at its deepest state for NOTES_LOWEST_MS, said once
+ * (say_lowest()).  Not a fan's (its top state is its hardest cooling), nor
+ * in a step_wise zone, which has no budget.
+ */
 static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now_us)
 {
 	for (size_t k = 0; k < z->n_actors; k++) {
 		const struct actor *a = z->actors[k];
 
-		if (!a->max_state || a->state < a->max_state) {
+		if (!a->max_state || a->state < a->max_state || a->kind == ACTOR_COOLING_DEVICE ||
+		    z->pid.mode == PID_MODE_STEP_WISE) {
 			n->lowest_since_us[k] = 0;
 			n->lowest_said[k] = false;
 			continue;
@@ -62,10 +106,7 @@ static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now
 			n->lowest_since_us[k] = now_us;
 		if (!n->lowest_said[k] &&
 		    now_us - n->lowest_since_us[k] >= NOTES_LOWEST_MS * USEC_PER_MSEC) {
-			pa_log_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state "
-				    "(%lu) for %d s: the budget is under what it draws there; "
-				    "check sustainable_power and what else heats the zone",
-				    z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000);
+			say_lowest(z, k);
 			n->lowest_said[k] = true;
 		}
 	}
@@ -121,20 +162,21 @@ static void note_tuning(struct zone_notes *n, const struct zone *z)
 			    z->pid.sustainable_power_mw);
 }
 
-/* The zone's limiting reason, when the one shown changed: what its budget and requests are. */
-static void note_reason(struct zone_notes *n, const struct zone *z)
+/* The zone's limiting reason, when it is to be said (limit_log_due()): what its budget and requests are. */
+static void note_reason(struct zone_notes *n, const struct zone *z, uint64_t now_us)
 {
+	enum limit_reason was = n->reason_log.said;
 	uint64_t asked_mw = 0;
 
-	if (z->sensing.limit.shown == n->reason)
+	n->reason = z->sensing.limit.shown;
+	if (!limit_log_due(&n->reason_log, n->reason, now_us))
 		return;
 	for (size_t i = 0; i < z->n_actors; i++)
 		asked_mw += z->control.request_mw[i];
 	pa_log_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
-		    "for %llu mW requested", z->name, limit_reason_name(z->sensing.limit.shown),
-		    limit_reason_name(n->reason), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
+		    "for %llu mW requested", z->name, limit_reason_name(n->reason),
+		    limit_reason_name(was), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
 		    (unsigned long long)asked_mw);
-	n->reason = z->sensing.limit.shown;
 }
 
 void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
@@ -144,7 +186,7 @@ void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us)
 	note_lowest(n, z, now_us);
 	note_model(z);
 	note_tuning(n, z);
-	note_reason(n, z);
+	note_reason(n, z, now_us);
 }
 
 /* @a's limiting reason, now @a->limit.shown, was @was. */
@@ -161,13 +203,19 @@ static void say_actor_reason(const struct actor *a, enum limit_reason was)
 		      a->state, a->max_state, a->kind == ACTOR_COOLING_DEVICE ? "" : power);
 }
 
-bool actor_notes_update(enum limit_reason *said, const struct actor *a)
+void actor_notes_init(struct actor_notes *n, enum limit_reason shown)
 {
-	if (a->limit.shown == *said)
-		return false;
+	*n = (struct actor_notes){ .shown = shown, .log = { .said = shown, .pending = shown } };
+}
+
+bool actor_notes_update(struct actor_notes *n, const struct actor *a, uint64_t now_us)
+{
+	enum limit_reason was = n->log.said;
+	bool changed = a->limit.shown != n->shown;
+
+	n->shown = a->limit.shown;
 	/* Each period's path: below the log level, not even formatted. */
-	if (journal_enabled(PA_LOG_INFO))
-		say_actor_reason(a, *said);
-	*said = a->limit.shown;
-	return true;
+	if (limit_log_due(&n->log, n->shown, now_us) && journal_enabled(PA_LOG_INFO))
+		say_actor_reason(a, was);
+	return changed;
 }

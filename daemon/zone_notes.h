@@ -5,10 +5,14 @@
  * crossed, limits released (only once the zone has stayed under switch-on
  * for NOTES_RELEASE_QUIET_MS, so that a bursty load that dips under it
  * does not log a pair per burst), more than NOTES_OVER_MC over control,
- * an actor held at its lowest state for NOTES_LOWEST_MS, a learnt
+ * an actor held at its lowest state for NOTES_LOWEST_MS (and by what: the
+ * zone's budget, or its share of it), a learnt
  * sustainable power that departs from the given one; and a zone's or an
  * actor's limiting reason when the one shown changes (held for
- * LIMIT_HOLD_MS by lib/control/limit.h: one line per episode too).
+ * LIMIT_HOLD_MS by lib/control/limit.h: one line per episode too), but a
+ * change back to a reason said in the last LIMIT_LOG_QUIET_MS only once it
+ * has held for LIMIT_HOLD_MS (limit_log_due(): no line per flip of a device
+ * stepping between two states).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,7 +34,9 @@
  * @lowest_since_us: per actor, since when it has been at its deepest state,
  *	monotonic µs (0: not).
  * @lowest_said: per actor, that was said.
- * @reason: the zone's limiting reason last said.
+ * @reason: the zone's limiting reason shown as of its last period (D-Bus
+ *	signals each change).
+ * @reason_log: what the journal said of it.
  * @fault: the sensor fault last signalled on D-Bus (zone->sensing.fault_shown).
  * @tuned: the default controller was last said to run on the model.
  */
@@ -41,6 +47,7 @@ struct zone_notes {
 	uint64_t lowest_since_us[ZONE_MAX_ACTORS];
 	bool lowest_said[ZONE_MAX_ACTORS];
 	enum limit_reason reason;
+	struct limit_log reason_log;
 	enum sensor_fault fault;
 	bool tuned;
 };
@@ -52,7 +59,23 @@ struct zone_notes {
 void zone_notes_update(struct zone_notes *n, struct zone *z, uint64_t now_us);
 
 /**
- * actor_notes_update() - say @a's limiting reason when it is not *@said,
- * which it becomes.  Return: whether it changed.
+ * struct actor_notes - what was said about one actor.
+ * @shown: its limiting reason shown as of the last period (D-Bus signals
+ *	each change).
+ * @log: what the journal said of it.
  */
-bool actor_notes_update(enum limit_reason *said, const struct actor *a);
+struct actor_notes {
+	enum limit_reason shown;
+	struct limit_log log;
+};
+
+/** actor_notes_init() - notes of an actor whose reason shown is @shown, taken as said. */
+void actor_notes_init(struct actor_notes *n, enum limit_reason shown);
+
+/**
+ * actor_notes_update() - after a period at @now_us (monotonic µs): note
+ * @a's limiting reason shown, and say it when limit_log_due() (not even
+ * formatted below the log level).
+ * Return: whether the reason shown changed.
+ */
+bool actor_notes_update(struct actor_notes *n, const struct actor *a, uint64_t now_us);

@@ -104,7 +104,7 @@ int freq_actor_open_state(struct freq_actor *f, int cdev_id)
 		       f->cs.max_state, f->n_freqs);
 	f->base.cdev_id = cdev_id;
 	f->base.max_state = f->cs.max_state;
-	f->base.state = f->cs.file.original;
+	f->base.state = cooling_state_of(&f->cs, f->cs.file.original);
 	return 0;
 }
 

@@ -29,11 +29,14 @@
  * struct cycle_sample - what every actor of a cycle sees.
  * @prev, @cur: /proc/stat at the previous and at this cycle (read once per
  *	cycle for all zones).
+ * @loads: each CPU's load between them, percent; a CPU whose counters did
+ *	not move keeps its last load (cpu_load_pct()).
  * @now_us: monotonic time of this cycle, µs.
  */
 struct cycle_sample {
 	const struct cpu_stat *prev;
 	const struct cpu_stat *cur;
+	const struct cpu_loads *loads;
 	uint64_t now_us;
 };
 

@@ -49,7 +49,7 @@ static int cdev_set_state(struct actor *a, unsigned long state, uint32_t granted
 	int r = cooling_state_set(&c->cs, state);
 
 	a->granted_mw = granted_mw;
-	a->state = c->cs.file.written;
+	a->state = cooling_state_of(&c->cs, c->cs.file.written);
 	return r;
 }
 
@@ -63,7 +63,7 @@ static int cdev_restore(struct actor *a)
 	struct cdev_actor *c = to_cdev(a);
 	int r = cooling_state_restore(&c->cs);
 
-	a->state = c->cs.file.written;
+	a->state = cooling_state_of(&c->cs, c->cs.file.written);
 	return r;
 }
 
@@ -113,7 +113,7 @@ int actor_cooling_device_new(int cdev_id, const char *type, struct actor **ret)
 		free(c);
 		return r;
 	}
-	c->base.state = c->cs.file.original;
+	c->base.state = cooling_state_of(&c->cs, c->cs.file.original);
 	c->base.max_state = c->cs.max_state;
 	*ret = &c->base;
 	return 0;

@@ -37,7 +37,7 @@ static int cpufreq_sample(struct actor *a, const struct cycle_sample *s)
 	for (unsigned int cpu = cpumask_next(&a->cpus, 0); cpu < CPUMASK_MAX_CPUS;
 	     cpu = cpumask_next(&a->cpus, cpu + 1))
 		online += cpumask_test(&s->cur->online, cpu);
-	a->load_pct = cpu_load_sum_pct(s->prev, s->cur, &a->cpus, &a->saturated);
+	a->load_pct = cpu_loads_sum_pct(s->loads, &a->cpus, &a->saturated);
 	r = sysfs_attr_read_u64(&c->cur_freq, &khz);
 	if (r == 0 && khz > 0 && khz <= UINT32_MAX) {
 		a->freq_khz = (uint32_t)khz;

@@ -53,7 +53,7 @@ static int cap_sample(struct actor *a, const struct cycle_sample *s)
 	a->freq_khz = 0;
 	for (size_t i = 0; i < c->n_policies; i++) {
 		struct cap_policy *p = &c->policy[i];
-		unsigned int full, load = cpu_load_sum_pct(s->prev, s->cur, &p->cpus, &full);
+		unsigned int full, load = cpu_loads_sum_pct(s->loads, &p->cpus, &full);
 		uint64_t khz;
 
 		for (unsigned int cpu = cpumask_next(&p->cpus, 0); cpu < CPUMASK_MAX_CPUS;

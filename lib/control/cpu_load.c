@@ -148,7 +148,7 @@ int cpu_stat_parse(const char *buf, size_t len, struct cpu_stat *stat)
 }
 
 unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
-			  unsigned int cpu)
+			  unsigned int cpu, unsigned int last_pct)
 {
 	const struct cpu_times *a, *b;
 	uint64_t d_total, d_idle;
@@ -161,7 +161,9 @@ unsigned int cpu_load_pct(const struct cpu_stat *prev, const struct cpu_stat *cu
 		return 0;
 	d_total = b->total - a->total;
 	d_idle = b->idle - a->idle;
-	if (d_total == 0 || d_idle > d_total)
+	if (d_total == 0)
+		return last_pct > 100 ? 100 : last_pct;	/* no tick counted: as it was */
+	if (d_idle > d_total)
 		return 0;
 	/* Divide first when 100 * busy would overflow; the loss is < 1%. */
 	if (d_total - d_idle > UINT64_MAX / 100) {
@@ -187,14 +189,26 @@ bool cpu_stat_elapsed(const struct cpu_stat *prev, const struct cpu_stat *cur)
 	return !compared;
 }
 
-unsigned int cpu_load_sum_pct(const struct cpu_stat *prev, const struct cpu_stat *cur,
-			      const struct cpumask *cpus, unsigned int *saturated)
+void cpu_loads_update(struct cpu_loads *loads, const struct cpu_stat *prev,
+		      const struct cpu_stat *cur)
+{
+	for (unsigned int c = cpumask_next(&prev->online, 0); c < CPUMASK_MAX_CPUS;
+	     c = cpumask_next(&prev->online, c + 1))
+		if (!cpumask_test(&cur->online, c))
+			loads->pct[c] = 0;
+	for (unsigned int c = cpumask_next(&cur->online, 0); c < CPUMASK_MAX_CPUS;
+	     c = cpumask_next(&cur->online, c + 1))
+		loads->pct[c] = (uint8_t)cpu_load_pct(prev, cur, c, loads->pct[c]);
+}
+
+unsigned int cpu_loads_sum_pct(const struct cpu_loads *loads, const struct cpumask *cpus,
+			       unsigned int *saturated)
 {
 	unsigned int sum = 0, full = 0;
 
 	for (unsigned int c = cpumask_next(cpus, 0); c < CPUMASK_MAX_CPUS;
 	     c = cpumask_next(cpus, c + 1)) {
-		unsigned int load = cpu_load_pct(prev, cur, c);
+		unsigned int load = loads->pct[c];
 
 		sum += load;
 		full += load >= CPU_LOAD_SATURATED_PCT;

@@ -29,7 +29,8 @@ unsigned long fallback_upper(const struct fallback_device *f, unsigned long max_
 		crossed += f->crossed[k];
 	if (!f->n_trips)
 		return 0;
-	return (unsigned long)((max_state * crossed + f->n_trips - 1) / f->n_trips);
+	/* In 64 bits: max_state x crossed overflows an unsigned long on 32-bit. */
+	return (unsigned long)(((uint64_t)max_state * crossed + f->n_trips - 1) / f->n_trips);
 }
 
 unsigned long fallback_step(struct fallback_device *f, int32_t temp_mc, int32_t prev_temp_mc,

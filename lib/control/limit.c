@@ -31,3 +31,30 @@ void limit_track(struct limit_tracker *t, enum limit_reason now, uint64_t now_us
 		t->shown_us = now_us;
 	}
 }
+
+bool limit_log_due(struct limit_log *l, enum limit_reason shown, uint64_t now_us)
+{
+	uint64_t last_us;
+
+	if ((unsigned int)shown >= LIMIT_REASONS)
+		return false;
+	/* The reason the log began with was shown until now. */
+	if (!l->shown_us[l->said])
+		l->shown_us[l->said] = now_us;
+	last_us = l->shown_us[shown];
+	l->shown_us[shown] = now_us;
+	if (shown == l->said) {
+		l->pending = l->said;
+		return false;
+	}
+	if (shown != l->pending) {
+		l->pending = shown;
+		l->pending_us = now_us;
+		l->prompt = !last_us || now_us - last_us >= LIMIT_HOLD_MS * USEC_PER_MSEC;
+	}
+	if (!l->prompt && now_us - l->pending_us < LIMIT_HOLD_MS * USEC_PER_MSEC)
+		return false;
+	l->said = shown;
+	l->pending = shown;
+	return true;
+}

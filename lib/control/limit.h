@@ -59,6 +59,39 @@ struct limit_tracker {
 	uint64_t limited_us;
 };
 
+/**
+ * struct limit_log - what the journal said of one zone's or actor's reason
+ * shown (limit_log_due()).
+ * @said: the reason last said (or the one shown when the log began).
+ * @pending: the reason shown that differs from @said, since @pending_us.
+ * @pending_us: since when @pending has been shown, monotonic µs.
+ * @prompt: @pending is to be said at once: it had not been shown for
+ *	LIMIT_HOLD_MS before.
+ * @shown_us: per reason, the last period it was shown, monotonic µs (0:
+ *	never).
+ */
+struct limit_log {
+	enum limit_reason said;
+	enum limit_reason pending;
+	uint64_t pending_us;
+	bool prompt;
+	uint64_t shown_us[LIMIT_REASONS];
+};
+
+/**
+ * limit_log_due() - whether the reason @shown in the period at @now_us
+ * (monotonic, µs) is to be said in the journal now; if so it becomes the one
+ * said.  A change to a reason not shown in the LIMIT_HOLD_MS before is said
+ * in its first period (throttling that starts, or ends after the reason's
+ * hold); a change back to one shown in that time only once it has been
+ * shown for LIMIT_HOLD_MS on end.  So a device stepping between two states,
+ * whose reason flips every period (the reason shown is not held through a
+ * release: limit_track()), is said once, then only what holds 10 s, not once
+ * per flip (issue 41: 26 lines in 12 s); D-Bus and the metrics still follow
+ * every change of the reason shown.
+ */
+bool limit_log_due(struct limit_log *l, enum limit_reason shown, uint64_t now_us);
+
 /** limit_reason_name() - "none", "temperature", "power-limit", "lowest-state", "sensor-fault". */
 const char *limit_reason_name(enum limit_reason r);
 

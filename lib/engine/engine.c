@@ -30,6 +30,7 @@ int engine_sample_load(struct engine *e)
 		e->stat_prev = e->stat_cur;
 		e->stat_cur = e->stat_next;
 		e->stat_next = spare;
+		cpu_loads_update(e->loads, e->stat_prev, e->stat_cur);
 	}
 	return 0;
 }
@@ -38,10 +39,12 @@ int engine_restart_load(struct engine *e)
 {
 	int r = engine_sample_load(e);
 
-	/* Both samples equal: the next period sees no load yet.  A read that
-	 * fails (logged) leaves the pair as it was. */
-	if (r == 0)
+	/* Both samples equal: the next period sees no load yet (none kept from
+	 * before).  A read that fails (logged) leaves the pair as it was. */
+	if (r == 0) {
 		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
+		memset(e->loads, 0, sizeof(struct cpu_loads));
+	}
 	return r;
 }
 
@@ -182,6 +185,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 	engine_sample_load(e);
 	s.prev = e->stat_prev;
 	s.cur = e->stat_cur;
+	s.loads = e->loads;
 	s.now_us = now_us;
 	for (size_t i = 0; i < e->n_actors; i++)
 		actor_sample(e->actors[i], &s);
@@ -302,5 +306,6 @@ void engine_free(struct engine *e)
 	free(e->stat_prev);
 	free(e->stat_cur);
 	free(e->stat_next);
+	free(e->loads);
 	engine_init(e);
 }

@@ -27,6 +27,8 @@
  * @stat_prev, @stat_cur: the two samples loads are computed from.
  * @stat_next: where the next sample is parsed; it becomes @stat_cur only
  *	when time passed since it (a failed or too-early read leaves the pair).
+ * @loads: each CPU's load over the pair, updated when the pair moves on; a
+ *	CPU whose counters did not move keeps its last (cpu_load_pct()).
  * @stat_failed: the last read of /proc/stat failed (logged once).
  * @n_missing: optional configured actors that could not be used (their
  *	zones run without them), for the daemon to look for again.
@@ -56,6 +58,7 @@ struct engine {
 	struct cpu_stat *stat_prev;
 	struct cpu_stat *stat_cur;
 	struct cpu_stat *stat_next;
+	struct cpu_loads *loads;
 	bool stat_failed;
 	size_t n_missing;
 	size_t n_refused;

@@ -33,7 +33,8 @@ static int open_load(struct engine *e)
 	e->stat_prev = calloc(1, sizeof(struct cpu_stat));
 	e->stat_cur = calloc(1, sizeof(struct cpu_stat));
 	e->stat_next = calloc(1, sizeof(struct cpu_stat));
-	if (!e->stat_buf || !e->stat_prev || !e->stat_cur || !e->stat_next)
+	e->loads = calloc(1, sizeof(struct cpu_loads));
+	if (!e->stat_buf || !e->stat_prev || !e->stat_cur || !e->stat_next || !e->loads)
 		return -ENOMEM;
 	r = sysfs_attr_open(&e->proc_stat, PROC_STAT_PATH, false);
 	if (r < 0)
@@ -149,7 +150,7 @@ static void take_over(struct zone *z, const struct thermal_zone_info *tz)
 int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
 		      const struct zone_config *zc)
 {
-	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, 0 };
+	struct cycle_sample s = { b->e->stat_cur, b->e->stat_cur, b->e->loads, 0 };
 	char sensor[SYSFS_PATH_MAX], on[64];
 	const char *type;
 	size_t len;

@@ -65,7 +65,7 @@ struct sensor_input {
 
 /**
  * sensor_open() - open @path as the sensor @in (a regular file: a FIFO or
- * device is refused with -ESPIPE without waiting), taking over the reader
+ * device is refused with -SYSFS_ENOTREG without waiting), taking over the reader
  * that already reads that file, if any.
  * Return: 0 or negative errno (not logged).
  */

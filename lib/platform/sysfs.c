@@ -51,10 +51,10 @@ static int open_regular(const char *path, bool write)
 
 	/* A FIFO without a reader, or a socket, cannot even be opened for writing. */
 	if (fd < 0 && errno == ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return -ESPIPE;
+		return -SYSFS_ENOTREG;
 	if (fd < 0)
 		return -errno;
-	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -ESPIPE;
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -SYSFS_ENOTREG;
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -64,7 +64,12 @@ static int open_regular(const char *path, bool write)
 
 const char *sysfs_strerror(int error)
 {
-	return error == -ESPIPE ? "not a regular file" : strerror(-error);
+	if (error == -SYSFS_ENOTREG)
+		return "not a regular file";
+	if (error == -ESPIPE)
+		return "refuses reads and writes at an offset (Illegal seek), as debugfs's simple "
+		       "attributes do";
+	return strerror(-error);
 }
 
 bool sysfs_attr_same_file(const struct sysfs_attr *a, const struct sysfs_attr *b)
@@ -100,6 +105,13 @@ void sysfs_attr_close(struct sysfs_attr *attr)
 	attr->fd = -1;
 }
 
+/*
+ * A kept descriptor's contents, read again at offset 0.  A file that refuses
+ * pread() (ESPIPE: debugfs's simple attributes, opened nonseekable) cannot
+ * be read again through a kept descriptor, nor sought back to 0, and is not
+ * reopened on the control path: its reads fail with -ESPIPE, which the
+ * caller takes as a failed read (sysfs_strerror() names it).
+ */
 static ssize_t read_fd(int fd, char *buf, size_t size)
 {
 	ssize_t n;
@@ -184,6 +196,32 @@ int sysfs_pathf(char *buf, const char *fmt, ...)
 	return n < 0 || n >= SYSFS_PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * @fd, just opened (at offset 0), read with read() up to @size bytes or its
+ * end: for a file that refuses pread() (debugfs's simple attributes, such as
+ * the Energy Model's and the OPPs'), which read() reads from the start.
+ * Return: the length, -EFBIG when there is more than @size, or negative errno.
+ */
+static ssize_t read_from_start(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	char extra;
+	ssize_t n;
+
+	while (len < size) {
+		n = read(fd, buf + len, size - len);
+		if (n == 0)
+			return (ssize_t)len;
+		if (n > 0)
+			len += (size_t)n;
+		else if (errno != EINTR)
+			return -errno;
+	}
+	while ((n = read(fd, &extra, 1)) < 0 && errno == EINTR)
+		;
+	return n > 0 ? -EFBIG : n < 0 ? -errno : (ssize_t)len;
+}
+
 ssize_t sysfs_read_bin(const char *path, void *buf, size_t size)
 {
 	int fd = open_regular(path, false);
@@ -196,6 +234,8 @@ ssize_t sysfs_read_bin(const char *path, void *buf, size_t size)
 	n = pread(fd, buf, size, 0);
 	if (n >= 0 && (size_t)n == size && pread(fd, &extra, 1, (off_t)size) > 0)
 		n = -EFBIG;
+	else if (n < 0 && errno == ESPIPE)
+		n = read_from_start(fd, buf, size);
 	else if (n < 0)
 		n = -errno;
 	close(fd);

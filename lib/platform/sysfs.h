@@ -6,9 +6,14 @@
  * sysfs_attr) and re-read with pread at offset 0; discovery uses the
  * one-shot helpers.  Every function returns a negative errno and logs
  * nothing: the caller logs once, with the path.  Every open refuses, with
- * -ESPIPE, a path that is not a regular file (a FIFO, socket, device or
- * directory), without waiting: sysfs and procfs attributes always are.
+ * -SYSFS_ENOTREG, a path that is not a regular file (a FIFO, socket, device
+ * or directory), without waiting: sysfs and procfs attributes always are.
+ * Some regular files refuse pread() with ESPIPE (debugfs's simple
+ * attributes, such as the Energy Model's and the OPPs'): the one-shot reads
+ * read them from the start with read(); an attribute kept open fails every
+ * read with -ESPIPE (sysfs_attr_read()).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +22,13 @@
 #define SYSFS_PATH_MAX 256
 /* sysfs attributes are at most a page. */
 #define SYSFS_VALUE_MAX 4096
+/*
+ * The error for a path that is not a regular file: "Wrong medium type", an
+ * errno no sysfs, procfs or debugfs read gives, so that sysfs_strerror()
+ * says "not a regular file" for nothing else (ESPIPE, which it was, is also
+ * what pread() on a debugfs file gives).
+ */
+#define SYSFS_ENOTREG EMEDIUMTYPE
 
 /**
  * struct sysfs_attr - an attribute opened once.
@@ -53,7 +65,8 @@ void sysfs_set_fault_hook(int (*hook)(const char *path, bool write));
 
 /**
  * sysfs_strerror() - strerror() of the negative errno @error, but "not a
- * regular file" for the -ESPIPE the open of one gives.
+ * regular file" for -SYSFS_ENOTREG, which only the open of one gives, and
+ * what -ESPIPE from a kept attribute's pread() or pwrite() means.
  */
 const char *sysfs_strerror(int error);
 
@@ -61,7 +74,7 @@ const char *sysfs_strerror(int error);
  * sysfs_attr_open() - open @path for reading (O_RDONLY) or writing
  * (O_WRONLY|O_NOFOLLOW); both with O_CLOEXEC.
  * Return: 0 or negative errno (-ENAMETOOLONG for a path over SYSFS_PATH_MAX,
- * -ESPIPE for one that is not a regular file).
+ * -SYSFS_ENOTREG for one that is not a regular file).
  */
 int sysfs_attr_open(struct sysfs_attr *attr, const char *path, bool write);
 
@@ -75,8 +88,11 @@ bool sysfs_attr_same_file(const struct sysfs_attr *a, const struct sysfs_attr *b
 void sysfs_attr_close(struct sysfs_attr *attr);
 
 /**
- * sysfs_attr_read() - the attribute's current contents, NUL-terminated.
- * Return: the length read, or negative errno.
+ * sysfs_attr_read() - the attribute's current contents, NUL-terminated,
+ * read with pread() at offset 0.
+ * Return: the length read, or negative errno: -ESPIPE for a file that
+ * refuses pread() (a debugfs simple attribute), which a kept descriptor
+ * cannot read again and which is not reopened every period.
  */
 ssize_t sysfs_attr_read(const struct sysfs_attr *attr, char *buf, size_t size);
 
@@ -108,7 +124,9 @@ int sysfs_read_u64(const char *path, uint64_t *value);
 int sysfs_read_s64(const char *path, int64_t *value);
 
 /**
- * sysfs_read_bin() - one-shot read of a binary file (device-tree property).
+ * sysfs_read_bin() - one-shot read of a binary file (device-tree property),
+ * with pread(), or with read() from the start where pread() is refused
+ * (ESPIPE: debugfs).
  * Return: length read or negative errno (-EFBIG when larger than @size).
  */
 ssize_t sysfs_read_bin(const char *path, void *buf, size_t size);

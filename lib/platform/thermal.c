@@ -219,7 +219,7 @@ static int scan_cdev(int id, struct cooling_device_info *c)
 	c->id = id;
 	sysfs_pathf(dir, THERMAL_CLASS_DIR "/cooling_device%d", id);
 	if (read_text(dir, "type", c->type, sizeof(c->type), "cooling device ignored") < 0 ||
-	    read_ranged(dir, "max_state", 0, INT32_MAX, &max_state, false,
+	    read_ranged(dir, "max_state", 0, THERMAL_MAX_STATE, &max_state, false,
 			"cooling device ignored") < 0 ||
 	    read_ranged(dir, "cur_state", 0, max_state, &cur_state, false,
 			"cooling device ignored") < 0)

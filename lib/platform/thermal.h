@@ -18,6 +18,15 @@
 #define THERMAL_MAX_TRIPS 16
 #define THERMAL_MAX_BINDINGS 32
 #define THERMAL_CLASS_DIR "/sys/class/thermal"
+/*
+ * THERMAL_MAX_STATE - the highest max_state a cooling device is taken with
+ * (2^31 - 1); one above it is refused, naming the file and the value.  The
+ * kernel's thermal netlink carries max_state in 32 bits, and real devices
+ * have a few to a few hundred states (one per OPP, fan level or idle
+ * percent), so none is near it; and an unsigned long holds it on 32-bit
+ * machines too, where a larger sysfs value would be cut.
+ */
+#define THERMAL_MAX_STATE INT32_MAX
 
 enum trip_type {
 	TRIP_ACTIVE,

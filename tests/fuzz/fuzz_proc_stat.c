@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		b = a;
 	for (unsigned int c = cpumask_next(&b.online, 0); c < CPUMASK_MAX_CPUS;
 	     c = cpumask_next(&b.online, c + 1))
-		if (cpu_load_pct(&a, &b, c) > 100)
+		if (cpu_load_pct(&a, &b, c, 100) > 100 || cpu_load_pct(&a, &b, c, UINT32_MAX) > 100)
 			abort();
 	return 0;
 }

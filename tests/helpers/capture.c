@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-char *capture(int fd, void (*fn)(const void *arg), const void *arg)
+char *capture_any(int fd, void (*fn)(const void *arg), const void *arg)
 {
 	FILE *f = tmpfile(), *stream = fd == STDERR_FILENO ? stderr : stdout;
 	int saved = dup(fd);
@@ -24,7 +24,16 @@ char *capture(int fd, void (*fn)(const void *arg), const void *arg)
 	dup2(saved, fd);
 	close(saved);
 	rewind(f);
-	assert_true(fread(text, 1, 65535, f) > 0);
+	assert_non_null(text);
+	(void)!fread(text, 1, 65535, f);
 	fclose(f);
+	return text;
+}
+
+char *capture(int fd, void (*fn)(const void *arg), const void *arg)
+{
+	char *text = capture_any(fd, fn, arg);
+
+	assert_true(text[0] != '\0');
 	return text;
 }

@@ -3,7 +3,10 @@
  * Test-only LD_PRELOAD shim: faults a regular file cannot produce.  While
  * $POWERALLOCD_FAULT_DIR/eio-read holds a path suffix, pread() on a file
  * whose path ends with it fails with EIO (lib/platform/sysfs.c reads every
- * file with pread(), one-shot reads too); likewise
+ * file with pread(), one-shot reads too); while
+ * $POWERALLOCD_FAULT_DIR/espipe-pread holds a part of a path ("/kernel/debug/"),
+ * pread() on a file whose path holds it fails with ESPIPE and read() reads
+ * it, as on debugfs's simple attributes (opened nonseekable); likewise
  * $POWERALLOCD_FAULT_DIR/enodev-write for pwrite() and ENODEV (a device
  * that went away), and $POWERALLOCD_FAULT_DIR/eio-write for pwrite() and
  * EIO (a device that fails a write but is still there).
@@ -56,8 +59,11 @@ static void rule(const char *rule_file, char *suffix, size_t size)
 	suffix[strcspn(suffix, "\n")] = '\0';
 }
 
-/* Whether the file open as @fd ends with @suffix ("" never matches). */
-static int matches(int fd, const char *suffix)
+/*
+ * Whether the path of the file open as @fd ends with @suffix, or holds it
+ * anywhere with @anywhere ("" never matches).
+ */
+static int matches_at(int fd, const char *suffix, int anywhere)
 {
 	char link[64], path[512];
 	ssize_t n;
@@ -70,8 +76,15 @@ static int matches(int fd, const char *suffix)
 	if (n <= 0)
 		return 0;
 	path[n] = '\0';
+	if (anywhere)
+		return strstr(path, suffix) != NULL;
 	len = strlen(suffix);
 	return (size_t)n >= len && strcmp(path + n - len, suffix) == 0;
+}
+
+static int matches(int fd, const char *suffix)
+{
+	return matches_at(fd, suffix, 0);
 }
 
 static int faulted(int fd, const char *rule_file)
@@ -105,16 +118,20 @@ static void sleep_ms(long ms)
 }
 
 /*
- * The errno a read of @fd fails with under the rules, 0 for none, after the
- * slow-read delay.  Shared by pread() and pread64(): each forwards to its own
+ * The errno a pread() of @fd fails with under the rules, 0 for none, after
+ * the slow-read delay.  Shared by pread() and pread64(): each forwards to its own
  * next symbol, as their offsets differ on 32-bit (below).
  */
 static int read_fault(int fd)
 {
+	char part[256];
 	long delay_ms;
 
 	if (faulted(fd, "eio-read"))
 		return EIO;
+	rule("espipe-pread", part, sizeof(part));
+	if (matches_at(fd, part, 1))
+		return ESPIPE;
 	if ((delay_ms = slow_read_ms(fd)) > 0)
 		sleep_ms(delay_ms);
 	return 0;

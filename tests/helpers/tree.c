@@ -101,16 +101,29 @@ long long tree_get(const char *path)
 	return strtoll(buf, NULL, 10);
 }
 
-void tree_stat_cpus(unsigned int n_cpus, unsigned int busy, unsigned int idle)
+/* /proc/stat for CPUs 0..@n_cpus-1, CPU c with @busy_each[c] (else @busy) and @idle more ticks. */
+static void write_stat(unsigned int n_cpus, const unsigned int *busy_each, unsigned int busy,
+		       unsigned int idle)
 {
 	FILE *f = fopen("/proc/stat", "w");
 
 	assert_non_null(f);
 	fprintf(f, "cpu  0 0 0 0 0 0 0 0 0 0\n");
 	for (unsigned int c = 0; c < n_cpus; c++)
-		fprintf(f, "cpu%u %u 0 50 %u 0 0 0 0 0 0\n", c, 100 + busy, 1000 + idle);
+		fprintf(f, "cpu%u %u 0 50 %u 0 0 0 0 0 0\n", c,
+			100 + (busy_each ? busy_each[c] : busy), 1000 + idle);
 	fprintf(f, "intr 0\nctxt 0\n");
 	fclose(f);
+}
+
+void tree_stat_cpus(unsigned int n_cpus, unsigned int busy, unsigned int idle)
+{
+	write_stat(n_cpus, NULL, busy, idle);
+}
+
+void tree_busy_each(unsigned int n_cpus, const unsigned int *busy)
+{
+	write_stat(n_cpus, busy, 0, 0);
 }
 
 void tree_busy_cpus(unsigned int n_cpus, unsigned int busy)

@@ -37,6 +37,12 @@ void tree_busy_cpus(unsigned int n_cpus, unsigned int busy);
  */
 void tree_stat_cpus(unsigned int n_cpus, unsigned int busy, unsigned int idle);
 
+/**
+ * tree_busy_each() - write /proc/stat for CPUs 0..@n_cpus-1, CPU c with
+ * @busy[c] more busy ticks than the fixture's own sample (idle unchanged).
+ */
+void tree_busy_each(unsigned int n_cpus, const unsigned int *busy);
+
 /** tree_real_path() - where @sys_path is on disk (for links and removals). */
 const char *tree_real_path(const char *sys_path);
 

@@ -24,6 +24,8 @@
 #define CPU0_MAX_FREQ "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 #define GPU_CUR_FREQ "/sys/class/devfreq/ff9a0000.gpu/cur_freq"
 #define FAN_STATE "/sys/class/thermal/cooling_device3/cur_state"
+#define FAN_MAX_STATE "/sys/class/thermal/cooling_device3/max_state"
+#define CPU0_MAX_STATE "/sys/class/thermal/cooling_device0/max_state"
 #define RAPL_RANGE "/sys/class/powercap/intel-rapl:0/max_energy_range_uj"
 
 /* What @ret holds before a call, to see that a failing one sets it to NULL. */
@@ -112,6 +114,43 @@ static void test_cooling_device(void **unused)
 	tree_put_u64(FAN_STATE, (unsigned long long)state);
 }
 
+/*
+ * A max_state of 2^32 + 1, which an unsigned long on a 32-bit machine cut
+ * to 1, is refused on every machine: -ERANGE and one message naming the
+ * file and the value (issue 41, 2); for the fan and for CPU 0's cpufreq
+ * cooling device, whose states an actor drives alike.
+ */
+static void test_max_state_too_large(void **unused)
+{
+	const char *files[] = { FAN_MAX_STATE, CPU0_MAX_STATE };
+	struct cpufreq_inventory inv;
+	long long max_state[2];
+	struct actor *a;
+
+	(void)unused;
+	if (!tree_on("rk3399-dt"))
+		skip();
+	assert_int_equal(cpufreq_scan(&inv), 0);
+	for (size_t i = 0; i < 2; i++) {
+		max_state[i] = tree_get(files[i]);
+		tree_put(files[i], "4294967297\n");
+	}
+	a = NOT_SET;
+	assert_int_equal(actor_cooling_device_new(3, "pwm-fan", &a), -ERANGE);
+	assert_null(a);
+	a = NOT_SET;
+	assert_int_equal(actor_cpufreq_new(0, cpufreq_policy_of_cpu(&inv, 0), NULL, &a), -ERANGE);
+	assert_null(a);
+	for (size_t i = 0; i < 2; i++) {
+		char words[160];
+
+		snprintf(words, sizeof(words), "%s: 4294967297 is above 2147483647", files[i]);
+		assert_int_equal(tree_log_count(words), 1);
+		tree_put_u64(files[i], (unsigned long long)max_state[i]);
+	}
+	cpufreq_inventory_free(&inv);
+}
+
 static const char package_zone[] =
 	"zones = ( { name = \"package\"; sensor = \"x86_pkg_temp\";\n"
 	"  actors = ( { type = \"powercap\"; zone = \"intel-rapl:0\"; },\n"
@@ -182,6 +221,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cpufreq, tree_log_reset),
 		cmocka_unit_test_setup(test_devfreq, tree_log_reset),
 		cmocka_unit_test_setup(test_cooling_device, tree_log_reset),
+		cmocka_unit_test_setup(test_max_state_too_large, tree_log_reset),
 		cmocka_unit_test_setup(test_powercap, tree_log_reset),
 		cmocka_unit_test_setup(test_cpufreq_cap, tree_log_reset),
 	};

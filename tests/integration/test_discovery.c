@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "board.h"
 #include "platform/cpufreq_policy.h"
 #include "platform/log.h"
 #include "platform/opp_source.h"
+#include "platform/sysfs.h"
 #include "platform/thermal.h"
 #include "tree.h"
 
@@ -159,14 +161,13 @@ static void check_table(const struct power_table *t, const struct board_domain *
 	}
 }
 
-/* The power tables of both clusters and the GPU equal the JSON's, whatever the source. */
-static void test_power_tables_rk3399(void **unused)
+/* The power tables of both clusters and the GPU equal the JSON's, from the tree's source. */
+static void check_power_tables(void)
 {
 	const struct board *b = board_find("rk3399-rockpro64");
 	struct cpufreq_inventory inv;
 	struct power_table t;
 
-	(void)unused;
 	assert_int_equal(cpufreq_scan(&inv), 0);
 	for (size_t k = 0; k < 2; k++) {
 		const struct cpufreq_policy_info *p = &inv.policies[k];
@@ -195,15 +196,78 @@ static void test_power_tables_rk3399(void **unused)
 	cpufreq_inventory_free(&inv);
 }
 
+static void test_power_tables_rk3399(void **unused)
+{
+	(void)unused;
+	check_power_tables();
+}
+
+/* A file of this tree's debugfs power source, in @path (SYSFS_PATH_MAX). */
+static void debugfs_file(char *path)
+{
+	int64_t *ids;
+	size_t n;
+
+	if (expected_source() == OPP_SOURCE_ENERGY_MODEL) {
+		snprintf(path, SYSFS_PATH_MAX, DEBUGFS_EM_DIR "/cpu0/flags");
+		return;
+	}
+	assert_int_equal(sysfs_list_ids(DEBUGFS_OPP_DIR "/cpu0", "opp:", &ids, &n), 0);
+	assert_true(n > 0);
+	snprintf(path, SYSFS_PATH_MAX, DEBUGFS_OPP_DIR "/cpu0/opp:%lld/rate_hz", (long long)ids[0]);
+	free(ids);
+}
+
+/*
+ * The kernel's debugfs files (the Energy Model's, the OPPs') refuse pread()
+ * with ESPIPE, as the fault shim's espipe-pread rule makes every file under
+ * /kernel/debug/ do: the same tables from the same source, read with read(),
+ * and nothing logged (issue 41, 3: each performance state was "not a regular
+ * file" and ignored).  A descriptor kept open on such a file fails its
+ * reads with -ESPIPE, which is not called "not a regular file".
+ */
+static void test_power_tables_debugfs_refuses_pread(void **unused)
+{
+	char faults[] = "/tmp/powerallocd-faults.XXXXXX", rule[64], path[SYSFS_PATH_MAX], buf[32];
+	struct sysfs_attr kept = SYSFS_ATTR_INIT;
+	const char *preload = getenv("LD_PRELOAD");
+	FILE *f;
+
+	(void)unused;
+	if (!preload || !strstr(preload, "fault-shim") || expected_source() == OPP_SOURCE_DEVICE_TREE)
+		skip();
+	assert_non_null(mkdtemp(faults));
+	snprintf(rule, sizeof(rule), "%s/espipe-pread", faults);
+	assert_non_null(f = fopen(rule, "w"));
+	fputs("/kernel/debug/\n", f);
+	assert_int_equal(fclose(f), 0);
+	setenv("POWERALLOCD_FAULT_DIR", faults, 1);
+
+	debugfs_file(path);
+	assert_int_equal(sysfs_attr_open(&kept, path, false), 0);
+	assert_int_equal(sysfs_attr_read(&kept, buf, sizeof(buf)), -ESPIPE);
+	assert_string_not_equal(sysfs_strerror(-ESPIPE), sysfs_strerror(-SYSFS_ENOTREG));
+	sysfs_attr_close(&kept);
+	tree_log_clear();
+	check_power_tables();
+	assert_int_equal(tree_log_n(), 0);
+
+	unsetenv("POWERALLOCD_FAULT_DIR");
+	assert_int_equal(unlink(rule), 0);
+	assert_int_equal(rmdir(faults), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thermal_rk3399),
 		cmocka_unit_test(test_cpufreq_rk3399),
 		cmocka_unit_test(test_power_tables_rk3399),
+		cmocka_unit_test(test_power_tables_debugfs_refuses_pread),
 	};
 
 	if (tree_main_guard())
 		return 1;
+	tree_log_capture();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

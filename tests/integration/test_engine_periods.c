@@ -435,6 +435,17 @@ static void test_devfreq_load(void **unused)
 	pa_config_free(cfg);
 }
 
+/* @e built on two_zones and run two periods with every CPU busy: the big cluster at 200 %. */
+static void build_busy(struct engine *e, const struct pa_config *cfg)
+{
+	assert_int_equal(engine_build(e, cfg), 2);
+	tree_busy_cpus(6, 1000);
+	engine_cycle(e, 100000, NULL);
+	tree_busy_cpus(6, 1100);
+	engine_cycle(e, 150000, NULL);
+	assert_int_equal(e->actors[1]->load_pct, 200);
+}
+
 /*
  * CPU 5 goes offline (no line in /proc/stat): the big cluster counts one CPU,
  * so its maximum and its request halve; back online, both return.
@@ -447,13 +458,8 @@ static void test_cpu_hotplug(void **unused)
 	struct engine e;
 
 	(void)unused;
-	assert_int_equal(engine_build(&e, cfg), 2);
-	tree_busy_cpus(6, 1000);
-	engine_cycle(&e, 100000, NULL);
-	tree_busy_cpus(6, 1100);
-	engine_cycle(&e, 150000, NULL);
+	build_busy(&e, cfg);
 	assert_int_equal(e.actors[1]->max_mw, 2 * 1130);
-	assert_int_equal(e.actors[1]->load_pct, 200);
 	len += (size_t)snprintf(stat + len, sizeof(stat) - len, "cpu  0 0 0 0 0 0 0 0 0 0\n");
 	for (int c = 0; c < 5; c++)
 		len += (size_t)snprintf(stat + len, sizeof(stat) - len,
@@ -470,6 +476,36 @@ static void test_cpu_hotplug(void **unused)
 	assert_int_equal(e.actors[1]->max_mw, 2 * 1130);
 	assert_int_equal(e.actors[1]->n_cpus, 2);
 	assert_true(e.actors[1]->load_pct <= 200);
+	engine_free(&e);
+	pa_config_free(cfg);
+}
+
+/*
+ * The big cluster's counters do not move for a period (no tick counted: a
+ * period under the kernel's tick, or a busy CPU whose tick is stopped) while
+ * the little cluster's do: its CPUs keep their load, 100 % each, and its
+ * request with it (issue 41, 4: it read 0 %, asked its lowest power under
+ * the kernel's law and was held at its lowest OPP for 80 s).
+ */
+static void test_stalled_counters_keep_load(void **unused)
+{
+	struct pa_config *cfg = tree_config(two_zones);
+	const unsigned int stalled[6] = { 1200, 1200, 1200, 1200, 1100, 1100 };
+	uint32_t req_mw;
+	struct engine e;
+
+	(void)unused;
+	build_busy(&e, cfg);
+	req_mw = e.actors[1]->req_mw;
+	assert_true(req_mw > 0);
+	tree_busy_each(6, stalled);
+	engine_cycle(&e, 200000, NULL);
+	assert_int_equal(e.actors[0]->load_pct, 400);
+	assert_int_equal(e.actors[1]->load_pct, 200);
+	assert_int_equal(e.actors[1]->req_mw, req_mw);
+	tree_busy_cpus(6, 1300);
+	engine_cycle(&e, 250000, NULL);
+	assert_int_equal(e.actors[1]->load_pct, 200);
 	engine_free(&e);
 	pa_config_free(cfg);
 }
@@ -991,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_most_restrictive_grant),
 		cmocka_unit_test(test_devfreq_load),
 		cmocka_unit_test(test_cpu_hotplug),
+		cmocka_unit_test(test_stalled_counters_keep_load),
 		cmocka_unit_test(test_step_wise),
 		cmocka_unit_test(test_dither_grants),
 		cmocka_unit_test(test_saturated_demand),

@@ -127,12 +127,15 @@ static void test_load(void **unused)
 	/* cpu0: +300 busy, +100 idle -> 75%; cpu1: +0 busy +100 idle (iowait) -> 0%;
 	 * cpu2: +100 busy, +0 idle -> 100% */
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 400 0 0 1000 0\ncpu1 0 0 0 1000 100\ncpu2 600 0 0 500\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 0), 75);
-	assert_int_equal(cpu_load_pct(prev, cur, 1), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 2), 100);
-	/* A CPU not in either sample, or no time elapsed. */
-	assert_int_equal(cpu_load_pct(prev, cur, 3), 0);
-	assert_int_equal(cpu_load_pct(cur, cur, 0), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 0, 0), 75);
+	assert_int_equal(cpu_load_pct(prev, cur, 1, 100), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 2, 0), 100);
+	/* A CPU not in either sample: 0, whatever it had. */
+	assert_int_equal(cpu_load_pct(prev, cur, 3, 80), 0);
+	/* No tick counted: the last load, at most 100. */
+	assert_int_equal(cpu_load_pct(cur, cur, 0, 0), 0);
+	assert_int_equal(cpu_load_pct(cur, cur, 0, 80), 80);
+	assert_int_equal(cpu_load_pct(cur, cur, 0, 250), 100);
 }
 
 /* Two reads within one tick see the same counters: no time elapsed. */
@@ -161,14 +164,18 @@ static void test_counter_backwards(void **unused)
 	(void)unused;
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 100\ncpu1 5000 0 0 9000\n", prev), 0);
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 200 0 0 100\ncpu1 10 0 0 20\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 1), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 0), 100);
+	/* Backwards or offline: 0, not the last load. */
+	assert_int_equal(cpu_load_pct(prev, cur, 1, 100), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 0, 0), 100);
 	/* Only idle went backwards while total grew: still 0, never > 100. */
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu1 6000 0 0 8999\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 1), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 1, 100), 0);
+	/* Total equal but idle backwards: 0, not kept. */
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu1 5001 0 0 8999\n", cur), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 1, 100), 0);
 	/* CPU offline in the new sample. */
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 300 0 0 100\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 1), 0);
+	assert_int_equal(cpu_load_pct(prev, cur, 1, 100), 0);
 }
 
 /* Counters near 2^64 do not overflow the percentage. */
@@ -177,13 +184,14 @@ static void test_huge_counters(void **unused)
 	(void)unused;
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 0 0 0 0\n", prev), 0);
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 18000000000000000000 0 0 400000000000000000\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 0), 97);
+	assert_int_equal(cpu_load_pct(prev, cur, 0, 0), 97);
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 18446744073709551615 0 0 0\n", cur), 0);
-	assert_int_equal(cpu_load_pct(prev, cur, 0), 100);
+	assert_int_equal(cpu_load_pct(prev, cur, 0, 0), 100);
 }
 
 static void test_load_sum(void **unused)
 {
+	static struct cpu_loads loads;
 	struct cpumask mask;
 	unsigned int saturated;
 
@@ -191,13 +199,56 @@ static void test_load_sum(void **unused)
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 0 0 0 0\ncpu1 0 0 0 0\ncpu2 0 0 0 0\n", prev), 0);
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 0\ncpu1 50 0 0 50\ncpu2 100 0 0 0\n", cur), 0);
 	assert_int_equal(cpumask_parse_list("0-1,3", &mask, NULL), 0);
-	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, NULL), 150);
-	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, &saturated), 150);
+	cpu_loads_update(&loads, prev, cur);
+	assert_int_equal(cpu_loads_sum_pct(&loads, &mask, NULL), 150);
+	assert_int_equal(cpu_loads_sum_pct(&loads, &mask, &saturated), 150);
 	assert_int_equal(saturated, 1);
 	/* 95 % is saturated, 94 % is not; CPU 3 has no line and counts as idle. */
 	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 95 0 0 5\ncpu1 94 0 0 6\ncpu2 0 0 0 0\n", cur), 0);
-	assert_int_equal(cpu_load_sum_pct(prev, cur, &mask, &saturated), 189);
+	cpu_loads_update(&loads, prev, cur);
+	assert_int_equal(cpu_loads_sum_pct(&loads, &mask, &saturated), 189);
 	assert_int_equal(saturated, 1);
+}
+
+/* Parses @text into @next, the sample after @last, and updates @loads from the pair. */
+static void next_sample(struct cpu_loads *loads, const struct cpu_stat *last,
+			struct cpu_stat *next, const char *text)
+{
+	assert_int_equal(parse(text, next), 0);
+	cpu_loads_update(loads, last, next);
+}
+
+/*
+ * A sample in which a busy CPU's counters did not move (no tick: HZ = 100
+ * and a short period, or a tickless busy CPU), between two busy ones: its
+ * load stays 100 (issue 41, 4; it read 0).  One that goes offline reads 0,
+ * and back online with restarted counters 0 until they move again.
+ */
+static void test_stalled_keeps_load(void **unused)
+{
+	static struct cpu_loads loads;
+	struct cpumask both;
+
+	(void)unused;
+	assert_int_equal(cpumask_parse_list("0-1", &both, NULL), 0);
+	assert_int_equal(parse("cpu 0 0 0 0\ncpu0 100 0 0 900\ncpu1 100 0 0 900\n", prev), 0);
+	next_sample(&loads, prev, cur, "cpu 0 0 0 0\ncpu0 200 0 0 900\ncpu1 200 0 0 900\n");
+	assert_int_equal(cpu_loads_sum_pct(&loads, &both, NULL), 200);
+	/* cpu0 stalled, cpu1 ticked: cpu0 keeps 100. */
+	next_sample(&loads, cur, prev, "cpu 0 0 0 0\ncpu0 200 0 0 900\ncpu1 300 0 0 900\n");
+	assert_int_equal(loads.pct[0], 100);
+	assert_int_equal(cpu_loads_sum_pct(&loads, &both, NULL), 200);
+	/* Busy again over the two periods. */
+	next_sample(&loads, prev, cur, "cpu 0 0 0 0\ncpu0 400 0 0 900\ncpu1 400 0 0 900\n");
+	assert_int_equal(cpu_loads_sum_pct(&loads, &both, NULL), 200);
+	/* cpu1 offline: 0; back with counters lower than before: 0; then its own. */
+	next_sample(&loads, cur, prev, "cpu 0 0 0 0\ncpu0 500 0 0 900\n");
+	assert_int_equal(loads.pct[1], 0);
+	next_sample(&loads, prev, cur, "cpu 0 0 0 0\ncpu0 600 0 0 900\ncpu1 5 0 0 5\n");
+	assert_int_equal(loads.pct[1], 0);
+	next_sample(&loads, cur, prev, "cpu 0 0 0 0\ncpu0 700 0 0 900\ncpu1 10 0 0 10\n");
+	assert_int_equal(loads.pct[1], 50);
+	assert_int_equal(loads.pct[0], 100);
 }
 
 static void test_malformed(void **unused)
@@ -264,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_many_cpus),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_elapsed),
+		cmocka_unit_test(test_stalled_keeps_load),
 		cmocka_unit_test(test_counter_backwards),
 		cmocka_unit_test(test_huge_counters),
 		cmocka_unit_test(test_load_sum),

@@ -114,6 +114,25 @@ static void test_upper_rounds_up(void **unused)
 	assert_int_equal(fallback_upper(&f, 3), 3);
 }
 
+/*
+ * The highest max_state taken (THERMAL_MAX_STATE, 2^31 - 1) on three trips:
+ * max_state x crossed needs more than 32 bits, which an unsigned long on a
+ * 32-bit machine cut (715827882 for all three crossed; issue 41, 2).
+ */
+static void test_upper_largest_max_state(void **unused)
+{
+	struct fallback_device f;
+
+	(void)unused;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fallback_add_trip(&f, 90000 + 1000 * i, 0), 0);
+	f.crossed[0] = f.crossed[1] = f.crossed[2] = true;
+	assert_int_equal(fallback_upper(&f, INT32_MAX), INT32_MAX);
+	f.crossed[2] = false;
+	assert_int_equal(fallback_upper(&f, INT32_MAX), 1431655765);
+}
+
 static void test_full(void **unused)
 {
 	struct fallback_device f;
@@ -134,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_hysteresis),
 		cmocka_unit_test(test_step_down_holds_while_warming),
 		cmocka_unit_test(test_upper_rounds_up),
+		cmocka_unit_test(test_upper_largest_max_state),
 		cmocka_unit_test(test_full),
 	};
 
