@@ -21,8 +21,10 @@ POWERALLOCD_PACKAGES=(
 	# prometheus, is 19 MB and 96 MB installed: a strict parser in the test instead)
 	prometheus-node-exporter
 	# the system suite (tests/system): Debian's kernel under QEMU, ACPI tables compiled
-	# with iasl, a busybox initramfs, a Debian 12 root file system by mmdebstrap
+	# with iasl, a busybox initramfs, a Debian 12 root file system by mmdebstrap;
+	# the arm64 stage: qemu-system-aarch64, its device tree compiled with dtc
 	qemu-system-x86 acpica-tools busybox-static cpio kmod e2fsprogs mmdebstrap
+	qemu-system-arm device-tree-compiler
 )
 
 # ensure_packages [PACKAGE...]: install those missing of the PACKAGEs (default:
