@@ -1,10 +1,13 @@
 #!/bin/sh
-# The system suite's command channel (tests/system/vm.py), on the guest's second
-# serial port: each line is "SEQ BASE64-SCRIPT"; the script runs as root and
-# its output and exit status go back between "@@BEGIN SEQ" and "@@END SEQ RC".
+# The system suite's command channel (tests/system/vm.py), on the tty given (the
+# guest's second serial port, or its virtio console on arm64): each line is
+# "SEQ BASE64-SCRIPT"; the script runs as root and its output and exit status
+# go back between "@@BEGIN SEQ" and "@@END SEQ RC".
+# The mode is set on the open port: a virtio console (hvc) is reset to cooked,
+# echoing mode at its last close, which stty -F would be.
 tty=${1:-/dev/ttyS1}
-stty -F "$tty" raw -echo
 exec <"$tty" >"$tty" 2>&1
+stty raw -echo
 echo "@@READY"
 while read -r seq script; do
 	if printf '%s' "$script" | base64 -d >/run/agent-cmd 2>/dev/null; then

@@ -25,20 +25,6 @@ FAN = "/sys/class/thermal/cooling_device2/cur_state"
 LOG = "/tmp/powerallocd.log"
 MAX_KHZ, MIN_KHZ = 2400000, 800000
 
-INIT = """#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /run /tmp /etc /var/lib
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-mount -t debugfs debugfs /sys/kernel/debug
-for m in $(cat /modules.order); do insmod $m || echo "insmod $m failed"; done
-echo "::respawn:/bin/sh /agent.sh" > /etc/inittab
-exec /bin/busybox init
-"""
-
 # A cpufreq_cap actor with the power of one CPU at each OPP: the ACPI machine
 # has no power model of its own.
 OPPS = ("{ freq_khz = 800000; power_mw = 500; }, { freq_khz = 1200000; power_mw = 900; }, "
@@ -78,7 +64,7 @@ def setUpModule():
     kernel = vm.Kernel()
     with vm.Stages.timed("shell stage: initramfs"):
         initrd = os.path.join(workdir, "initrd.gz")
-        vm.initramfs(initrd, kernel, INIT, files=[(daemon, "/usr/sbin/powerallocd")],
+        vm.initramfs(initrd, kernel, vm.shell_init(), files=[(daemon, "/usr/sbin/powerallocd")],
                      modules=["fan", "acpi-cpufreq"])
     with vm.Stages.timed("shell stage: boot"):
         guest = vm.Guest(workdir, kernel, initrd)

@@ -1,9 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The system suite's machinery: Debian 12's packaged kernel under
-qemu-system-x86_64 (TCG: no KVM needed), with the ACPI tables of
-tests/system/ssdt.asl (two acpitz zones, an ACPI fan, acpi-cpufreq P-states),
-booted into a busybox initramfs or a Debian 12 root file system, and a
-command channel to a root shell in the guest on its second serial port.
+"""The system suite's machinery: Debian 12's packaged kernel under QEMU
+with TCG (no KVM needed), booted into a busybox initramfs or a Debian 12
+root file system, and a command channel to a root shell in the guest
+(tests/system/agent.sh).  Two machines:
+
+- amd64: qemu-system-x86_64's pc with the ACPI tables of
+  tests/system/ssdt.asl (two acpitz zones, an ACPI fan, acpi-cpufreq
+  P-states); the channel on the second serial port;
+- arm64: qemu-system-aarch64's virt (4 cortex-a57) with the device tree QEMU
+  makes for it and tests/system/arm64-soc.dtsi appended (two cpufreq-dt
+  clusters with Energy Models, a bcm2711 sensor on a page of RAM, the
+  thermal zone cpu-thermal); the channel on a virtio console (hvc0).
 
 Downloads (the kernel package, the root file system's packages) go through
 apt as configured on this machine and are kept in the cache directory
@@ -25,11 +32,19 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 SSDT_ASL = os.path.join(HERE, "ssdt.asl")
+ARM64_DTSI = os.path.join(HERE, "arm64-soc.dtsi")
 AGENT = os.path.join(HERE, "agent.sh")
 KERNEL_PACKAGE = "linux-image-amd64"
 
-# The store pc-testdev maps at this address: one 32-bit word per zone, deci-kelvin.
+# amd64: the store pc-testdev maps at this address: one 32-bit word per zone, deci-kelvin.
 TEMP_STORE = 0xFF000000
+# arm64: the bcm2711 sensor's status word (arm64-soc.dtsi: the no-map page at
+# 0x7f000000, register 0x200): bit 10 valid, bits 0-9 m°C / 100.
+AVS_TEMP = 0x7F000200
+AVS_VALID = 1 << 10
+
+# Each Debian architecture's GNU triplet, by the ELF machine readelf names.
+TRIPLETS = {"Advanced Micro Devices X86-64": "x86_64-linux-gnu", "AArch64": "aarch64-linux-gnu"}
 
 
 def cache_dir():
@@ -97,27 +112,46 @@ def apt_resolve(package):
 
 
 class Kernel:
-    """Debian's packaged kernel, extracted: vmlinuz and its modules."""
+    """Debian's packaged kernel for arch, extracted: vmlinuz and its modules,
+    and busybox, the initramfs's shell.  amd64 (this machine's): the
+    package apt-get downloads, the host's busybox.  arm64: the same upload
+    built for arm64 (linux-image-amd64's ABI name and version with arm64 for
+    amd64), and busybox-static:arm64, extracted by mmdebstrap."""
 
-    def __init__(self):
+    def __init__(self, arch="amd64"):
         name, version = apt_resolve(KERNEL_PACKAGE)
+        name = name[:-len("amd64")] + arch
+        self.arch = arch
         self.release = name[len("linux-image-"):]
         self.root = os.path.join(cache_dir(), "kernel", "%s_%s" % (name, version))
         self.vmlinuz = os.path.join(self.root, "boot", "vmlinuz-" + self.release)
         self.modules = os.path.join(self.root, "lib", "modules", self.release)
+        self.busybox = (shutil.which("busybox") if arch == "amd64" else
+                        os.path.join(self.root, "bin", "busybox"))
         if not os.path.exists(os.path.join(self.root, ".complete")):
-            with Stages.timed("kernel %s download and extract" % version):
-                self._fetch(name)
+            with Stages.timed("kernel %s %s download and extract" % (arch, version)):
+                self._fetch(name, version)
         self._deps = self._read_deps()
 
-    def _fetch(self, name):
+    def _fetch(self, name, version):
         shutil.rmtree(self.root, ignore_errors=True)
         os.makedirs(self.root)
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
             os.chmod(tmp, 0o755)    # apt's _apt user writes there
-            must(["apt-get", "download", "-q", name], cwd=tmp)
-            deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
-            must(["dpkg-deb", "-x", os.path.join(tmp, deb), self.root])
+            if self.arch == "amd64":
+                must(["apt-get", "download", "-q", name], cwd=tmp)
+                deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
+                must(["dpkg-deb", "-x", os.path.join(tmp, deb), self.root])
+            else:
+                # Extracted, not installed: nothing runs, no emulator needed.
+                # What they depend on comes too, and goes with tmp.
+                out = os.path.join(tmp, "root")
+                must(["mmdebstrap", "--quiet", "--variant=extract", "--architectures=" +
+                      self.arch, "--include=%s=%s,busybox-static" % (name, version),
+                      "bookworm", out] + debian_sources(), timeout=1200)
+                for rel in ("boot", "lib/modules", "bin/busybox"):
+                    os.makedirs(os.path.dirname(os.path.join(self.root, rel)), exist_ok=True)
+                    os.rename(os.path.join(out, rel), os.path.join(self.root, rel))
         must(["depmod", "-b", self.root, self.release])
         open(os.path.join(self.root, ".complete"), "w").close()
 
@@ -152,10 +186,93 @@ def compile_ssdt(workdir):
     return out + ".aml"
 
 
-def libraries(binary):
-    """The shared objects binary loads (ldd), the loader included."""
-    out = must(["ldd", binary]).stdout
-    return sorted(set(re.findall(r"(/\S+\.so[.\d]*)", out)))
+def in_root(root, path):
+    """Absolute path as a program chrooted to root finds it, its symbolic
+    links followed inside root; None where nothing is there."""
+    todo = [p for p in path.split("/") if p]
+    real = []
+    links = 0
+    while todo:
+        part = todo.pop(0)
+        if part == "..":
+            real = real[:-1]
+        elif part != ".":
+            link = os.path.join(root, *real, part)
+            if not os.path.islink(link):
+                real.append(part)
+                continue
+            links += 1
+            if links > 40:      # as the kernel's ELOOP
+                return None
+            target = os.readlink(link)
+            if target.startswith("/"):
+                real = []
+            todo = [p for p in target.split("/") if p] + todo
+    full = os.path.join(root, *real)
+    return full if os.path.exists(full) else None
+
+
+def elf(path):
+    """(machine, program interpreter or None, DT_NEEDED names, DT_RUNPATH
+    or DT_RPATH directories) of an ELF file of any architecture."""
+    out = must(["readelf", "-h", "-l", "-d", "-W", path]).stdout
+    interp = re.search(r"Requesting program interpreter: (\S+)\]", out)
+    runpath = re.search(r"\((?:RUNPATH|RPATH)\)\s+Library r\w*path: \[(\S*)\]", out)
+    return (re.search(r"Machine:\s+(.+)", out).group(1).strip(), interp and interp.group(1),
+            re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", out),
+            runpath.group(1).split(":") if runpath else [])
+
+
+def libraries(binary, root="/"):
+    """(file, path in the guest) of each shared object binary loads, its
+    loader included: its DT_NEEDED, recursively, found as ld.so finds them
+    in root (the binary's own $ORIGIN is where it is built, and what is found
+    there goes to the guest's library directory); readelf reads a foreign
+    architecture's binary, which ldd cannot."""
+    machine, interp, needed, runpath = elf(binary)
+    triplet = TRIPLETS.get(machine)
+    if not triplet:
+        raise RuntimeError("%s: no library directories known for %s" % (binary, machine))
+    system = ["/lib/" + triplet, "/usr/lib/" + triplet, "/lib", "/usr/lib"]
+    found = {}
+    if interp:
+        found[interp] = in_root(root, interp)
+        if not found[interp]:
+            raise RuntimeError("%s: its loader %s is not in %s" % (binary, interp, root))
+
+    def search(origin, runpath):
+        """Where a DT_NEEDED of an object is looked for: (file or None, guest path) makers."""
+        for d in runpath:
+            if "$ORIGIN" in d or "${ORIGIN}" in d:
+                d = d.replace("${ORIGIN}", "$ORIGIN")
+                if origin is None:      # the binary itself, outside root
+                    yield lambda n, d=d: (os.path.join(d.replace(
+                        "$ORIGIN", os.path.dirname(os.path.abspath(binary))), n),
+                        "/usr/lib/%s/%s" % (triplet, n))
+                    continue
+                d = d.replace("$ORIGIN", origin)
+            yield lambda n, d=d: (in_root(root, d + "/" + n), d + "/" + n)
+        for d in system:
+            yield lambda n, d=d: (in_root(root, d + "/" + n), d + "/" + n)
+
+    todo = [(n, None, runpath) for n in needed]
+    seen = {os.path.basename(interp)} if interp else set()    # ld.so is loaded: its soname
+    while todo:
+        name, origin, rpath = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        for where in search(origin, rpath):
+            src, guest = where(name)
+            if src and os.path.exists(src):
+                found[guest] = src
+                _, _, more, more_rpath = elf(src)
+                todo += [(n, os.path.dirname(guest), more_rpath) for n in more]
+                break
+        else:
+            raise RuntimeError("%s: %s is in none of %s in %s" % (binary, name,
+                                                                  rpath + system, root))
+    return sorted((src, guest) for guest, src in found.items())
 
 
 def write_cpio(tree, out):
@@ -171,10 +288,37 @@ def write_cpio(tree, out):
             raise RuntimeError("cpio of %s failed" % tree)
 
 
-def initramfs(out, kernel, init_text, files=(), modules=(), extra=None):
-    """An initramfs with busybox, init_text as /init, each (source, guest path)
-    of files with the shared objects it loads, and modules (with what they
-    need) under /lib/modules/<release>, loaded in order by /etc/modules.order."""
+SHELL_INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /run /tmp /etc /var/lib
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+%(before_modules)s
+for m in $(cat /modules.order); do insmod $m || echo "insmod $m failed"; done
+n=0
+while [ ! -e %(tty)s ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+echo "::respawn:/bin/sh /agent.sh %(tty)s" > /etc/inittab
+exec /bin/busybox init
+"""
+
+
+def shell_init(agent_tty="/dev/ttyS1", before_modules=""):
+    """/init of a busybox initramfs whose shell is the test's: the file
+    systems a person's machine has (debugfs too), the modules loaded (after
+    the commands before_modules), busybox's init respawning the agent on
+    agent_tty once it is there (a virtio console appears with its module)."""
+    return SHELL_INIT % {"tty": agent_tty, "before_modules": before_modules}
+
+
+def initramfs(out, kernel, init_text, files=(), modules=(), extra=None, lib_root="/"):
+    """An initramfs with the kernel's busybox, init_text as /init, each
+    (source, guest path) of files with the shared objects it loads (from
+    lib_root: the root file system it was built for), and modules (with what
+    they need) under /lib/modules/<release>, loaded in order by /modules.order."""
     with tempfile.TemporaryDirectory() as tree:
         def put(src, dst, mode=None):
             path = os.path.join(tree, dst.lstrip("/"))
@@ -182,11 +326,11 @@ def initramfs(out, kernel, init_text, files=(), modules=(), extra=None):
             shutil.copy(src, path)
             if mode is not None:
                 os.chmod(path, mode)
-        put(shutil.which("busybox"), "/bin/busybox")
+        put(kernel.busybox, "/bin/busybox")
         for src, dst in files:
             put(src, dst)
-            for lib in libraries(src) if os.access(src, os.X_OK) else ():
-                put(lib, lib)
+            for lib, guest_path in libraries(src, lib_root) if os.access(src, os.X_OK) else ():
+                put(lib, guest_path)
         order = kernel.closure(modules)
         for rel in order:
             put(os.path.join(kernel.modules, rel), "/lib/modules/%s/%s" % (kernel.release, rel))
@@ -205,27 +349,59 @@ class GuestError(AssertionError):
     pass
 
 
-class Guest:
-    """One QEMU guest: console on the first serial port (console.log), the
-    command channel (tests/system/agent.sh) on the second."""
+def device_tree(workdir, board, dtsi):
+    """A device tree for the board (qemu-system-aarch64's arguments that
+    shape it: machine, CPUs, memory): the one QEMU makes for it (dumpdtb),
+    dtsi appended, compiled by dtc; the .dts is left beside it."""
+    dumped = os.path.join(workdir, "qemu.dtb")
+    args = list(board)
+    args[args.index("-machine") + 1] += ",dumpdtb=" + dumped
+    must(args + ["-display", "none", "-nodefaults"])
+    source = os.path.join(workdir, "board.dts")
+    with open(dtsi) as f, open(source, "w") as out:
+        out.write(must(["dtc", "-q", "-I", "dtb", "-O", "dts", dumped]).stdout)
+        out.write("\n/* %s */\n" % os.path.basename(dtsi) + f.read())
+    dtb = os.path.join(workdir, "board.dtb")
+    must(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", dtb, source])
+    return dtb
 
-    def __init__(self, workdir, kernel, initrd, append="", drives=(), memory_mb=512,
-                 ssdt=None):
+
+class Guest:
+    """One QEMU guest of kernel's architecture: console on the first serial
+    port (console.log), the command channel (tests/system/agent.sh) on the
+    second (amd64) or a virtio console (arm64: /dev/hvc0)."""
+
+    def __init__(self, workdir, kernel, initrd, append="", drives=(), memory_mb=None,
+                 ssdt=None, dtsi=ARM64_DTSI):
         self.workdir = workdir
+        self.arch = kernel.arch
         self.console = os.path.join(workdir, "console.log")
         self.sock_path = os.path.join(workdir, "agent.sock")
         self.seq = 0
         self.buf = b""
-        cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
-               "-cpu", "qemu64,vendor=GenuineIntel", "-smp", "2", "-m", str(memory_mb),
-               "-kernel", kernel.vmlinuz, "-initrd", initrd,
-               "-append", "console=ttyS0 panic=-1 " + append,
-               "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults",
-               "-device", "pc-testdev", "-acpitable", "file=" + (ssdt or compile_ssdt(workdir)),
-               "-chardev", "file,id=con,path=" + self.console,
-               "-device", "isa-serial,chardev=con",
-               "-chardev", "socket,id=agent,path=%s,server=on,wait=off" % self.sock_path,
-               "-device", "isa-serial,chardev=agent"]
+        agent = "socket,id=agent,path=%s,server=on,wait=off" % self.sock_path
+        if kernel.arch == "arm64":
+            # 1 GiB at 0x40000000: the sensor's page (0x7f000000) is its last MiB but one.
+            board = ["qemu-system-aarch64", "-machine", "virt", "-accel", "tcg",
+                     "-cpu", "cortex-a57", "-smp", "4", "-m", str(memory_mb or 1024)]
+            cmd = board + ["-dtb", device_tree(workdir, board, dtsi),
+                           "-chardev", "file,id=con,path=" + self.console,
+                           "-serial", "chardev:con",
+                           "-device", "virtio-serial-device", "-chardev", agent,
+                           "-device", "virtconsole,chardev=agent"]
+            console = "ttyAMA0"
+        else:
+            cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
+                   "-cpu", "qemu64,vendor=GenuineIntel", "-smp", "2", "-m", str(memory_mb or 512),
+                   "-device", "pc-testdev",
+                   "-acpitable", "file=" + (ssdt or compile_ssdt(workdir)),
+                   "-chardev", "file,id=con,path=" + self.console,
+                   "-device", "isa-serial,chardev=con",
+                   "-chardev", agent, "-device", "isa-serial,chardev=agent"]
+            console = "ttyS0"
+        cmd += ["-kernel", kernel.vmlinuz, "-initrd", initrd,
+                "-append", "console=%s panic=-1 %s" % (console, append),
+                "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults"]
         for i, (path, fmt) in enumerate(drives):
             cmd += ["-drive", "file=%s,format=%s,if=virtio,index=%d" % (path, fmt, i)]
         self.qemu_log = open(os.path.join(workdir, "qemu.log"), "w")
@@ -314,9 +490,15 @@ class Guest:
         return self.check("cat " + path).strip()
 
     def set_temp(self, zone, temp_mc):
-        """Sets ACPI zone TZ<zone>'s _TMP (m°C, rounded to the 0.1 K ACPI has)."""
-        dk = int(round(temp_mc / 100.0)) + 2732
-        self.check("busybox devmem 0x%x 32 %d" % (TEMP_STORE + 4 * zone, dk))
+        """Sets the temperature of zone (m°C, rounded to 0.1 °C): amd64: ACPI
+        zone TZ<zone>'s _TMP (deci-kelvin); arm64: the bcm2711 sensor's word,
+        which cpu-thermal (zone 0, the only one) reads."""
+        if self.arch == "arm64":
+            assert zone == 0 and 0 <= temp_mc <= 102300, (zone, temp_mc)
+            word, value = AVS_TEMP, AVS_VALID | int(round(temp_mc / 100.0))
+        else:
+            word, value = TEMP_STORE + 4 * zone, int(round(temp_mc / 100.0)) + 2732
+        self.check("busybox devmem 0x%x 32 %d" % (word, value))
 
     def console_tail(self, lines=40):
         try:
