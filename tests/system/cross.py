@@ -252,28 +252,6 @@ class Build:
         """Host path of a built file, e.g. daemon/powerallocd."""
         return self.chroot.host_path(self.dir + "/" + rel)
 
-    def libraries(self, binary):
-        """The shared objects binary needs, as (host path, guest path), the
-        loader included, resolved in the chroot's library directories."""
-        dirs = ["/lib/" + self.info["triplet"], "/usr/lib/" + self.info["triplet"]]
-        found, todo = {}, [binary]
-        while todo:
-            dyn = vm.must(["readelf", "-d", "-l", todo.pop()]).stdout
-            names = re.findall(r"\(NEEDED\).*\[(.+?)\]", dyn)
-            interp = re.search(r"program interpreter: (\S+?)\]", dyn)
-            for guest in ([interp.group(1)] if interp else []) + [
-                    next((d + "/" + n for d in dirs
-                          if os.path.exists(self.chroot.host_path(d + "/" + n))), n)
-                    for n in names]:
-                if guest in found:
-                    continue
-                host = self.chroot.host_path(guest)
-                if not os.path.exists(host):
-                    raise RuntimeError("%s needs %s, not in the chroot" % (binary, guest))
-                found[guest] = os.path.realpath(host)
-                todo.append(found[guest])
-        return sorted((h, g) for g, h in found.items())
-
 
 def elf_header(path):
     """(class, machine) of an ELF file, as readelf -h names them."""

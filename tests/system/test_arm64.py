@@ -10,12 +10,13 @@ thermal zone cpu-thermal (passive 60 and 75 °C, critical 95 °C, sustainable
 power 1500 mW) on a bcm2711 sensor whose register is a page of RAM the test
 writes.  No configuration file: the daemon configures itself from the kernel.
 
-usage: POWERALLOCD_ARM64=build-arm64/daemon/powerallocd \\
-       POWERALLOCD_ARM64_ROOT=/path/to/arm64-root test_arm64.py [unittest args]
-POWERALLOCD_ARM64_ROOT is the root file system the binaries were built
-against (their shared libraries and loader are taken from it);
-POWERALLOCCTL_ARM64 names powerallocctl, by default ctl/powerallocctl of
-the daemon's build directory.
+usage: test_arm64.py [unittest args] (as root: the tree is cross-built for
+arm64 in tools/cross's chroot), or POWERALLOCD_ARM64=.../powerallocd
+POWERALLOCD_ARM64_ROOT=/path/to/arm64-root test_arm64.py: another build,
+POWERALLOCD_ARM64_ROOT the root file system it was built against (its
+shared libraries and loader are taken from there); POWERALLOCCTL_ARM64
+names powerallocctl, by default ctl/powerallocctl of the daemon's build
+directory.
 """
 import os
 import re
@@ -25,6 +26,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cross  # noqa: E402
 import vm  # noqa: E402
 
 TZ = "/sys/class/thermal/thermal_zone0"
@@ -44,10 +46,21 @@ cdev = {}       # first CPU of a cluster: its cooling device's directory
 
 
 def binaries():
-    """(daemon, powerallocctl or None, library root) from the environment."""
+    """(daemon, powerallocctl or None, library root): from the environment
+    where POWERALLOCD_ARM64 is set, else this tree cross-built for arm64 in
+    tools/cross's chroot (root needed), whose libraries the binaries load."""
     daemon = os.environ.get("POWERALLOCD_ARM64")
+    if not daemon:
+        if os.geteuid() != 0:
+            raise unittest.SkipTest("the arm64 cross build needs root; or give POWERALLOCD_ARM64 "
+                                    "and POWERALLOCD_ARM64_ROOT")
+        build = cross.Build("arm64")
+        with vm.Stages.timed("arm64 stage: cross build (tools/cross)"):
+            build.compile()
+        return (build.binary("daemon/powerallocd"), build.binary("ctl/powerallocctl"),
+                build.chroot.root)
     root = os.environ.get("POWERALLOCD_ARM64_ROOT")
-    if not daemon or not os.access(daemon, os.X_OK):
+    if not os.access(daemon, os.X_OK):
         raise unittest.SkipTest("POWERALLOCD_ARM64 names no arm64 build of powerallocd")
     if not root or not os.path.isdir(root):
         raise unittest.SkipTest("POWERALLOCD_ARM64_ROOT names no arm64 root file system "

@@ -3,7 +3,7 @@
  * powerallocd-guest-plant: the plant of tools/bench-arm64, in the arm64 guest.
  * Every period it reads each cpufreq policy's scaling_cur_freq and each CPU's
  * busy share from /proc/stat, prices them with the kernel's Energy Model
- * (debugfs, read with read(): its files refuse pread), steps a first-order
+ * (debugfs, in µW, read with read(): its files refuse pread), steps a first-order
  * thermal model and writes the temperature into the bcm2711 sensor's
  * register through /dev/mem; a CSV line per period on stdout.  Under TCG a
  * frequency does not change the guest's speed, so the work is counted as
@@ -122,7 +122,7 @@ static int read_energy_model(struct gp_cluster *c, unsigned int cpu)
 	qsort(pairs, c->n_states, sizeof(pairs[0]), by_freq);
 	for (size_t k = 0; k < c->n_states; k++) {
 		c->freq_khz[k] = pairs[k][0];
-		c->power_mw[k] = pairs[k][1];
+		c->power_uw[k] = pairs[k][1];
 	}
 	return c->n_states ? 0 : -ENODATA;
 }
@@ -354,8 +354,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "guest-plant: cluster %zu: %zu CPUs from %u,", i,
 			m.cluster[i].n_cpus, m.cluster[i].cpu[0]);
 		for (size_t k = 0; k < m.cluster[i].n_states; k++)
-			fprintf(stderr, " %" PRIu32 " kHz %" PRIu32 " mW", m.cluster[i].freq_khz[k],
-				m.cluster[i].power_mw[k]);
+			fprintf(stderr, " %" PRIu32 " kHz %" PRIu32 " uW", m.cluster[i].freq_khz[k],
+				m.cluster[i].power_uw[k]);
 		fprintf(stderr, "\n");
 	}
 	r = run(&m, &o);

@@ -3,7 +3,7 @@
 
 #include "guest_plant.h"
 
-uint32_t gp_state_power_mw(const struct gp_cluster *c, uint32_t freq_khz)
+double gp_state_power_mw(const struct gp_cluster *c, uint32_t freq_khz)
 {
 	size_t k = 0;
 
@@ -11,7 +11,7 @@ uint32_t gp_state_power_mw(const struct gp_cluster *c, uint32_t freq_khz)
 		return 0;
 	while (k + 1 < c->n_states && c->freq_khz[k + 1] <= freq_khz)
 		k++;
-	return c->power_mw[k];
+	return c->power_uw[k] / 1000.0;
 }
 
 double gp_cluster_power_mw(const struct gp_cluster *c, uint32_t freq_khz, const double *busy)

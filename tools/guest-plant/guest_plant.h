@@ -35,8 +35,9 @@ struct gp_thermal {
  * struct gp_cluster - one cpufreq policy and its Energy Model.
  * @n_cpus, @cpu: its CPUs' numbers.
  * @capacity: each CPU's capacity at the top frequency (cpu_capacity, of 1024).
- * @n_states, @freq_khz, @power_mw: the Energy Model's performance states,
- *	by rising frequency; power per CPU busy at that frequency, mW.
+ * @n_states, @freq_khz, @power_uw: the Energy Model's performance states,
+ *	by rising frequency; power per CPU busy at that frequency, µW (the
+ *	unit of the kernel's Energy Model in debugfs).
  */
 struct gp_cluster {
 	size_t n_cpus;
@@ -44,14 +45,14 @@ struct gp_cluster {
 	unsigned int capacity[GP_MAX_CPUS];
 	size_t n_states;
 	uint32_t freq_khz[GP_MAX_STATES];
-	uint32_t power_mw[GP_MAX_STATES];
+	uint32_t power_uw[GP_MAX_STATES];
 };
 
 /**
  * gp_state_power_mw() - what one CPU of @c draws busy at @freq_khz, mW: the
  * highest performance state at or under @freq_khz (the lowest one under it).
  */
-uint32_t gp_state_power_mw(const struct gp_cluster *c, uint32_t freq_khz);
+double gp_state_power_mw(const struct gp_cluster *c, uint32_t freq_khz);
 
 /**
  * gp_cluster_power_mw() - @c's power at @freq_khz with each CPU busy the
