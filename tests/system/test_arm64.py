@@ -144,9 +144,8 @@ echo step_wise > %s/policy
                                 time.monotonic() - self.started))
 
     def busy(self):
-        """Four busy loops (niced: the test's shell stays responsive), one a CPU."""
-        guest.check("for i in 1 2 3 4; do nice -n 19 sh -c 'while :; do :; done' "
-                    ">/dev/null 2>&1 & echo $! >> /tmp/busy.pids; done")
+        """Four busy loops, one a CPU."""
+        guest.busy_loops(4)
 
     def start(self):
         """powerallocd from the shell, in the background, no arguments; its pid."""

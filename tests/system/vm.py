@@ -486,6 +486,15 @@ class Guest:
         self.wait("test -e /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq",
                   "acpi-cpufreq", timeout=60)
 
+    def busy_loops(self, n):
+        """Starts n busy loops (shell loops, one a CPU) at nice 19, so that the
+        agent, a daemon and a plant come first; their pids in /tmp/busy.pids.
+        Busybox has renice, not nice.  Raises unless all n run."""
+        self.check("for i in $(seq %d); do sh -c 'while :; do :; done' >/dev/null 2>&1 & "
+                   "echo $! >> /tmp/busy.pids; renice -n 19 -p $! >/dev/null; done; "
+                   "n=0; for p in $(cat /tmp/busy.pids); do kill -0 $p && n=$((n + 1)); done; "
+                   "[ $n -ge %d ]" % (n, n))
+
     def read(self, path):
         return self.check("cat " + path).strip()
 

@@ -16,17 +16,17 @@
 /* Two CPUs of capacity 1024, three states: 400/800/1200 MHz at 50/150/400 mW. */
 static const struct gp_cluster big = {
 	.n_cpus = 2, .cpu = { 2, 3 }, .capacity = { 1024, 1024 },
-	.n_states = 3, .freq_khz = { 400000, 800000, 1200000 }, .power_mw = { 50, 150, 400 },
+	.n_states = 3, .freq_khz = { 400000, 800000, 1200000 }, .power_uw = { 50000, 150000, 400000 },
 };
 
 static void test_state_power_is_the_state_at_or_under(void **unused)
 {
 	(void)unused;
-	assert_int_equal(gp_state_power_mw(&big, 800000), 150);
-	assert_int_equal(gp_state_power_mw(&big, 1199999), 150);
-	assert_int_equal(gp_state_power_mw(&big, 1200000), 400);
+	assert_true(fabs(gp_state_power_mw(&big, 800000) - 150.0) < 1e-9);
+	assert_true(fabs(gp_state_power_mw(&big, 1199999) - 150.0) < 1e-9);
+	assert_true(fabs(gp_state_power_mw(&big, 1200000) - 400.0) < 1e-9);
 	/* Under the lowest state (a frequency the table does not have): the lowest. */
-	assert_int_equal(gp_state_power_mw(&big, 100000), 50);
+	assert_true(fabs(gp_state_power_mw(&big, 100000) - 50.0) < 1e-9);
 }
 
 static void test_power_and_work_follow_busy_time(void **unused)
