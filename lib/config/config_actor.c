@@ -124,7 +124,7 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	double weight = 1.0;
 	int kind, on_external = 0, r;
 
-	a->line = config_setting_source_line(g);
+	cfg_where(ctx, g, &a->line);
 	r = cfg_get_enum(ctx, g, prefix, "type", actor_kind_names, &kind);
 	if (r == 0)
 		return cfg_fail(ctx, g, prefix, "type", "missing (one of: cpufreq, cpufreq_cap, devfreq, powercap)");

@@ -391,6 +391,20 @@ class CheckConfig(unittest.TestCase):
         self.assertEqual(out.returncode, 3)
         self.assertIn("No such file", out.stderr)
 
+    def test_config_that_cannot_be_read(self):
+        """A directory, a FIFO, a device (issue 42, 1): libconfig's scanner
+        exited 2 on them ("input in flex scanner failed", no file named)."""
+        fifo = os.path.join(self.work, "fifo")
+        os.mkfifo(fifo)
+        for path in (self.work, fifo, "/dev/zero"):
+            out = run(self.tree, "--check-config", "-c", path)
+            self.assertEqual(out.returncode, 3, out.stderr)
+            self.assertEqual(out.stderr, "%s: cannot read: not a regular file\n" % path)
+        out = run(self.tree, "--check-config", "-c", self.conf('@include "%s"\n' % fifo))
+        self.assertEqual(out.returncode, 3, out.stderr)
+        self.assertIn('c.conf:1: @include "%s": %s: cannot read: not a regular file' % (fifo, fifo),
+                      out.stderr)
+
 
 class Control(unittest.TestCase):
     def setUp(self):
@@ -519,6 +533,32 @@ class Control(unittest.TestCase):
             self.assertNotIn("cooling_device1", f.read())
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_reload_of_a_file_that_cannot_be_read_is_rejected(self):
+        """The config replaced by a directory, then SIGHUP (issue 42, 1): the
+        daemon exited in libconfig's scanner with every limit in place."""
+        self.start()
+        self.assertTrue(wait_for(self.throttled))
+        os.unlink(self.daemon.config)
+        os.mkdir(self.daemon.config)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertIn("reload rejected: %s: cannot read: not a regular file; the running "
+                      "config stays" % self.daemon.config, self.daemon.logtext())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertTrue(wait_for(self.throttled))
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        os.rmdir(self.daemon.config)
+        with open(self.daemon.config, "w") as f:
+            f.write(HOT_CONFIG)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
 
     def test_sustainable_power_out_of_range_refused_at_start_and_on_reload(self):
