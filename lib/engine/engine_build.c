@@ -349,7 +349,8 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		b->e->n_refused++;
 		return -EOPNOTSUPP;
 	}
-	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
+	if ((r = zone_temps(z, zc, tz)) < 0 || (r = build_check_control_temp(b, zc, z, tz)) < 0 ||
+	    (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
 	build_open_zone_meter(b, zc, z);
 	return build_finish_zone(b, z, tz, zc);

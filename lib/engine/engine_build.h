@@ -102,6 +102,16 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 		      const struct zone_config *zc);
 
 /**
+ * build_check_control_temp() - configured zone @zc's control_temp (in @z)
+ * against the trips of its thermal zone @tz (NULL for a combined sensor:
+ * nothing to check): at or above its hot or critical trip, refused (said,
+ * counted in e->n_refused, -EINVAL); above its highest passive trip, said
+ * as a warning (engine_trips.c).  Return: 0 or -EINVAL.
+ */
+int build_check_control_temp(struct build *b, const struct zone_config *zc,
+			     const struct zone *z, const struct thermal_zone_info *tz);
+
+/**
  * build_auto_zone() - @z from thermal zone @tz alone (engine_auto.c), as
  * the kernel's power_allocator would run it: the power actors bound to its
  * control trip.  Return: 0, or negative errno when it is not controlled

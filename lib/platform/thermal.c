@@ -342,6 +342,31 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 	return n;
 }
 
+const struct trip_info *thermal_limit_trip(const struct thermal_zone_info *zone)
+{
+	const struct trip_info *limit = NULL;
+
+	for (size_t i = 0; i < zone->n_trips; i++) {
+		const struct trip_info *t = &zone->trips[i];
+
+		if ((t->type == TRIP_HOT || t->type == TRIP_CRITICAL) && t->temp_mc > 0 &&
+		    (!limit || t->temp_mc < limit->temp_mc))
+			limit = t;
+	}
+	return limit;
+}
+
+const struct trip_info *thermal_highest_passive_trip(const struct thermal_zone_info *zone)
+{
+	const struct trip_info *top = NULL;
+
+	for (size_t i = 0; i < zone->n_trips; i++)
+		if (zone->trips[i].type == TRIP_PASSIVE &&
+		    (!top || zone->trips[i].temp_mc > top->temp_mc))
+			top = &zone->trips[i];
+	return top;
+}
+
 bool thermal_zone_has_trip_at(const struct thermal_zone_info *zone, int32_t temp_mc)
 {
 	for (size_t i = 0; i < zone->n_trips; i++)

@@ -158,6 +158,17 @@ size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *swit
 			     int32_t *control_mc);
 
 /**
+ * thermal_limit_trip() - @zone's lowest hot or critical trip above 0 °C
+ * (one at or below is no limit the kernel acts on: a firmware's unset
+ * value), where the kernel acts (at critical: it shuts the machine down);
+ * NULL for none.
+ */
+const struct trip_info *thermal_limit_trip(const struct thermal_zone_info *zone);
+
+/** thermal_highest_passive_trip() - @zone's highest passive trip, NULL for none. */
+const struct trip_info *thermal_highest_passive_trip(const struct thermal_zone_info *zone);
+
+/**
  * thermal_zone_has_trip_at() - whether one of @zone's trips, of any type,
  * is at @temp_mc: the kernel sends a trip event when the zone crosses it.
  */

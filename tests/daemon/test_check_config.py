@@ -149,6 +149,38 @@ class SustainablePower(CheckConfig):
         self.assertNotIn("sustainable_power", stderr)
 
 
+class ControlAgainstTrips(CheckConfig):
+    """A control_temp against its thermal zone's trips (issue 42, 2): on
+    the RK3399's cpu-thermal, passive trips 0 and 1 at 70 and 75 °C,
+    critical trip 2 at 95 °C.  175 °C passed silently, and a reload ran the
+    zone at 97 °C under its "control"."""
+
+    def config(self, control_mc):
+        return RK3399_ZONE % (" switch_on_temp = 70000; control_temp = %d;\n"
+                              "  sustainable_power = 1500;" % control_mc, RK3399_CLUSTERS)
+
+    def test_at_or_above_the_critical_trip_is_refused(self):
+        for control_mc in (175000, 95000):
+            self.assert_fails(self.config(control_mc),
+                              "err: zone cpu: control_temp %d m°C is at or above the critical "
+                              "trip of thermal_zone0 (cpu-thermal) (trip 2, 95000 m°C), where "
+                              "the kernel shuts the machine down: the zone would never be held "
+                              "at it; give a control_temp under 95000 m°C; zone skipped"
+                              % control_mc, "1 of 1 configured zones cannot be controlled")
+
+    def test_above_the_highest_passive_trip_is_said(self):
+        status, stdout, stderr = self.check(self.config(85000))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("warning: zone cpu: control_temp 85000 m°C is above the highest passive "
+                      "trip of thermal_zone0 (cpu-thermal) (trip 1, 75000 m°C), where its "
+                      "firmware has the kernel throttle: the zone is held hotter than its "
+                      "firmware asks\n", stderr)
+        self.assertEqual(stderr.count("control_temp"), 1, stderr)
+        status, stdout, stderr = self.check(self.config(75000))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertNotIn("control_temp", stderr)
+
+
 class X86SustainablePower(CheckConfig):
     """A RAPL package's range is its powercap constraint's."""
 
