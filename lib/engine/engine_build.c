@@ -318,7 +318,9 @@ static int zone_temps(struct zone *z, const struct zone_config *zc,
 		      const struct thermal_zone_info *tz)
 {
 	int32_t on = 0, control = 0;
-	size_t passive = tz ? thermal_passive_range(tz, &on, &control) : 0;
+	bool from_trips = tz && (!zc->has_switch_on_temp || !zc->has_control_temp);
+	size_t passive = from_trips ? build_passive_range(tz, &on, &control) :
+			 tz ? thermal_passive_range(tz, &on, &control) : 0;
 
 	z->always_on = !zc->has_switch_on_temp && passive == 1;
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;

@@ -102,6 +102,14 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 		      const struct zone_config *zc);
 
 /**
+ * build_passive_range() - thermal_passive_range() of @tz, each passive trip
+ * it does not take (below 0 °C, at or above the hot or critical trip, out
+ * of order) said with the zone and the trip (engine_trips.c).
+ */
+size_t build_passive_range(const struct thermal_zone_info *tz, int32_t *switch_on_mc,
+			   int32_t *control_mc);
+
+/**
  * build_check_control_temp() - configured zone @zc's control_temp (in @z)
  * against the trips of its thermal zone @tz (NULL for a combined sensor:
  * nothing to check): at or above its hot or critical trip, refused (said,

@@ -181,6 +181,50 @@ class ControlAgainstTrips(CheckConfig):
         self.assertNotIn("control_temp", stderr)
 
 
+class FirmwareTrips(CheckConfig):
+    """The kernel's trips are data (issue 42, 2): a passive trip below 0 °C,
+    at or above the critical trip, or out of order is not taken as a
+    switch-on or control temperature, said once with the zone and the trip.
+    The RK3399's cpu-thermal: passive trips 0 and 1 at 70 and 75 °C,
+    critical trip 2 at 95 °C."""
+
+    ZONE0 = "sys/devices/virtual/thermal/thermal_zone0/"
+    CONFIG = RK3399_ZONE % (" sustainable_power = 1500;", RK3399_CLUSTERS)
+
+    def set_trip(self, trip, temp_mc):
+        with open(os.path.join(self.tree, self.ZONE0, "trip_point_%d_temp" % trip), "w") as f:
+            f.write("%d\n" % temp_mc)
+
+    def test_each_absurd_trip_is_left_and_said_once(self):
+        for trip, temp_mc, why, control in (
+                (0, -273000, "is below 0 °C", 75000),
+                (1, 120000, "is at or above its critical trip 2 (95000 m°C)", 70000),
+                (1, 65000, "is below passive trip 0 (70000 m°C) before it", 70000)):
+            self.set_trip(0, 70000)
+            self.set_trip(1, 75000)
+            self.set_trip(trip, temp_mc)
+            status, stdout, stderr = self.check(self.CONFIG)
+            self.assertEqual(status, 0, stdout + stderr)
+            said = ("warning: thermal_zone0 (cpu-thermal): passive trip %d (%d m°C) %s: the "
+                    "firmware's value is not taken as a switch-on or control temperature\n"
+                    % (trip, temp_mc, why))
+            self.assertIn(said, stderr)
+            self.assertEqual(stderr.count("firmware's value"), 1, stderr)
+            # The trip left is control, and the zone always on.
+            self.assertIn("zone cpu: thermal_zone0, always on (one passive trip), control "
+                          "%d m°C" % control, stdout)
+
+    def test_automatic_zone_on_an_absurd_trip(self):
+        """Without zones: the zone with one trip left and no sustainable power in
+        sysfs is not taken (the budget on an estimate would hold busy CPUs down)."""
+        self.set_trip(0, -273000)
+        status, stdout, stderr = self.check("")
+        self.assertIn("passive trip 0 (-273000 m°C) is below 0 °C", stderr)
+        self.assertNotIn("switch-on -273000", stdout)
+        self.assertIn("thermal_zone0 (cpu-thermal): one passive trip (trip 1, 75.0 °C) and no "
+                      "sustainable_power", stderr)
+
+
 class X86SustainablePower(CheckConfig):
     """A RAPL package's range is its powercap constraint's."""
 
