@@ -225,6 +225,34 @@ class FirmwareTrips(CheckConfig):
                       "sustainable_power", stderr)
 
 
+class FallingPower(CheckConfig):
+    """A power table whose power falls as the frequency rises is refused with
+    the OPP named (issue 42, 2): the issue's passed with "sustainable power
+    108000 mW (estimated)" beside a cluster whose most is 716 mW."""
+
+    def test_configured_opps(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3";\n'
+                                         '    opps = ( { freq_khz = 408000; power_mw = 27000; },\n'
+                                         '             { freq_khz = 1416000; power_mw = 179; } ); }'),
+                          "powerallocd.conf:4: zones[0].actors[0].opps[1].power_mw: the power "
+                          "falls as the frequency rises: 179 mW at 1416000 kHz, under opps[0]'s "
+                          "27000 mW at 408000 kHz; a device draws more at a higher frequency")
+
+    def test_device_tree_opps(self):
+        """The little cluster's OPP at 1008 MHz on 700 mV, under 816 MHz's 850 mV."""
+        cell = (700000).to_bytes(4, "big") * 2 + (1250000).to_bytes(4, "big")
+        with open(os.path.join(self.tree, "sys/firmware/devicetree/base/opp-table-0/opp03/"
+                               "opp-microvolt"), "wb") as f:
+            f.write(cell)
+        stderr = self.assert_fails(RK3399_ZONE % (" sustainable_power = 1500;", RK3399_CLUSTERS),
+                                   "warning: cpu0: the device-tree OPPs do not make a power "
+                                   "table: the power falls as the frequency rises, 49 mW at "
+                                   "1008000 kHz under 58 mW at 816000 kHz; not taken")
+        self.assertIn("err: zone cpu: actors[0] (line 2, cpufreq): cooling_device0 "
+                      "(cpufreq-cpu0) cannot be used (see above); zone skipped", stderr)
+        self.assertNotIn("no power model", stderr)
+
+
 class X86SustainablePower(CheckConfig):
     """A RAPL package's range is its powercap constraint's."""
 
