@@ -70,7 +70,8 @@ int build_check_control_temp(struct build *b, const struct zone_config *zc,
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}
-	if (passive && z->control_mc > passive->temp_mc)
+	/* 0 is an unset trip (x86_pkg_temp's until thermald writes one): no firmware's ask. */
+	if (passive && passive->temp_mc > 0 && z->control_mc > passive->temp_mc)
 		pa_log(PA_LOG_WARNING, "zone %s: control_temp %d m°C is above the highest passive "
 		       "trip of thermal_zone%d (%s) (trip %u, %d m°C), where its firmware has the "
 		       "kernel throttle: the zone is held hotter than its firmware asks", z->name,

@@ -181,6 +181,21 @@ class ControlAgainstTrips(CheckConfig):
         self.assertNotIn("control_temp", stderr)
 
 
+class ControlAgainstUnsetTrips(CheckConfig):
+    """x86_pkg_temp's passive trips read 0 until thermald writes one: no
+    passive trip that a control_temp is above."""
+
+    tree_name = "x86-laptop"
+
+    def test_unset_trips_are_no_passive_trip(self):
+        status, stdout, stderr = self.check(
+            'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; switch_on_temp = 60000;\n'
+            '  control_temp = 80000; sustainable_power = 28000;\n'
+            '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n')
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertEqual(stderr, "")
+
+
 class FirmwareTrips(CheckConfig):
     """The kernel's trips are data (issue 42, 2): a passive trip below 0 °C,
     at or above the critical trip, or out of order is not taken as a
