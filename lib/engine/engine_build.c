@@ -168,7 +168,7 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 	for (size_t i = 0; i < z->n_actors; i++)
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
-	if (zc && build_check_power(z, zc) < 0) {
+	if (build_check_power(z, zc) < 0) {
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}

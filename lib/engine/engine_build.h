@@ -80,14 +80,17 @@ bool build_offers_user_space(const struct thermal_zone_info *tz, const char *nam
 			     const char *outcome);
 
 /**
- * build_check_power() - configured zone @z's sustainable power (@zc's)
- * against what its actors draw together (engine_check.c), once they are
- * sampled and its controller set: more than ten times the most, or less
- * than a tenth of the least, is refused; outside the range, said as a
- * warning, with the range.  Gains it derives that round to zero are
- * refused, whatever the sustainable power's source.  The most is not
- * checked while an actor's is unknown or an optional actor is missing; the
- * step_wise controller uses neither.  Return: 0 or -EINVAL (logged).
+ * build_check_power() - zone @z's sustainable power, configured (@zc's)
+ * or estimated (its actors' lowest powers together; @zc NULL for an
+ * automatic zone), against what its actors draw together (engine_check.c),
+ * once they are sampled and its controller set: more than ten times the
+ * most, or (configured) less than a tenth of the least, is refused;
+ * outside the range, said as a warning, with the range, and with "did you
+ * mean" the value in mW where it reads as watts.  Gains a configured zone
+ * derives that round to zero are refused, whatever the sustainable power's
+ * source.  The most is not checked while an actor's is unknown or an
+ * optional actor is missing; the step_wise controller uses neither.
+ * Return: 0 or -EINVAL (logged).
  */
 int build_check_power(const struct zone *z, const struct zone_config *zc);
 
