@@ -94,6 +94,22 @@ static bool limits_cpus(const struct zone *z)
 }
 
 /*
+ * " (did you mean N (mW)?)" into @buf when @sp_mw watts would be in
+ * [@min_mw, @max_mw] (max not known: at least @min_mw): a power typed in W
+ * where mW are meant (28 for 28000), as a temperature in °C gets; else "".
+ */
+static void watts_hint(char *buf, size_t size, uint32_t sp_mw, uint64_t min_mw, uint64_t max_mw,
+		       bool max_known)
+{
+	uint64_t mw = (uint64_t)sp_mw * 1000;
+
+	buf[0] = '\0';
+	if (sp_mw && mw >= min_mw && (!max_known || mw <= max_mw))
+		snprintf(buf, size, " (%" PRIu32 " mW is %.3f W: did you mean %" PRIu64 " (mW)?)",
+			 sp_mw, sp_mw / 1000.0, mw);
+}
+
+/*
  * The sustainable power against the range: refused (-EINVAL) beyond
  * SP_REFUSE_FACTOR, said as a warning outside it, both with the range.
  * @estimated: the kernel's estimate (the actors' lowest powers together),
@@ -107,7 +123,7 @@ static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, ui
 	bool above = max_known && sp_mw > max_mw, below = !estimated && sp_mw < min_mw;
 	bool refuse = (above && sp_mw > SP_REFUSE_FACTOR * max_mw) ||
 		      (below && (uint64_t)sp_mw * SP_REFUSE_FACTOR < min_mw);
-	char list[400], range[160];
+	char list[400], range[160], hint[96];
 
 	if (!above && !below)
 		return 0;
@@ -119,15 +135,16 @@ static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, ui
 	else
 		snprintf(range, sizeof(range), "%" PRIu64 " mW or more (its actors' lowest power "
 			 "together)", min_mw);
+	watts_hint(hint, sizeof(hint), below && !estimated ? sp_mw : 0, min_mw, max_mw, max_known);
 	pa_log(refuse ? PA_LOG_ERR : PA_LOG_WARNING, "zone %s: %s %" PRIu32 " mW is "
 	       "%s %s%s its actors draw together (%" PRIu64 " mW: %s): at control_temp the budget "
-	       "would %s, and k_po %s %.1f mW/°C; %s %s%s", z->name,
+	       "would %s, and k_po %s %.1f mW/°C%s; %s %s%s", z->name,
 	       estimated ? "the estimated sustainable power (its actors' lowest power together)" :
 	       "sustainable_power", sp_mw, above ? "more than" : "less than",
 	       refuse ? (above ? "ten times " : "a tenth of ") : "",
 	       above ? "the most" : "the least", above ? max_mw : min_mw, list,
 	       above ? "limit none of them" : "hold them all at their lowest state",
-	       refuse ? "would be" : "is", z->pid.gains.k_po * 1000.0 / 1024,
+	       refuse ? "would be" : "is", z->pid.gains.k_po * 1000.0 / 1024, hint,
 	       !refuse ? "this zone's range is" : estimated ? "its range is" : "give", range,
 	       !refuse ? "" : estimated ? ": set sustainable_power, or give power tables that "
 	       "rise with frequency; zone skipped" : ", or leave it out for the default; zone "

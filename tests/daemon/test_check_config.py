@@ -130,8 +130,8 @@ class SustainablePower(CheckConfig):
                           "err: zone cpu: sustainable_power 2 mW is less than a tenth of the "
                           "least its actors draw together (350 mW: cpufreq-cpu0 108 mW, "
                           "cpufreq-cpu4 242 mW): at control_temp the budget would hold them all "
-                          "at their lowest state, and k_po would be 0.0 mW/°C; give " +
-                          self.RANGE)
+                          "at their lowest state, and k_po would be 0.0 mW/°C (2 mW is 0.002 "
+                          "W: did you mean 2000 (mW)?); give " + self.RANGE)
 
     def test_outside_the_range_is_said(self):
         for sp, words in (("8800", "more than the most its actors draw together (2976 mW"),
@@ -282,6 +282,26 @@ class X86SustainablePower(CheckConfig):
                           "most its actors draw together (45000 mW: intel-rapl:0 45000 mW)",
                           "give 4500 to 45000 mW (its actors' lowest to highest power "
                           "together), or leave it out")
+
+    def test_watts_where_milliwatts_are_meant(self):
+        """28 for 28000 (issue 42, 2): said with the range, but without the
+        "did you mean" that a temperature in °C gets."""
+        self.assert_fails('zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; '
+                          'switch_on_temp = 60000;\n  control_temp = 80000; '
+                          'sustainable_power = 28;\n'
+                          '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n',
+                          "err: zone pkg: sustainable_power 28 mW is less than a tenth of the "
+                          "least its actors draw together (4500 mW: intel-rapl:0 4500 mW): at "
+                          "control_temp the budget would hold them all at their lowest state, "
+                          "and k_po would be 2.9 mW/°C (28 mW is 0.028 W: did you mean 28000 "
+                          "(mW)?); give 4500 to 45000 mW")
+        # In watts out of range too (46 W over 45 W): no "did you mean".
+        stderr = self.assert_fails(
+            'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; switch_on_temp = 60000;\n'
+            '  control_temp = 80000; sustainable_power = 46;\n'
+            '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n',
+            "sustainable_power 46 mW is less than a tenth")
+        self.assertNotIn("did you mean", stderr)
 
 
 class Messages(CheckConfig):
