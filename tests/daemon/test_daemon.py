@@ -632,6 +632,46 @@ class HotTree(unittest.TestCase):
         return int(self.tree.read(CDEV % 1)) > 0
 
 
+class FaultsOfItsOwn(HotTree):
+    """Every way out restores (issue 42, 1): a failed policy write leaves
+    the zone to the kernel, and a fault of the process's own puts every
+    limit back before it ends."""
+
+    def test_a_policy_that_cannot_be_set_is_not_taken_then_retried(self):
+        """The zone was driven under the kernel's step_wise governor for good."""
+        self.daemon = Daemon(self.tree, HOT_CONFIG, faults={"eio-write": "thermal_zone0/policy"})
+        self.assertTrue(wait_for(lambda: "zone skipped: its policy stays step_wise" in
+                                 self.daemon.logtext()), self.daemon.logtext())
+        self.assertIn("err: zone cpu: cannot set thermal_zone0/policy to user_space: "
+                      "Input/output error; zone skipped: its policy stays step_wise\n",
+                      self.daemon.logtext())
+        time.sleep(0.5)
+        self.assertFalse(self.throttled(), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.daemon.fault("eio-write", None)
+        # Looked for again every 5 s, as a configured zone that is missing.
+        self.assertTrue(wait_for(lambda: self.throttled() and
+                                 self.tree.read(ZONE0 + "policy") == "user_space", timeout=15),
+                        self.daemon.logtext())
+        stop(self, self.daemon)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_a_fault_puts_every_limit_back(self):
+        """SIGABRT raised by the process (the shim's abort-pread: libconfig 1.5's
+        parser on a failed allocation is a SIGSEGV so) left every limit and the
+        state file."""
+        original = {p: self.tree.read(p) for p in (CDEV % 0, CDEV % 1, ZONE0 + "policy")}
+        self.daemon = Daemon(self.tree, HOT_CONFIG, faults={})
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.daemon.fault("abort-pread", "thermal_zone0/temp")
+        self.assertEqual(self.daemon.wait(), -signal.SIGABRT, self.daemon.logtext())
+        self.assertEqual({p: self.tree.read(p) for p in original}, original,
+                         self.daemon.logtext())
+        self.assertFalse(os.path.exists(self.daemon.state))
+        self.assertIn("powerallocd: fatal signal 6 (SIGABRT); every limit goes back: "
+                      "powerallocd --restore\n", self.daemon.logtext())
+
+
 class LogTarget(HotTree):
     """The default --log-target (auto) as systemd's daemons decide: the
     journal where systemd connected stderr to it ($JOURNAL_STREAM names

@@ -12,7 +12,9 @@
  * EIO (a device that fails a write but is still there).
  * $POWERALLOCD_FAULT_DIR/slow-read holds a suffix and a delay in ms
  * ("thermal_zone1/temp 1000"): pread() on that file sleeps that long first
- * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/no-netlink
+ * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/abort-pread holds
+ * a suffix, pread() on a matching file calls abort(): a fault of the
+ * process's own, as a bug or a library's assert would raise.  While $POWERALLOCD_FAULT_DIR/no-netlink
  * exists, genl_connect() fails as without netlink (a kernel or container
  * without it); while $POWERALLOCD_FAULT_DIR/quiet-netlink exists, the
  * thermal event group resolves and is joined without asking the kernel, so
@@ -127,6 +129,8 @@ static int read_fault(int fd)
 	char part[256];
 	long delay_ms;
 
+	if (faulted(fd, "abort-pread"))
+		abort();	/* a fault of the daemon's own: SIGABRT, raised by the process */
 	if (faulted(fd, "eio-read"))
 		return EIO;
 	rule("espipe-pread", part, sizeof(part));
