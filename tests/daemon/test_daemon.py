@@ -124,11 +124,13 @@ class Daemon:
     to a folder of the run's and changed later with fault(); the shim is
     preloaded when given; @log_target: its --log-target, None for the
     default; @env_changes: variables to set (None: to unset); @stderr: where its
-    stderr goes (default: the file logtext() reads); @umask: its umask."""
+    stderr goes (default: the file logtext() reads); @umask: its umask;
+    @shim_first: the fault shim preloaded before umockdev's library, so that
+    it sees the calls umockdev wraps (open, read, recvmsg, connect) too."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
                  faults=None, models=None, log_target="stderr", env_changes=None, stderr=None,
-                 umask=None):
+                 umask=None, shim_first=False):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -161,8 +163,10 @@ class Daemon:
             for rule, text in faults.items():
                 self.fault(rule, text)
             env.update(POWERALLOCD_FAULT_DIR=self.faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
+        first = (["env", "LD_PRELOAD=%s:libumockdev-preload.so.0" % os.path.abspath(FAULT_SHIM)]
+                 if shim_first else [])
         self.proc = subprocess.Popen(
-            ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
+            ["umockdev-wrapper"] + WRAPPER + first + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
              "--state-directory", models or self.work,
              "--trace", self.trace, "--bus", bus] +
             (["--log-target", log_target] if log_target else []) + list(args),
