@@ -4,6 +4,7 @@
  * events, reloads and the learnt thermal models (model_store.h).  The rescan
  * is daemon_rescan.c's, the state file and the stop daemon_shutdown.c's.
  */
+#include "crash.h"
 #include "daemon_internal.h"
 
 #include <errno.h>
@@ -372,6 +373,9 @@ int daemon_run(const struct options *opts)
 		return EXIT_FAILURE_RUNTIME;
 	}
 	daemon_make_state_dir(opts->state_path);
+	if ((r = crash_restore_setup(opts->state_path, opts->log_target)) < 0)
+		pa_log(PA_LOG_WARNING, "cannot set the restore on a fault up: %s; a crash leaves its "
+		       "limits for powerallocd --restore", strerror(-r));
 	if ((r = setup_event(&d)) < 0 || (r = setup_engine(&d)) < 0) {
 		pa_log(PA_LOG_ERR, "cannot start: %s", strerror(-r));
 		daemon_teardown(&d);
@@ -392,6 +396,9 @@ int daemon_run(const struct options *opts)
 	sleep_open(&d, strcmp(opts->bus, "system") == 0);
 	daemon_retry_if_incomplete(&d);
 	r = sd_event_loop(d.event);
+	if (r < 0)
+		pa_log(PA_LOG_ERR, "the event loop failed: %s; putting every limit back and exiting",
+		       strerror(-r));
 	if (daemon_teardown(&d) > 0 && r >= 0)
 		return EXIT_RESTORE_INCOMPLETE;
 	return r < 0 ? EXIT_FAILURE_RUNTIME : EXIT_OK;

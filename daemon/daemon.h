@@ -32,6 +32,8 @@
  * @model_save_interval_s: how often they are saved while running, s (0:
  *	at stop and reload only).
  * @bus: "system" (default), "session" or "none".
+ * @crashed_signal: with --restore, the fatal signal of the daemon that
+ *	exec'd it (crash.c), 0 for none.
  */
 struct options {
 	const char *config_path;
@@ -43,6 +45,7 @@ struct options {
 	const char *state_dir;
 	unsigned int model_save_interval_s;
 	const char *bus;
+	int crashed_signal;
 };
 
 /** daemon_run() - run until SIGTERM/SIGINT, then restore.  Return: an exit code. */

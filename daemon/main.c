@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "crash.h"
 #include "daemon.h"
 #include "model_store.h"
 #include "platform/log.h"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
 		"                          (default %d; 0: at stop and reload only)\n"
 		"      --restore           restore what a stopped or killed powerallocd left\n"
 		"                          limited, from the state file, and exit\n"
+		"      --crashed SIGNAL    with --restore, then end by signal number SIGNAL\n"
+		"                          (what powerallocd runs on a fault of its own)\n"
 		"  -V, --version           print the version and exit\n"
 		"  -h, --help              print this help and exit\n"
 		"\n"
@@ -99,7 +102,7 @@ static int parse_interval(const char *text, unsigned int *interval_s)
 
 enum command { RUN, CHECK_CONFIG, CHECK_CONTROLLABLE, RESTORE };
 enum { OPT_CHECK_CONFIG = 256, OPT_CHECK_CONTROLLABLE, OPT_RESTORE, OPT_STATE_FILE, OPT_LOG_TARGET, OPT_BUS,
-       OPT_STATE_DIRECTORY, OPT_MODEL_SAVE_INTERVAL };
+       OPT_STATE_DIRECTORY, OPT_MODEL_SAVE_INTERVAL, OPT_CRASHED };
 
 /* The long options, and the short option or OPT_ value each stands for. */
 static const struct option longopts[] = {
@@ -114,6 +117,7 @@ static const struct option longopts[] = {
 	{ "model-save-interval", required_argument, NULL, OPT_MODEL_SAVE_INTERVAL },
 	{ "bus", required_argument, NULL, OPT_BUS },
 	{ "restore", no_argument, NULL, OPT_RESTORE },
+	{ "crashed", required_argument, NULL, OPT_CRASHED },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -161,6 +165,13 @@ static int parse_args(int argc, char **argv, struct options *opts, enum command 
 		case OPT_CHECK_CONFIG: *command = CHECK_CONFIG; break;
 		case OPT_CHECK_CONTROLLABLE: *command = CHECK_CONTROLLABLE; break;
 		case OPT_RESTORE: *command = RESTORE; break;
+		case OPT_CRASHED:
+			opts->crashed_signal = atoi(optarg);
+			if (opts->crashed_signal <= 0 || opts->crashed_signal >= NSIG) {
+				fprintf(stderr, "powerallocd: --crashed: \"%s\" is no signal\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'V': printf("powerallocd %s\n", PACKAGE_VERSION); return EXIT_OK;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -244,7 +255,11 @@ int main(int argc, char **argv)
 		return daemon_check_config(&opts);
 	if (command == CHECK_CONTROLLABLE)
 		return daemon_check_controllable(&opts);
-	if (command == RESTORE)
-		return daemon_restore(&opts);
+	if (command == RESTORE) {
+		r = daemon_restore(&opts);
+		if (opts.crashed_signal)
+			crash_end(opts.crashed_signal);
+		return r;
+	}
 	return daemon_run(&opts);
 }

@@ -68,13 +68,15 @@ static void warn_retired(struct parse_ctx *ctx, const config_setting_t *g, const
 	for (size_t i = 0; retired_zone_keys[i]; i++) {
 		const config_setting_t *s = config_setting_get_member(g, retired_zone_keys[i]);
 		char path[128];
+		unsigned int line;
+		const char *file;
 
 		if (!s)
 			continue;
+		file = cfg_where(ctx, s, &line);
 		cfg_key_path(path, prefix, retired_zone_keys[i]);
-		pa_log(PA_LOG_WARNING, "%s:%d: %s is retired and ignored: %s; remove it",
-		       ctx->file ? ctx->file : "(string)", config_setting_source_line(s), path,
-		       retired_why[i]);
+		pa_log(PA_LOG_WARNING, "%s:%u: %s is retired and ignored: %s; remove it", file, line,
+		       path, retired_why[i]);
 	}
 }
 
@@ -216,7 +218,7 @@ static int parse_zone(struct parse_ctx *ctx, const config_setting_t *g, const ch
 	int controller = PID_MODE_DEFAULT, division = 1;	/* efficiency */
 	int r;
 
-	z->line = config_setting_source_line(g);
+	cfg_where(ctx, g, &z->line);
 	if ((r = cfg_check_keys_retired(ctx, g, prefix, cfg_zone_keys, retired_zone_keys)) < 0)
 		return r;
 	if ((r = cfg_get_string(ctx, g, prefix, "name", &name)) <= 0)
@@ -392,41 +394,44 @@ void pa_config_free(struct pa_config *c)
 }
 
 /*
- * libconfig's error, with what it most likely means where its text alone
- * says nothing useful; @fp or @text is the main file's source.
+ * libconfig's error at its line of @src's text, in the file and line that
+ * line comes from, with what it most likely means where its text alone
+ * says nothing useful.
  */
-static void syntax_error(struct parse_ctx *ctx, const config_t *cfg, FILE *fp, const char *text)
+static void syntax_error(struct parse_ctx *ctx, const config_t *cfg, const struct cfg_source *src)
 {
 	struct pa_config_error *e = ctx->err;
-	const char *file = config_error_file(cfg);
-	FILE *src = file ? fopen(file, "re") : fp ? fp : fmemopen((void *)text, strlen(text), "r");
+	unsigned int line = (unsigned int)config_error_line(cfg);
+	FILE *f = fmemopen(src->text, src->len + 1, "r");
 	char key[KEY_NAME_MAX + 1], hint[256] = "";
+	const char *file;
 
-	snprintf(e->file, sizeof(e->file), "%s", file ? file : ctx->file);
-	e->line = (unsigned int)config_error_line(cfg);
+	cfg_source_where(src, line, &file, &e->line);
+	snprintf(e->file, sizeof(e->file), "%s", file);
 	e->key[0] = '\0';
-	if (src && (src != fp || fseek(fp, 0, SEEK_SET) == 0) &&
-	    cfg_syntax_group_in_array(src, e->line, key, sizeof(key)))
+	if (f && cfg_syntax_group_in_array(f, line, key, sizeof(key)))
 		snprintf(hint, sizeof(hint), ": a list of groups takes parentheses, %s%s( { ... }, "
 			 "{ ... } ); square brackets [ ] hold only numbers, strings or booleans",
 			 key, *key ? " = " : "");
-	if (src && src != fp)
-		fclose(src);
+	if (f)
+		fclose(f);
 	snprintf(e->message, sizeof(e->message), "%s%s", config_error_text(cfg), hint);
 	snprintf(e->text, sizeof(e->text), "%s:%u: %s", e->file, e->line, e->message);
 }
 
-/* Parses @fp (when not NULL) or @text, named @name in errors. */
-static int load(FILE *fp, const char *text, const char *name, struct pa_config **out,
+/*
+ * Parses @src's text (the file @name with its @includes in place, read
+ * by cfg_source_read()) from memory: libconfig reads no file itself.
+ */
+static int load(const struct cfg_source *src, const char *name, struct pa_config **out,
 		struct pa_config_error *err)
 {
-	struct parse_ctx ctx = { .file = name, .err = err };
+	struct parse_ctx ctx = { .file = name, .src = src, .err = err };
 	struct pa_config *c;
 	config_t cfg;
 	int ok, r;
 
 	memset(err, 0, sizeof(*err));
-	*out = NULL;
 	c = pa_config_new_default();
 	if (!c)
 		return -ENOMEM;
@@ -434,11 +439,11 @@ static int load(FILE *fp, const char *text, const char *name, struct pa_config *
 	c->path = strdup(name);
 	config_init(&cfg);
 	config_set_auto_convert(&cfg, CONFIG_FALSE);
-	ok = fp ? config_read(&cfg, fp) : config_read_string(&cfg, text);
+	ok = config_read_string(&cfg, src->text);
 	if (!c->path) {
 		r = -ENOMEM;
 	} else if (ok != CONFIG_TRUE) {
-		syntax_error(&ctx, &cfg, fp, text);
+		syntax_error(&ctx, &cfg, src);
 		r = -EINVAL;
 	} else {
 		r = parse_root(&ctx, config_root_setting(&cfg), c);
@@ -454,27 +459,28 @@ static int load(FILE *fp, const char *text, const char *name, struct pa_config *
 	return 0;
 }
 
+/* Loads @text (NULL: the file @name) with its @includes. */
+static int load_source(const char *text, const char *name, struct pa_config **out,
+		       struct pa_config_error *err)
+{
+	struct cfg_source src;
+	int r;
+
+	*out = NULL;
+	r = text ? cfg_source_from_string(&src, text, name, err) : cfg_source_read(&src, name, err);
+	if (r == 0)
+		r = load(&src, name, out, err);
+	cfg_source_free(&src);
+	return r;
+}
+
 int pa_config_load_string(const char *text, const char *name, struct pa_config **out,
 			  struct pa_config_error *err)
 {
-	return load(NULL, text, name, out, err);
+	return load_source(text, name, out, err);
 }
 
 int pa_config_load_file(const char *path, struct pa_config **out, struct pa_config_error *err)
 {
-	FILE *fp = fopen(path, "re");
-	int r;
-
-	if (!fp) {
-		r = -errno;
-		memset(err, 0, sizeof(*err));
-		*out = NULL;
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		snprintf(err->message, sizeof(err->message), "cannot read: %s", strerror(-r));
-		snprintf(err->text, sizeof(err->text), "%s: %s", path, err->message);
-		return r;
-	}
-	r = load(fp, NULL, path, out, err);
-	fclose(fp);
-	return r;
+	return load_source(NULL, path, out, err);
 }

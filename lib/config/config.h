@@ -196,19 +196,37 @@ struct pa_config_error {
 	char text[1024];
 };
 
+/*
+ * The most a config file may hold, bytes, and the whole with its @includes:
+ * a configuration is a few KiB; more is not one (a log, a disk image).
+ */
+#define PA_CONFIG_MAX_BYTES (1 << 20)
+/* How deep @includes may nest, as libconfig's own limit: deeper is a loop. */
+#define PA_CONFIG_INCLUDE_DEPTH_MAX 10
+
 /**
  * pa_config_load_file() - parse and validate a config file.
  * @path: the file.
  * @out: on success, the config (free with pa_config_free()).
  * @err: on failure, what is wrong.
- * Return: 0, -ENOENT/-EACCES/... when it cannot be read, -EINVAL when invalid,
- * -ENOMEM.
+ *
+ * The file and each file it @includes are read here, each a regular file of
+ * at most PA_CONFIG_MAX_BYTES, then parsed from memory: libconfig's scanner
+ * exits the process on a read error (flex's YY_FATAL_ERROR), which a
+ * directory, a FIFO, a device or a failing disk gives.  An @include is read
+ * relative to the including file's directory, nested at most
+ * PA_CONFIG_INCLUDE_DEPTH_MAX deep; an error names the file it is in.
+ *
+ * Return: 0; -ENOENT/-EACCES/-EIO/-SYSFS_ENOTREG (not a regular
+ * file)/-EFBIG (over the bound)/... when the file or an @include cannot be
+ * read; -EINVAL when invalid; -ENOMEM.
  */
 int pa_config_load_file(const char *path, struct pa_config **out, struct pa_config_error *err);
 
 /**
  * pa_config_load_string() - as pa_config_load_file(), from @text.
- * @name: the name errors give as the file.
+ * @name: the name errors give as the file; its directory is where a
+ *	relative @include is read.
  */
 int pa_config_load_string(const char *text, const char *name, struct pa_config **out,
 			  struct pa_config_error *err);

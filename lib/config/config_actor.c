@@ -10,6 +10,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "control/divvy.h"
+#include "platform/log.h"
 
 const char *const cfg_cpufreq_keys[] = { "type", "cpus", "dynamic_power_coefficient", "opps", "weight",
 					  "optional", "on_external_write", "power_meter", NULL };
@@ -50,6 +51,56 @@ static int parse_opp(struct parse_ctx *ctx, const config_setting_t *g, const cha
 	return 0;
 }
 
+/* The index in @a->opps of the OPP at @freq_khz. */
+static int opp_index(const struct actor_config *a, uint32_t freq_khz)
+{
+	int i = 0;
+
+	while ((size_t)i + 1 < a->n_opps && a->opps[i].freq_khz != freq_khz)
+		i++;
+	return i;
+}
+
+/*
+ * @a's OPPs (@table, built from them) against their frequencies: a power
+ * that falls as the frequency rises is refused, naming both OPPs; a voltage
+ * that does while the power rises is said (power_table.h says why it is
+ * not refused).  Return: 0 or -EINVAL.
+ */
+static int check_rising(struct parse_ctx *ctx, const config_setting_t *list, const char *prefix,
+			const struct actor_config *a, const struct power_table *table)
+{
+	bool voltage = false;
+	size_t k = power_table_falling(table, false);
+	const struct power_entry *e, *below;
+	char path[KEY_PATH_MAX], elem[32];
+	const char *file;
+	unsigned int line;
+	int i, j;
+
+	if (!k && !(k = power_table_falling(table, true)))
+		return 0;
+	voltage = !power_table_falling(table, false);
+	e = &table->entry[k];
+	below = &table->entry[k - 1];
+	i = opp_index(a, e->freq_khz);
+	j = opp_index(a, below->freq_khz);
+	snprintf(elem, sizeof(elem), "opps[%d]", i);
+	cfg_key_path(path, prefix, elem);
+	if (!voltage)
+		return cfg_fail(ctx, config_setting_get_elem(list, (unsigned int)i), path,
+				a->opps[i].voltage_uv ? "voltage_uv" : "power_mw", "the power falls "
+				"as the frequency rises: %u mW at %u kHz, under opps[%d]'s %u mW at "
+				"%u kHz; a device draws more at a higher frequency", e->power_mw,
+				e->freq_khz, j, below->power_mw, below->freq_khz);
+	file = cfg_where(ctx, config_setting_get_elem(list, (unsigned int)i), &line);
+	pa_log(PA_LOG_WARNING, "%s:%u: %s.voltage_uv: the voltage falls as the frequency rises: "
+	       "%u uV at %u kHz, under opps[%d]'s %u uV at %u kHz (the power still rises: taken)",
+	       file, line, path,
+	       e->voltage_uv, e->freq_khz, j, below->voltage_uv, below->freq_khz);
+	return 0;
+}
+
 static int parse_opps(struct parse_ctx *ctx, const config_setting_t *actor, const char *prefix,
 		      struct actor_config *a)
 {
@@ -83,7 +134,7 @@ static int parse_opps(struct parse_ctx *ctx, const config_setting_t *actor, cons
 		return cfg_fail(ctx, list, prefix, "opps", "an OPP's power exceeds 4294 W");
 	if (r < 0)
 		return cfg_fail(ctx, list, prefix, "opps", "two OPPs have the same frequency");
-	return 0;
+	return check_rising(ctx, list, prefix, a, &table);
 }
 
 /* The key that names the actor's device, by kind. */
@@ -124,7 +175,7 @@ static int parse_actor(struct parse_ctx *ctx, const config_setting_t *g, const c
 	double weight = 1.0;
 	int kind, on_external = 0, r;
 
-	a->line = config_setting_source_line(g);
+	cfg_where(ctx, g, &a->line);
 	r = cfg_get_enum(ctx, g, prefix, "type", actor_kind_names, &kind);
 	if (r == 0)
 		return cfg_fail(ctx, g, prefix, "type", "missing (one of: cpufreq, cpufreq_cap, devfreq, powercap)");

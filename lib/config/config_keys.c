@@ -33,17 +33,29 @@ void cfg_key_path(char *buf, const char *prefix, const char *key)
 		snprintf(buf, KEY_PATH_MAX, "%s", prefix && *prefix ? prefix : key ? key : "");
 }
 
+const char *cfg_where(const struct parse_ctx *ctx, const config_setting_t *s,
+		      unsigned int *line)
+{
+	const char *file = ctx->file;
+
+	*line = 0;
+	if (s && ctx->src)
+		cfg_source_where(ctx->src, (unsigned int)config_setting_source_line(s), &file, line);
+	else if (s)
+		*line = (unsigned int)config_setting_source_line(s);
+	return file;
+}
+
 int cfg_fail(struct parse_ctx *ctx, const config_setting_t *where, const char *prefix,
 	     const char *key, const char *fmt, ...)
 {
 	struct pa_config_error *e = ctx->err;
-	const char *file = where ? config_setting_source_file(where) : NULL;
+	const char *file = cfg_where(ctx, where, &e->line);
 	char path[KEY_PATH_MAX];
 	va_list ap;
 
 	cfg_key_path(path, prefix, key);
-	snprintf(e->file, sizeof(e->file), "%s", file ? file : ctx->file);
-	e->line = where ? config_setting_source_line(where) : 0;
+	snprintf(e->file, sizeof(e->file), "%s", file);
 	snprintf(e->key, sizeof(e->key), "%s", path);
 	va_start(ap, fmt);
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
@@ -225,8 +237,9 @@ static int check_room_temp(struct parse_ctx *ctx, const config_setting_t *group,
 			   bool refuse)
 {
 	const config_setting_t *s = config_setting_get_member(group, key);
-	const char *file = s ? config_setting_source_file(s) : NULL;
 	char hint[64] = "", path[KEY_PATH_MAX];
+	unsigned int line;
+	const char *file = cfg_where(ctx, s, &line);
 
 	if (v >= TEMP_ROOM_MC || (!refuse && v <= 0))
 		return 0;
@@ -244,9 +257,9 @@ static int check_room_temp(struct parse_ctx *ctx, const config_setting_t *group,
 				v / 1000.0, TEMP_ROOM_MC / 1000, hint, key, TEMP_ROOM_MC,
 				(long long)max_mc);
 	cfg_key_path(path, prefix, key);
-	pa_log(PA_LOG_WARNING, "%s:%d: %s: %lld m°C is %.3f °C, below room temperature (%d °C): "
+	pa_log(PA_LOG_WARNING, "%s:%u: %s: %lld m°C is %.3f °C, below room temperature (%d °C): "
 	       "the zone is on at any temperature%s (0 or below says so on purpose)",
-	       file ? file : ctx->file, s ? config_setting_source_line(s) : 0, path,
+	       file, line, path,
 	       (long long)v, v / 1000.0, TEMP_ROOM_MC / 1000, hint);
 	return 0;
 }

@@ -20,14 +20,61 @@
 #define TEMP_IN_C_MAX 200
 
 /**
+ * struct cfg_source - the text libconfig parses: a file with its @includes
+ * in place, read by powerallocd (config_source.c).
+ * @text, @len, @cap: the text, NUL-terminated, its length and allocation.
+ * @line: the text's line being appended to, from 1.
+ * @spans, @n_spans, @spans_cap: where each run of the text's lines comes from.
+ * @files, @n_files, @files_cap: the files read, the first the one asked for.
+ */
+struct cfg_source {
+	char *text;
+	size_t len, cap;
+	unsigned int line;
+	struct cfg_span *spans;
+	size_t n_spans, spans_cap;
+	char **files;
+	size_t n_files, files_cap;
+};
+
+/**
+ * cfg_source_read() - @path and its @includes into @s (cfg_source_free()
+ * it, also after an error).  Return: 0, or negative errno with @err said.
+ */
+int cfg_source_read(struct cfg_source *s, const char *path, struct pa_config_error *err);
+
+/** cfg_source_from_string() - as cfg_source_read(), from @text named @name. */
+int cfg_source_from_string(struct cfg_source *s, const char *text, const char *name,
+			   struct pa_config_error *err);
+
+/**
+ * cfg_source_where() - the file and its line (@file, @file_line) of line
+ * @line of @s's text; line 0 (unknown) is the first file's.
+ */
+void cfg_source_where(const struct cfg_source *s, unsigned int line, const char **file,
+		      unsigned int *file_line);
+
+/** cfg_source_free() - free what @s holds. */
+void cfg_source_free(struct cfg_source *s);
+
+/**
  * struct parse_ctx - one file being parsed.
  * @file: its name, for an error whose setting names no file.
+ * @src: its text and where each line comes from.
  * @err: where cfg_fail() records an error.
  */
 struct parse_ctx {
 	const char *file;
+	const struct cfg_source *src;
 	struct pa_config_error *err;
 };
+
+/**
+ * cfg_where() - the file and the line in it (into @line) of setting @s,
+ * NULL for none: the parsed file's name and 0.
+ */
+const char *cfg_where(const struct parse_ctx *ctx, const config_setting_t *s,
+		      unsigned int *line);
 
 /**
  * cfg_fail() - record an error at @where (its line and file) for key

@@ -76,7 +76,7 @@ int cfg_parse_meter(struct parse_ctx *ctx, const config_setting_t *group, const 
 
 	if (!s)
 		return 0;
-	m->line = (unsigned int)config_setting_source_line(s);
+	cfg_where(ctx, s, &m->line);
 	if (config_setting_type(s) == CONFIG_TYPE_STRING)
 		return parse_meter_path(ctx, s, prefix, m);
 	if (config_setting_type(s) == CONFIG_TYPE_GROUP)

@@ -68,6 +68,18 @@ int power_table_build(const struct opp *opps, size_t n, uint32_t dpc, struct pow
 	return 0;
 }
 
+size_t power_table_falling(const struct power_table *table, bool voltage)
+{
+	for (size_t i = 1; i < table->n; i++) {
+		const struct power_entry *below = &table->entry[i - 1], *e = &table->entry[i];
+
+		if (voltage ? below->voltage_uv && e->voltage_uv && e->voltage_uv < below->voltage_uv
+			    : e->power_mw < below->power_mw)
+			return i;
+	}
+	return 0;
+}
+
 uint32_t power_table_freq_to_power(const struct power_table *table, uint32_t freq_khz)
 {
 	for (size_t i = 0; i < table->n; i++)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,20 @@ struct power_table {
  * POWER_TABLE_MAX_OPPS; -ERANGE when a power does not fit in 32 bits of uW.
  */
 int power_table_build(const struct opp *opps, size_t n, uint32_t dpc, struct power_table *table);
+
+/**
+ * power_table_falling() - the first entry of @table (ascending frequency)
+ * whose power (@voltage false; mW, as the kernel compares them) or whose
+ * voltage (@voltage true; where it and the entry below both carry one) is
+ * under the entry's below.  A device's power rises with its frequency: a
+ * table in which it falls is no model of it (27000 mW at 408 MHz and 179
+ * mW at 1416 MHz made an estimated sustainable power of 108000 mW beside a
+ * cluster whose most was 716 mW).  Its voltage rises too, but not always
+ * in real tables: Exynos5422's mainline device tree has its A15s at 1.8 GHz
+ * on 1237500 uV, under 1.7 GHz's 1250000, and their power still rises.
+ * Return: the entry's index (1 or more), 0 when none falls.
+ */
+size_t power_table_falling(const struct power_table *table, bool voltage);
 
 /**
  * power_table_freq_to_power() - power of one CPU at @freq_khz, mW.

@@ -14,15 +14,12 @@
 #include "inventory_text.h"
 #include "platform/log.h"
 
-/* Index of the last passive trip (the control trip); -1 without one. */
+/* Index of the last passive trip taken (the control trip); -1 without one. */
 static int control_trip(const struct thermal_zone_info *tz)
 {
-	int trip = -1;
+	const struct trip_info *t = thermal_control_trip(tz);
 
-	for (size_t i = 0; i < tz->n_trips; i++)
-		if (tz->trips[i].type == TRIP_PASSIVE)
-			trip = (int)tz->trips[i].index;
-	return trip;
+	return t ? (int)t->index : -1;
 }
 
 /*
@@ -33,7 +30,7 @@ static int control_trip(const struct thermal_zone_info *tz)
  */
 static bool auto_temps(const struct thermal_zone_info *tz, struct zone *z)
 {
-	size_t passive = thermal_passive_range(tz, &z->switch_on_mc, &z->control_mc);
+	size_t passive = build_passive_range(tz, &z->switch_on_mc, &z->control_mc);
 
 	if (passive == 0) {
 		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no passive trip (the control "

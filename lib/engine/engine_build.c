@@ -130,21 +130,32 @@ static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 	z->control.pid_run = *pp;
 }
 
-/* The zone's governor, given up for user_space; kept to be put back at exit. */
-static void take_over(struct zone *z, const struct thermal_zone_info *tz)
+/*
+ * The zone's governor, given up for user_space; kept to be put back at
+ * exit.  Return: 0, or negative errno when the kernel keeps it (said): two
+ * governors would drive the same devices (a policy write that failed once
+ * left the zone so for good), so the zone is not taken, as one without
+ * user_space is not; a configured zone is looked for again.
+ */
+static int take_over(struct zone *z, const struct thermal_zone_info *tz)
 {
+	int r;
+
 	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
 	for (z->n_bound = 0; z->n_bound < tz->n_bindings; z->n_bound++)
 		z->bound_cdev[z->n_bound] = tz->bindings[z->n_bound].cdev_id;
 	if (sysfs_read_only()) {
 		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
-	} else if (thermal_zone_set_policy(tz->id, "user_space") < 0) {
-		pa_log(PA_LOG_WARNING, "zone %s: cannot set thermal_zone%d/policy to user_space; the "
-		       "kernel's %s governor may act on it too", z->name, tz->id, tz->policy);
+	} else if ((r = thermal_zone_set_policy(tz->id, "user_space")) < 0) {
+		pa_log(PA_LOG_ERR, "zone %s: cannot set thermal_zone%d/policy to user_space: %s; "
+		       "zone skipped: its policy stays %s", z->name, tz->id, sysfs_strerror(r),
+		       tz->policy);
 		z->original_policy[0] = '\0';
+		return r;
 	} else if (thermal_zone_open_policy(tz->id, &z->policy) == 0) {
 		z->policy_open = true;	/* else not watched: another writer goes unseen */
 	}
+	return 0;
 }
 
 int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
@@ -168,14 +179,14 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 	for (size_t i = 0; i < z->n_actors; i++)
 		actor_sample(z->actors[i], &s);
 	setup_controller(z, tz, zc);
-	if (zc && build_check_power(z, zc) < 0) {
+	if (build_check_power(z, zc) < 0) {
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}
 	thermal_model_init(&z->learning.model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
 	z->switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->switch_on_mc);
-	if (tz)
-		take_over(z, tz);
+	if (tz && (r = take_over(z, tz)) < 0)
+		return r;
 	if (tz && (!zc || zc->step_wise_fallback))
 		build_add_fallback_devices(b, z, tz);
 	pa_log(PA_LOG_INFO, "zone %s: %s (%s), %s, control %d m°C, sustainable power %u mW "
@@ -318,7 +329,9 @@ static int zone_temps(struct zone *z, const struct zone_config *zc,
 		      const struct thermal_zone_info *tz)
 {
 	int32_t on = 0, control = 0;
-	size_t passive = tz ? thermal_passive_range(tz, &on, &control) : 0;
+	bool from_trips = tz && (!zc->has_switch_on_temp || !zc->has_control_temp);
+	size_t passive = from_trips ? build_passive_range(tz, &on, &control) :
+			 tz ? thermal_passive_range(tz, &on, &control) : 0;
 
 	z->always_on = !zc->has_switch_on_temp && passive == 1;
 	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
@@ -349,7 +362,8 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		b->e->n_refused++;
 		return -EOPNOTSUPP;
 	}
-	if ((r = zone_temps(z, zc, tz)) < 0 || (r = add_configured_actors(b, zc, z)) < 0)
+	if ((r = zone_temps(z, zc, tz)) < 0 || (r = build_check_control_temp(b, zc, z, tz)) < 0 ||
+	    (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
 	build_open_zone_meter(b, zc, z);
 	return build_finish_zone(b, z, tz, zc);

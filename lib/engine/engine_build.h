@@ -80,14 +80,17 @@ bool build_offers_user_space(const struct thermal_zone_info *tz, const char *nam
 			     const char *outcome);
 
 /**
- * build_check_power() - configured zone @z's sustainable power (@zc's)
- * against what its actors draw together (engine_check.c), once they are
- * sampled and its controller set: more than ten times the most, or less
- * than a tenth of the least, is refused; outside the range, said as a
- * warning, with the range.  Gains it derives that round to zero are
- * refused, whatever the sustainable power's source.  The most is not
- * checked while an actor's is unknown or an optional actor is missing; the
- * step_wise controller uses neither.  Return: 0 or -EINVAL (logged).
+ * build_check_power() - zone @z's sustainable power, configured (@zc's)
+ * or estimated (its actors' lowest powers together; @zc NULL for an
+ * automatic zone), against what its actors draw together (engine_check.c),
+ * once they are sampled and its controller set: more than ten times the
+ * most, or (configured) less than a tenth of the least, is refused;
+ * outside the range, said as a warning, with the range, and with "did you
+ * mean" the value in mW where it reads as watts.  Gains a configured zone
+ * derives that round to zero are refused, whatever the sustainable power's
+ * source.  The most is not checked while an actor's is unknown or an
+ * optional actor is missing; the step_wise controller uses neither.
+ * Return: 0 or -EINVAL (logged).
  */
 int build_check_power(const struct zone *z, const struct zone_config *zc);
 
@@ -100,6 +103,24 @@ int build_check_power(const struct zone *z, const struct zone_config *zc);
  */
 int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone_info *tz,
 		      const struct zone_config *zc);
+
+/**
+ * build_passive_range() - thermal_passive_range() of @tz, each passive trip
+ * it does not take (below 0 °C, at or above the hot or critical trip, out
+ * of order) said with the zone and the trip (engine_trips.c).
+ */
+size_t build_passive_range(const struct thermal_zone_info *tz, int32_t *switch_on_mc,
+			   int32_t *control_mc);
+
+/**
+ * build_check_control_temp() - configured zone @zc's control_temp (in @z)
+ * against the trips of its thermal zone @tz (NULL for a combined sensor:
+ * nothing to check): at or above its hot or critical trip, refused (said,
+ * counted in e->n_refused, -EINVAL); above its highest passive trip, said
+ * as a warning (engine_trips.c).  Return: 0 or -EINVAL.
+ */
+int build_check_control_temp(struct build *b, const struct zone_config *zc,
+			     const struct zone *z, const struct thermal_zone_info *tz);
 
 /**
  * build_auto_zone() - @z from thermal zone @tz alone (engine_auto.c), as

@@ -94,16 +94,36 @@ static bool limits_cpus(const struct zone *z)
 }
 
 /*
- * sustainable_power against the range: refused (-EINVAL) beyond
- * SP_REFUSE_FACTOR, said as a warning outside it, both with the range.
+ * " (did you mean N (mW)?)" into @buf when @sp_mw watts would be in
+ * [@min_mw, @max_mw] (max not known: at least @min_mw): a power typed in W
+ * where mW are meant (28 for 28000), as a temperature in °C gets; else "".
  */
-static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, uint64_t max_mw,
+static void watts_hint(char *buf, size_t size, uint32_t sp_mw, uint64_t min_mw, uint64_t max_mw,
 		       bool max_known)
 {
-	bool above = max_known && sp_mw > max_mw, below = sp_mw < min_mw;
+	uint64_t mw = (uint64_t)sp_mw * 1000;
+
+	buf[0] = '\0';
+	if (sp_mw && mw >= min_mw && (!max_known || mw <= max_mw))
+		snprintf(buf, size, " (%" PRIu32 " mW is %.3f W: did you mean %" PRIu64 " (mW)?)",
+			 sp_mw, sp_mw / 1000.0, mw);
+}
+
+/*
+ * The sustainable power against the range: refused (-EINVAL) beyond
+ * SP_REFUSE_FACTOR, said as a warning outside it, both with the range.
+ * @estimated: the kernel's estimate (the actors' lowest powers together),
+ * never below the range but where CPUs are offline, which the budget
+ * follows: only over it is said, where a power table gives more at its
+ * lowest state than at its highest.
+ */
+static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, uint64_t max_mw,
+		       bool max_known, bool estimated)
+{
+	bool above = max_known && sp_mw > max_mw, below = !estimated && sp_mw < min_mw;
 	bool refuse = (above && sp_mw > SP_REFUSE_FACTOR * max_mw) ||
 		      (below && (uint64_t)sp_mw * SP_REFUSE_FACTOR < min_mw);
-	char list[400], range[160];
+	char list[400], range[160], hint[96];
 
 	if (!above && !below)
 		return 0;
@@ -115,34 +135,42 @@ static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, ui
 	else
 		snprintf(range, sizeof(range), "%" PRIu64 " mW or more (its actors' lowest power "
 			 "together)", min_mw);
-	pa_log(refuse ? PA_LOG_ERR : PA_LOG_WARNING, "zone %s: sustainable_power %" PRIu32 " mW is "
+	watts_hint(hint, sizeof(hint), below && !estimated ? sp_mw : 0, min_mw, max_mw, max_known);
+	pa_log(refuse ? PA_LOG_ERR : PA_LOG_WARNING, "zone %s: %s %" PRIu32 " mW is "
 	       "%s %s%s its actors draw together (%" PRIu64 " mW: %s): at control_temp the budget "
-	       "would %s, and k_po %s %.1f mW/°C; %s %s%s", z->name, sp_mw,
-	       above ? "more than" : "less than",
+	       "would %s, and k_po %s %.1f mW/°C%s; %s %s%s", z->name,
+	       estimated ? "the estimated sustainable power (its actors' lowest power together)" :
+	       "sustainable_power", sp_mw, above ? "more than" : "less than",
 	       refuse ? (above ? "ten times " : "a tenth of ") : "",
 	       above ? "the most" : "the least", above ? max_mw : min_mw, list,
 	       above ? "limit none of them" : "hold them all at their lowest state",
-	       refuse ? "would be" : "is", z->pid.gains.k_po * 1000.0 / 1024,
-	       refuse ? "give" : "this zone's range is", range,
-	       refuse ? ", or leave it out for the default; zone skipped" : "");
+	       refuse ? "would be" : "is", z->pid.gains.k_po * 1000.0 / 1024, hint,
+	       !refuse ? "this zone's range is" : estimated ? "its range is" : "give", range,
+	       !refuse ? "" : estimated ? ": set sustainable_power, or give power tables that "
+	       "rise with frequency; zone skipped" : ", or leave it out for the default; zone "
+	       "skipped");
 	return refuse ? -EINVAL : 0;
 }
 
 int build_check_power(const struct zone *z, const struct zone_config *zc)
 {
 	uint64_t min_mw, max_mw;
-	bool max_known = zone_power_range(z, z->n_actors == zc->n_actors, &min_mw, &max_mw);
+	bool max_known = zone_power_range(z, !zc || z->n_actors == zc->n_actors, &min_mw, &max_mw);
 	const struct pid_params *pp = &z->pid;
-	bool k_po_zero = !(zc->gains_set & GAIN_K_PO) && pp->gains.k_po == 0;
-	bool k_pu_zero = !(zc->gains_set & GAIN_K_PU) && pp->gains.k_pu == 0;
+	bool k_po_zero, k_pu_zero;
 	int64_t span_mc;
 	uint64_t need_mw;
 
 	if (pp->mode == PID_MODE_STEP_WISE)
 		return 0;	/* no budget: neither is used */
-	if (zc->sustainable_power_mw &&
-	    check_range(z, zc->sustainable_power_mw, min_mw, max_mw, max_known) < 0)
+	if ((z->sp_source == SP_FROM_CONFIG || z->sp_source == SP_ESTIMATED) &&
+	    check_range(z, pp->sustainable_power_mw, min_mw, max_mw, max_known,
+			z->sp_source == SP_ESTIMATED) < 0)
 		return -EINVAL;
+	if (!zc)
+		return 0;	/* the gains of an automatic zone are the kernel's rule */
+	k_po_zero = !(zc->gains_set & GAIN_K_PO) && pp->gains.k_po == 0;
+	k_pu_zero = !(zc->gains_set & GAIN_K_PU) && pp->gains.k_pu == 0;
 	if (!k_po_zero && !k_pu_zero)
 		return 0;
 	/* k_po = sp * 1024 / span and k_pu twice that, in 1/1024 mW per m°C (pid_default_gains()). */

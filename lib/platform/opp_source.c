@@ -51,6 +51,7 @@ static void set_add(const struct opp_device *dev, struct opp_set *set, const str
 static enum opp_source finish(const struct opp_device *dev, const struct opp_set *set,
 			      uint32_t dpc, enum opp_source source, struct power_table *table)
 {
+	size_t k;
 	int r;
 
 	if (set->n == 0) {
@@ -63,6 +64,14 @@ static enum opp_source finish(const struct opp_device *dev, const struct opp_set
 		pa_log(PA_LOG_WARNING, "%s: the %s OPPs do not make a power table: %s", dev->name,
 		       opp_source_name(source), strerror(-r));
 		return OPP_SOURCE_NONE;
+	}
+	if ((k = power_table_falling(table, false))) {
+		pa_log(PA_LOG_WARNING, "%s: the %s OPPs do not make a power table: the power falls "
+		       "as the frequency rises, %u mW at %u kHz under %u mW at %u kHz; not taken",
+		       dev->name, opp_source_name(source), table->entry[k].power_mw,
+		       table->entry[k].freq_khz, table->entry[k - 1].power_mw,
+		       table->entry[k - 1].freq_khz);
+		return OPP_SOURCE_NONE;	/* the table is left, for opp_load() to see why */
 	}
 	return source;
 }
@@ -324,11 +333,17 @@ enum opp_source opp_load(const struct opp_device *dev, struct power_table *table
 
 	memset(table, 0, sizeof(*table));
 	if (dev->n_config_opps)
-		return from_config(dev, table);
-	if ((s = from_energy_model(dev, table)) != OPP_SOURCE_NONE ||
-	    (s = from_opp_debugfs(dev, table)) != OPP_SOURCE_NONE ||
-	    (s = from_device_tree(dev, table)) != OPP_SOURCE_NONE)
+		s = from_config(dev, table);
+	else if ((s = from_energy_model(dev, table)) == OPP_SOURCE_NONE &&
+		 (s = from_opp_debugfs(dev, table)) == OPP_SOURCE_NONE)
+		s = from_device_tree(dev, table);
+	if (s != OPP_SOURCE_NONE)
 		return s;
+	if (table->n || dev->n_config_opps) {
+		/* A table was refused, and said so (finish()): it is no model. */
+		memset(table, 0, sizeof(*table));
+		return OPP_SOURCE_NONE;
+	}
 	pa_log(PA_LOG_WARNING, "%s: no power model (no energy model, OPP debugfs, device-tree "
 	       "OPPs with a dynamic-power-coefficient, or opps in the config)", dev->name);
 	return OPP_SOURCE_NONE;

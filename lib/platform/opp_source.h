@@ -48,7 +48,9 @@ struct opp_device {
 
 /**
  * opp_load() - the power table of @dev from the first source that has one.
- * Entries that cannot be read are logged (naming the file) and skipped.
+ * Entries that cannot be read are logged (naming the file) and skipped; a
+ * table whose power falls as the frequency rises is refused (said with the
+ * two OPPs: power_table_falling()), and the next source tried.
  * Return: the source used, OPP_SOURCE_NONE (logged) when none has a table.
  */
 enum opp_source opp_load(const struct opp_device *dev, struct power_table *table);

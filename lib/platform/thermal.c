@@ -317,29 +317,90 @@ const struct cooling_device_info *thermal_find_cdev(const struct thermal_invento
 	return NULL;
 }
 
+const struct trip_info *thermal_limit_trip(const struct thermal_zone_info *zone)
+{
+	const struct trip_info *limit = NULL;
+
+	for (size_t i = 0; i < zone->n_trips; i++) {
+		const struct trip_info *t = &zone->trips[i];
+
+		if ((t->type == TRIP_HOT || t->type == TRIP_CRITICAL) && t->temp_mc > 0 &&
+		    (!limit || t->temp_mc < limit->temp_mc))
+			limit = t;
+	}
+	return limit;
+}
+
+enum trip_doubt thermal_trip_doubt(const struct thermal_zone_info *zone, size_t i,
+				   const struct trip_info **ref)
+{
+	const struct trip_info *limit = thermal_limit_trip(zone), *taken = NULL;
+	enum trip_doubt doubt = TRIP_TAKEN;
+
+	/* The passive trips up to @i in order, each judged after the last one taken. */
+	for (size_t k = 0; k <= i && k < zone->n_trips; k++) {
+		const struct trip_info *t = &zone->trips[k];
+
+		if (t->type != TRIP_PASSIVE)
+			continue;
+		*ref = NULL;
+		if (t->temp_mc < 0)
+			doubt = TRIP_BELOW_ZERO;
+		else if (limit && t->temp_mc >= limit->temp_mc)
+			doubt = TRIP_AT_LIMIT, *ref = limit;
+		else if (taken && t->temp_mc < taken->temp_mc)
+			doubt = TRIP_OUT_OF_ORDER, *ref = taken;
+		else
+			doubt = TRIP_TAKEN, taken = t;
+	}
+	return doubt;
+}
+
+/* Calls @fn for each passive trip of @zone that is taken, in order. */
+static size_t each_taken(const struct thermal_zone_info *zone,
+			 void (*fn)(const struct trip_info *t, void *arg), void *arg)
+{
+	const struct trip_info *ref;
+	size_t n = 0;
+
+	for (size_t i = 0; i < zone->n_trips; i++)
+		if (zone->trips[i].type == TRIP_PASSIVE &&
+		    thermal_trip_doubt(zone, i, &ref) == TRIP_TAKEN) {
+			fn(&zone->trips[i], arg);
+			n++;
+		}
+	return n;
+}
+
+/* each_taken()'s step: the first trip into [0], the last into [1]. */
+static void first_and_last(const struct trip_info *t, void *arg)
+{
+	const struct trip_info **ends = arg;
+
+	if (!ends[0])
+		ends[0] = t;
+	ends[1] = t;
+}
+
 size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
 			     int32_t *control_mc)
 {
-	int32_t first_mc = 0;
-	size_t n = 0;
+	const struct trip_info *ends[2] = { NULL, NULL };
+	size_t n = each_taken(zone, first_and_last, ends);
 
-	for (size_t i = 0; i < zone->n_trips; i++) {
-		if (zone->trips[i].type != TRIP_PASSIVE)
-			continue;
-		if (n == 0)
-			first_mc = zone->trips[i].temp_mc;
-		*control_mc = zone->trips[i].temp_mc;
-		n++;
-	}
-	if (n < 2)
-		return n;	/* one: no switch-on, that trip is control */
-	*switch_on_mc = first_mc;
-	/* As the kernel does: trips out of order are swapped. */
-	if (*switch_on_mc > *control_mc) {
-		*switch_on_mc = *control_mc;
-		*control_mc = first_mc;
-	}
+	if (n >= 1)
+		*control_mc = ends[1]->temp_mc;
+	if (n >= 2)
+		*switch_on_mc = ends[0]->temp_mc;	/* one: no switch-on, that trip is control */
 	return n;
+}
+
+const struct trip_info *thermal_control_trip(const struct thermal_zone_info *zone)
+{
+	const struct trip_info *ends[2] = { NULL, NULL };
+
+	each_taken(zone, first_and_last, ends);
+	return ends[1];
 }
 
 bool thermal_zone_has_trip_at(const struct thermal_zone_info *zone, int32_t temp_mc)

@@ -145,17 +145,55 @@ const struct cooling_device_info *thermal_find_cdev(const struct thermal_invento
 /** trip_type_name() - "passive", "active", "hot", "critical". */
 const char *trip_type_name(enum trip_type type);
 
+/*
+ * Why a passive trip is not taken as a switch-on or control temperature:
+ * firmware gives absurd trips (thermald's users were throttled 17-fold by a
+ * passive trip at -274 °C), and the kernel passes them on.
+ */
+enum trip_doubt {
+	TRIP_TAKEN,
+	TRIP_BELOW_ZERO,	/* under 0 °C */
+	TRIP_AT_LIMIT,		/* at or above the zone's hot or critical trip */
+	TRIP_OUT_OF_ORDER,	/* under a passive trip taken before it */
+};
+
+/**
+ * thermal_trip_doubt() - whether passive trip @zone->trips[@i] is taken as
+ * a switch-on or control temperature, or why not; *@ref: the trip it is
+ * judged against (the hot or critical trip, the passive trip before it),
+ * NULL for TRIP_TAKEN and TRIP_BELOW_ZERO.  A zone's trips are in the
+ * firmware's order, passive ones ascending (device trees and ACPI list them
+ * so): one under a passive trip taken before it is out of order, and which
+ * of the two was meant cannot be told.
+ */
+enum trip_doubt thermal_trip_doubt(const struct thermal_zone_info *zone, size_t i,
+				   const struct trip_info **ref);
+
 /**
  * thermal_passive_range() - the power allocator's switch-on and control
- * temperatures from @zone's passive trips, as the kernel's
- * get_governor_trips() takes them: with two or more, switch-on is the
- * first and control the last (swapped when out of order); with one, that
- * trip is control and there is no switch-on (*@switch_on_mc is left
+ * temperatures from @zone's passive trips that are taken
+ * (thermal_trip_doubt()), as the kernel's get_governor_trips() takes them:
+ * with two or more, switch-on is the first and control the last; with one,
+ * that trip is control and there is no switch-on (*@switch_on_mc is left
  * alone): the governor is always on.
- * Return: the number of passive trips (*@control_mc is set when >= 1).
+ * Return: the number of passive trips taken (*@control_mc is set when >= 1).
  */
 size_t thermal_passive_range(const struct thermal_zone_info *zone, int32_t *switch_on_mc,
 			     int32_t *control_mc);
+
+/**
+ * thermal_limit_trip() - @zone's lowest hot or critical trip above 0 °C
+ * (one at or below is no limit the kernel acts on: a firmware's unset
+ * value), where the kernel acts (at critical: it shuts the machine down);
+ * NULL for none.
+ */
+const struct trip_info *thermal_limit_trip(const struct thermal_zone_info *zone);
+
+/**
+ * thermal_control_trip() - @zone's last passive trip taken: the power
+ * allocator's control trip, the highest of those taken; NULL for none.
+ */
+const struct trip_info *thermal_control_trip(const struct thermal_zone_info *zone);
 
 /**
  * thermal_zone_has_trip_at() - whether one of @zone's trips, of any type,

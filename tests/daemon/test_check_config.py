@@ -130,8 +130,8 @@ class SustainablePower(CheckConfig):
                           "err: zone cpu: sustainable_power 2 mW is less than a tenth of the "
                           "least its actors draw together (350 mW: cpufreq-cpu0 108 mW, "
                           "cpufreq-cpu4 242 mW): at control_temp the budget would hold them all "
-                          "at their lowest state, and k_po would be 0.0 mW/°C; give " +
-                          self.RANGE)
+                          "at their lowest state, and k_po would be 0.0 mW/°C (2 mW is 0.002 "
+                          "W: did you mean 2000 (mW)?); give " + self.RANGE)
 
     def test_outside_the_range_is_said(self):
         for sp, words in (("8800", "more than the most its actors draw together (2976 mW"),
@@ -149,6 +149,125 @@ class SustainablePower(CheckConfig):
         self.assertNotIn("sustainable_power", stderr)
 
 
+class ControlAgainstTrips(CheckConfig):
+    """A control_temp against its thermal zone's trips (issue 42, 2): on
+    the RK3399's cpu-thermal, passive trips 0 and 1 at 70 and 75 °C,
+    critical trip 2 at 95 °C.  175 °C passed silently, and a reload ran the
+    zone at 97 °C under its "control"."""
+
+    def config(self, control_mc):
+        return RK3399_ZONE % (" switch_on_temp = 70000; control_temp = %d;\n"
+                              "  sustainable_power = 1500;" % control_mc, RK3399_CLUSTERS)
+
+    def test_at_or_above_the_critical_trip_is_refused(self):
+        for control_mc in (175000, 95000):
+            self.assert_fails(self.config(control_mc),
+                              "err: zone cpu: control_temp %d m°C is at or above the critical "
+                              "trip of thermal_zone0 (cpu-thermal) (trip 2, 95000 m°C), where "
+                              "the kernel shuts the machine down: the zone would never be held "
+                              "at it; give a control_temp under 95000 m°C; zone skipped"
+                              % control_mc, "1 of 1 configured zones cannot be controlled")
+
+    def test_above_the_highest_passive_trip_is_said(self):
+        status, stdout, stderr = self.check(self.config(85000))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("warning: zone cpu: control_temp 85000 m°C is above the highest passive "
+                      "trip of thermal_zone0 (cpu-thermal) (trip 1, 75000 m°C), where its "
+                      "firmware has the kernel throttle: the zone is held hotter than its "
+                      "firmware asks\n", stderr)
+        self.assertEqual(stderr.count("control_temp"), 1, stderr)
+        status, stdout, stderr = self.check(self.config(75000))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertNotIn("control_temp", stderr)
+
+
+class ControlAgainstUnsetTrips(CheckConfig):
+    """x86_pkg_temp's passive trips read 0 until thermald writes one: no
+    passive trip that a control_temp is above."""
+
+    tree_name = "x86-laptop"
+
+    def test_unset_trips_are_no_passive_trip(self):
+        status, stdout, stderr = self.check(
+            'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; switch_on_temp = 60000;\n'
+            '  control_temp = 80000; sustainable_power = 28000;\n'
+            '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n')
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertEqual(stderr, "")
+
+
+class FirmwareTrips(CheckConfig):
+    """The kernel's trips are data (issue 42, 2): a passive trip below 0 °C,
+    at or above the critical trip, or out of order is not taken as a
+    switch-on or control temperature, said once with the zone and the trip.
+    The RK3399's cpu-thermal: passive trips 0 and 1 at 70 and 75 °C,
+    critical trip 2 at 95 °C."""
+
+    ZONE0 = "sys/devices/virtual/thermal/thermal_zone0/"
+    CONFIG = RK3399_ZONE % (" sustainable_power = 1500;", RK3399_CLUSTERS)
+
+    def set_trip(self, trip, temp_mc):
+        with open(os.path.join(self.tree, self.ZONE0, "trip_point_%d_temp" % trip), "w") as f:
+            f.write("%d\n" % temp_mc)
+
+    def test_each_absurd_trip_is_left_and_said_once(self):
+        for trip, temp_mc, why, control in (
+                (0, -273000, "is below 0 °C", 75000),
+                (1, 120000, "is at or above its critical trip 2 (95000 m°C)", 70000),
+                (1, 65000, "is below passive trip 0 (70000 m°C) before it", 70000)):
+            self.set_trip(0, 70000)
+            self.set_trip(1, 75000)
+            self.set_trip(trip, temp_mc)
+            status, stdout, stderr = self.check(self.CONFIG)
+            self.assertEqual(status, 0, stdout + stderr)
+            said = ("warning: thermal_zone0 (cpu-thermal): passive trip %d (%d m°C) %s: the "
+                    "firmware's value is not taken as a switch-on or control temperature\n"
+                    % (trip, temp_mc, why))
+            self.assertIn(said, stderr)
+            self.assertEqual(stderr.count("firmware's value"), 1, stderr)
+            # The trip left is control, and the zone always on.
+            self.assertIn("zone cpu: thermal_zone0, always on (one passive trip), control "
+                          "%d m°C" % control, stdout)
+
+    def test_automatic_zone_on_an_absurd_trip(self):
+        """Without zones: the zone with one trip left and no sustainable power in
+        sysfs is not taken (the budget on an estimate would hold busy CPUs down)."""
+        self.set_trip(0, -273000)
+        status, stdout, stderr = self.check("")
+        self.assertIn("passive trip 0 (-273000 m°C) is below 0 °C", stderr)
+        self.assertNotIn("switch-on -273000", stdout)
+        self.assertIn("thermal_zone0 (cpu-thermal): one passive trip (trip 1, 75.0 °C) and no "
+                      "sustainable_power", stderr)
+
+
+class FallingPower(CheckConfig):
+    """A power table whose power falls as the frequency rises is refused with
+    the OPP named (issue 42, 2): the issue's passed with "sustainable power
+    108000 mW (estimated)" beside a cluster whose most is 716 mW."""
+
+    def test_configured_opps(self):
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3";\n'
+                                         '    opps = ( { freq_khz = 408000; power_mw = 27000; },\n'
+                                         '             { freq_khz = 1416000; power_mw = 179; } ); }'),
+                          "powerallocd.conf:4: zones[0].actors[0].opps[1].power_mw: the power "
+                          "falls as the frequency rises: 179 mW at 1416000 kHz, under opps[0]'s "
+                          "27000 mW at 408000 kHz; a device draws more at a higher frequency")
+
+    def test_device_tree_opps(self):
+        """The little cluster's OPP at 1008 MHz on 700 mV, under 816 MHz's 850 mV."""
+        cell = (700000).to_bytes(4, "big") * 2 + (1250000).to_bytes(4, "big")
+        with open(os.path.join(self.tree, "sys/firmware/devicetree/base/opp-table-0/opp03/"
+                               "opp-microvolt"), "wb") as f:
+            f.write(cell)
+        stderr = self.assert_fails(RK3399_ZONE % (" sustainable_power = 1500;", RK3399_CLUSTERS),
+                                   "warning: cpu0: the device-tree OPPs do not make a power "
+                                   "table: the power falls as the frequency rises, 49 mW at "
+                                   "1008000 kHz under 58 mW at 816000 kHz; not taken")
+        self.assertIn("err: zone cpu: actors[0] (line 2, cpufreq): cooling_device0 "
+                      "(cpufreq-cpu0) cannot be used (see above); zone skipped", stderr)
+        self.assertNotIn("no power model", stderr)
+
+
 class X86SustainablePower(CheckConfig):
     """A RAPL package's range is its powercap constraint's."""
 
@@ -163,6 +282,26 @@ class X86SustainablePower(CheckConfig):
                           "most its actors draw together (45000 mW: intel-rapl:0 45000 mW)",
                           "give 4500 to 45000 mW (its actors' lowest to highest power "
                           "together), or leave it out")
+
+    def test_watts_where_milliwatts_are_meant(self):
+        """28 for 28000 (issue 42, 2): said with the range, but without the
+        "did you mean" that a temperature in °C gets."""
+        self.assert_fails('zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; '
+                          'switch_on_temp = 60000;\n  control_temp = 80000; '
+                          'sustainable_power = 28;\n'
+                          '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n',
+                          "err: zone pkg: sustainable_power 28 mW is less than a tenth of the "
+                          "least its actors draw together (4500 mW: intel-rapl:0 4500 mW): at "
+                          "control_temp the budget would hold them all at their lowest state, "
+                          "and k_po would be 2.9 mW/°C (28 mW is 0.028 W: did you mean 28000 "
+                          "(mW)?); give 4500 to 45000 mW")
+        # In watts out of range too (46 W over 45 W): no "did you mean".
+        stderr = self.assert_fails(
+            'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; switch_on_temp = 60000;\n'
+            '  control_temp = 80000; sustainable_power = 46;\n'
+            '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n',
+            "sustainable_power 46 mW is less than a tenth")
+        self.assertNotIn("did you mean", stderr)
 
 
 class Messages(CheckConfig):

@@ -124,11 +124,13 @@ class Daemon:
     to a folder of the run's and changed later with fault(); the shim is
     preloaded when given; @log_target: its --log-target, None for the
     default; @env_changes: variables to set (None: to unset); @stderr: where its
-    stderr goes (default: the file logtext() reads); @umask: its umask."""
+    stderr goes (default: the file logtext() reads); @umask: its umask;
+    @shim_first: the fault shim preloaded before umockdev's library, so that
+    it sees the calls umockdev wraps (open, read, recvmsg, connect) too."""
 
     def __init__(self, tree, config, *args, bus="none", state=None, trace=None, nofile=None,
                  faults=None, models=None, log_target="stderr", env_changes=None, stderr=None,
-                 umask=None):
+                 umask=None, shim_first=False):
         self.tree = tree
         self.work = tempfile.mkdtemp(prefix="powerallocd-run.")
         self.faults = os.path.join(self.work, "faults")
@@ -161,8 +163,10 @@ class Daemon:
             for rule, text in faults.items():
                 self.fault(rule, text)
             env.update(POWERALLOCD_FAULT_DIR=self.faults, LD_PRELOAD=os.path.abspath(FAULT_SHIM))
+        first = (["env", "LD_PRELOAD=%s:libumockdev-preload.so.0" % os.path.abspath(FAULT_SHIM)]
+                 if shim_first else [])
         self.proc = subprocess.Popen(
-            ["umockdev-wrapper"] + WRAPPER + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
+            ["umockdev-wrapper"] + WRAPPER + first + [POWERALLOCD, "-c", self.config, "--state-file", self.state,
              "--state-directory", models or self.work,
              "--trace", self.trace, "--bus", bus] +
             (["--log-target", log_target] if log_target else []) + list(args),
@@ -391,6 +395,20 @@ class CheckConfig(unittest.TestCase):
         self.assertEqual(out.returncode, 3)
         self.assertIn("No such file", out.stderr)
 
+    def test_config_that_cannot_be_read(self):
+        """A directory, a FIFO, a device (issue 42, 1): libconfig's scanner
+        exited 2 on them ("input in flex scanner failed", no file named)."""
+        fifo = os.path.join(self.work, "fifo")
+        os.mkfifo(fifo)
+        for path in (self.work, fifo, "/dev/zero"):
+            out = run(self.tree, "--check-config", "-c", path)
+            self.assertEqual(out.returncode, 3, out.stderr)
+            self.assertEqual(out.stderr, "%s: cannot read: not a regular file\n" % path)
+        out = run(self.tree, "--check-config", "-c", self.conf('@include "%s"\n' % fifo))
+        self.assertEqual(out.returncode, 3, out.stderr)
+        self.assertIn('c.conf:1: @include "%s": %s: cannot read: not a regular file' % (fifo, fifo),
+                      out.stderr)
+
 
 class Control(unittest.TestCase):
     def setUp(self):
@@ -521,6 +539,32 @@ class Control(unittest.TestCase):
         self.assertEqual(self.daemon.wait(), 0)
         self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
 
+    def test_reload_of_a_file_that_cannot_be_read_is_rejected(self):
+        """The config replaced by a directory, then SIGHUP (issue 42, 1): the
+        daemon exited in libconfig's scanner with every limit in place."""
+        self.start()
+        self.assertTrue(wait_for(self.throttled))
+        os.unlink(self.daemon.config)
+        os.mkdir(self.daemon.config)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reload rejected" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.assertIn("reload rejected: %s: cannot read: not a regular file; the running "
+                      "config stays" % self.daemon.config, self.daemon.logtext())
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertTrue(wait_for(self.throttled))
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "user_space")
+        os.rmdir(self.daemon.config)
+        with open(self.daemon.config, "w") as f:
+            f.write(HOT_CONFIG)
+        self.daemon.signal(signal.SIGHUP)
+        self.assertTrue(wait_for(lambda: "reloaded" in self.daemon.logtext()),
+                        self.daemon.logtext())
+        self.daemon.signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(), 0)
+        self.assertEqual(self.tree.read(CDEV % 1), "0")
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
     def test_sustainable_power_out_of_range_refused_at_start_and_on_reload(self):
         """155 W where the clusters draw at most 2976 mW: the zone is not
         taken at start (the kernel's governor keeps it), and a reload to it
@@ -590,6 +634,46 @@ class HotTree(unittest.TestCase):
 
     def throttled(self):
         return int(self.tree.read(CDEV % 1)) > 0
+
+
+class FaultsOfItsOwn(HotTree):
+    """Every way out restores (issue 42, 1): a failed policy write leaves
+    the zone to the kernel, and a fault of the process's own puts every
+    limit back before it ends."""
+
+    def test_a_policy_that_cannot_be_set_is_not_taken_then_retried(self):
+        """The zone was driven under the kernel's step_wise governor for good."""
+        self.daemon = Daemon(self.tree, HOT_CONFIG, faults={"eio-write": "thermal_zone0/policy"})
+        self.assertTrue(wait_for(lambda: "zone skipped: its policy stays step_wise" in
+                                 self.daemon.logtext()), self.daemon.logtext())
+        self.assertIn("err: zone cpu: cannot set thermal_zone0/policy to user_space: "
+                      "Input/output error; zone skipped: its policy stays step_wise\n",
+                      self.daemon.logtext())
+        time.sleep(0.5)
+        self.assertFalse(self.throttled(), self.daemon.logtext())
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+        self.daemon.fault("eio-write", None)
+        # Looked for again every 5 s, as a configured zone that is missing.
+        self.assertTrue(wait_for(lambda: self.throttled() and
+                                 self.tree.read(ZONE0 + "policy") == "user_space", timeout=15),
+                        self.daemon.logtext())
+        stop(self, self.daemon)
+        self.assertEqual(self.tree.read(ZONE0 + "policy"), "step_wise")
+
+    def test_a_fault_puts_every_limit_back(self):
+        """SIGABRT raised by the process (the shim's abort-pread: libconfig 1.5's
+        parser on a failed allocation is a SIGSEGV so) left every limit and the
+        state file."""
+        original = {p: self.tree.read(p) for p in (CDEV % 0, CDEV % 1, ZONE0 + "policy")}
+        self.daemon = Daemon(self.tree, HOT_CONFIG, faults={})
+        self.assertTrue(wait_for(self.throttled), self.daemon.logtext())
+        self.daemon.fault("abort-pread", "thermal_zone0/temp")
+        self.assertEqual(self.daemon.wait(), -signal.SIGABRT, self.daemon.logtext())
+        self.assertEqual({p: self.tree.read(p) for p in original}, original,
+                         self.daemon.logtext())
+        self.assertFalse(os.path.exists(self.daemon.state))
+        self.assertIn("powerallocd: fatal signal 6 (SIGABRT); every limit goes back: "
+                      "powerallocd --restore\n", self.daemon.logtext())
 
 
 class LogTarget(HotTree):

@@ -12,13 +12,18 @@
  * EIO (a device that fails a write but is still there).
  * $POWERALLOCD_FAULT_DIR/slow-read holds a suffix and a delay in ms
  * ("thermal_zone1/temp 1000"): pread() on that file sleeps that long first
- * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/no-netlink
+ * (a sensor behind a slow bus).  While $POWERALLOCD_FAULT_DIR/abort-pread holds
+ * a suffix, pread() on a matching file calls abort(): a fault of the
+ * process's own, as a bug or a library's assert would raise.  While $POWERALLOCD_FAULT_DIR/no-netlink
  * exists, genl_connect() fails as without netlink (a kernel or container
  * without it); while $POWERALLOCD_FAULT_DIR/quiet-netlink exists, the
  * thermal event group resolves and is joined without asking the kernel, so
  * the daemon listens on a socket that no event reaches (a kernel with
  * thermal netlink whose trips nothing crosses, whatever this machine's
  * kernel has).  boottime-offset-ms (below, clock_gettime()) fakes a suspend.
+ * inject-arm, inject-fail and inject-freeze fail the Nth call of a kind
+ * (open, read, pread, write, an allocation, sendmsg, recvmsg, connect):
+ * fault-inject.c.
  * The simulator and the tests create and remove those files.
  * Never installed.
  *
@@ -29,6 +34,8 @@
  */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
+#include <stdarg.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,25 +45,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault-inject.h"
+
 /* The suffix in @rule_file, "" when there is none (no fault). */
 static void rule(const char *rule_file, char *suffix, size_t size)
 {
-	const char *dir = getenv("POWERALLOCD_FAULT_DIR");
-	char path[512];
-	ssize_t n;
-	int fd;
-
-	suffix[0] = '\0';
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/%s", dir, rule_file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, suffix, size - 1);
-	close(fd);
-	suffix[n > 0 ? n : 0] = '\0';
-	suffix[strcspn(suffix, "\n")] = '\0';
+	fault_rule(rule_file, suffix, size);
 }
 
 /*
@@ -126,7 +120,12 @@ static int read_fault(int fd)
 {
 	char part[256];
 	long delay_ms;
+	int err = fault_inject(INJECT_PREAD, NULL, NULL);
 
+	if (err)
+		return err;
+	if (faulted(fd, "abort-pread"))
+		abort();	/* a fault of the daemon's own: SIGABRT, raised by the process */
 	if (faulted(fd, "eio-read"))
 		return EIO;
 	rule("espipe-pread", part, sizeof(part));
@@ -140,6 +139,10 @@ static int read_fault(int fd)
 /* The errno a write to @fd fails with under the rules, 0 for none. */
 static int write_fault(int fd)
 {
+	int err = fault_inject(INJECT_WRITE, NULL, NULL);
+
+	if (err)
+		return err;
 	if (faulted(fd, "enodev-write"))
 		return ENODEV;
 	if (faulted(fd, "eio-write"))
@@ -218,13 +221,9 @@ struct nl_sock;
 /* Whether $POWERALLOCD_FAULT_DIR/@rule_file exists. */
 static int rule_set(const char *rule_file)
 {
-	const char *dir = getenv("POWERALLOCD_FAULT_DIR");
-	char path[512];
+	char text[8];
 
-	if (!dir)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, rule_file);
-	return access(path, F_OK) == 0;
+	return fault_rule(rule_file, text, sizeof(text));
 }
 
 int genl_connect(struct nl_sock *sk)
@@ -292,4 +291,127 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 		ts->tv_nsec = ns % 1000000000;
 	}
 	return r;
+}
+
+/*
+ * The calls fault-inject.c counts and fails, each on to the next
+ * definition (umockdev's, then the C library's).  An allocation goes to the
+ * C library's own (__libc_malloc()), which needs no dlsym(): dlsym()
+ * allocates.
+ */
+#define NEXT(name) \
+	static __typeof__(&name) next; \
+	if (!next) \
+		next = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+/* An open's mode, when its flags take one. */
+#define OPEN_MODE(flags, mode) \
+	do { \
+		if ((flags) & (O_CREAT | O_TMPFILE)) { \
+			va_list ap; \
+			va_start(ap, flags); \
+			mode = va_arg(ap, int); \
+			va_end(ap); \
+		} \
+	} while (0)
+
+int open(const char *path, int flags, ...)
+{
+	NEXT(open);
+	int mode = 0, err = fault_inject(INJECT_OPEN, path, NULL);
+
+	OPEN_MODE(flags, mode);
+	return err ? (int)failed(err) : next(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	NEXT(open64);
+	int mode = 0, err = fault_inject(INJECT_OPEN, path, NULL);
+
+	OPEN_MODE(flags, mode);
+	return err ? (int)failed(err) : next(path, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	NEXT(openat);
+	int mode = 0, err = fault_inject(INJECT_OPEN, path, NULL);
+
+	OPEN_MODE(flags, mode);
+	return err ? (int)failed(err) : next(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	NEXT(openat64);
+	int mode = 0, err = fault_inject(INJECT_OPEN, path, NULL);
+
+	OPEN_MODE(flags, mode);
+	return err ? (int)failed(err) : next(dirfd, path, flags, mode);
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	NEXT(read);
+	int err = fault_inject(INJECT_READ, NULL, NULL);
+
+	return err ? failed(err) : next(fd, buf, count);
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	NEXT(write);
+	int err = fault_inject(INJECT_WRITE, NULL, NULL);
+
+	return err ? failed(err) : next(fd, buf, count);
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	NEXT(sendmsg);
+	int err = fault_inject(INJECT_SENDMSG, NULL, NULL);
+
+	return err ? failed(err) : next(fd, msg, flags);
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	NEXT(recvmsg);
+	int err = fault_inject(INJECT_RECVMSG, NULL, NULL);
+
+	return err ? failed(err) : next(fd, msg, flags);
+}
+
+int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	NEXT(connect);
+	int err = fault_inject(INJECT_CONNECT, NULL, NULL);
+
+	return err ? (int)failed(err) : next(fd, addr, len);
+}
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+void *malloc(size_t size)
+{
+	if (fault_inject(INJECT_ALLOC, NULL, __builtin_return_address(0)))
+		return errno = ENOMEM, NULL;
+	return __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (fault_inject(INJECT_ALLOC, NULL, __builtin_return_address(0)))
+		return errno = ENOMEM, NULL;
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	if (fault_inject(INJECT_ALLOC, NULL, __builtin_return_address(0)))
+		return errno = ENOMEM, NULL;
+	return __libc_realloc(p, size);
 }

@@ -865,11 +865,12 @@ static void test_sustainable_power_range(void **unused)
 		 min_mw);	/* no most to give */
 	assert_int_equal(tree_log_count(keys), 1);
 	engine_free(&e);
-	/* Gains that round to zero: 100 mW over 250 °C from switch-on to control gives k_pu 0. */
-	assert_int_equal(build_clusters(&e, "switch_on_temp = -50000; control_temp = 200000; "
-					"sustainable_power = 100; k_po = 10;", ""), 0);
-	assert_int_equal(tree_log_count("over the 250000 m°C from switch-on to control gives k_po "
-					"9.8 and k_pu 0.0 mW/°C (under 123 mW over this span they "
+	/* Gains that round to zero: 50 mW over 140 °C from switch-on to control gives k_pu 0
+	 * (control under the zone's critical trip, 95 °C). */
+	assert_int_equal(build_clusters(&e, "switch_on_temp = -50000; control_temp = 90000; "
+					"sustainable_power = 50; k_po = 10;", ""), 0);
+	assert_int_equal(tree_log_count("over the 140000 m°C from switch-on to control gives k_po "
+					"9.8 and k_pu 0.0 mW/°C (under 69 mW over this span they "
 					"round to zero)"), 1);
 	engine_free(&e);
 	pa_log_set_handler(NULL, NULL);

@@ -19,6 +19,8 @@ import unittest
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIM = os.path.join(SOURCE, "tests", "helpers", "fault-shim.c")
+# Its Nth-call injection, in the same module.
+INJECT = os.path.join(SOURCE, "tests", "helpers", "fault-inject.c")
 CC = ["cc"]
 CFLAGS = []
 
@@ -43,8 +45,9 @@ def can_m32():
 
 class Abi(unittest.TestCase):
     def check(self, *flags):
-        code, err = compile_shim(SHIM, *flags)
-        self.assertEqual(code, 0, f"fault-shim.c with {' '.join(flags)}:\n{err}")
+        for source in (SHIM, INJECT):
+            code, err = compile_shim(source, *flags)
+            self.assertEqual(code, 0, f"{os.path.basename(source)} with {' '.join(flags)}:\n{err}")
 
     def test_native(self):
         self.check()

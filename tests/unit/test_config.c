@@ -548,6 +548,29 @@ static void test_default_mode_keys_with_kernel(void **unused)
 static void test_opp_tables(void **unused)
 {
 	(void)unused;
+	/* The power falls as the frequency rises (issue 42, 2): the OPP named, and the one below. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0-3\";\n"
+		     "opps = ( { freq_khz = 408000; power_mw = 27000; },\n"
+		     "{ freq_khz = 1416000; power_mw = 179; } ); } );\n} );", 4,
+		     "zones[0].actors[0].opps[1].power_mw", "the power falls as the frequency "
+		     "rises: 179 mW at 1416000 kHz, under opps[0]'s 27000 mW at 408000 kHz; a "
+		     "device draws more at a higher frequency");
+	/* A voltage a digit short makes the power fall with it. */
+	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\"; "
+		     "dynamic_power_coefficient = 100;\n"
+		     "opps = ( { freq_khz = 1008000; voltage_uv = 92500; },\n"
+		     "{ freq_khz = 816000; voltage_uv = 900000; } ); } );\n} );", 3,
+		     "zones[0].actors[0].opps[0].voltage_uv", "the power falls as the frequency rises: 0 mW "
+		     "at 1008000 kHz, under opps[1]'s 66 mW at 816000 kHz");
+	/* A voltage that dips while the power still rises (Exynos5422's A15s) is said. */
+	assert_int_equal(load_warnings(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"4\"; "
+				       "dynamic_power_coefficient = 400;\nopps = (\n"
+				       "{ freq_khz = 1700000; voltage_uv = 1250000; },\n"
+				       "{ freq_khz = 1800000; voltage_uv = 1237500; } ); } );\n} );"),
+			 1);
+	assert_string_equal(warned[0], "warm.conf:5: zones[0].actors[0].opps[1].voltage_uv: the "
+			    "voltage falls as the frequency rises: 1237500 uV at 1800000 kHz, under "
+			    "opps[0]'s 1250000 uV at 1700000 kHz (the power still rises: taken)");
 	expect_error(ZONE_HEAD "actors = ( { type = \"cpufreq\"; cpus = \"0\";\n"
 		     "opps = ( { freq_khz = 1000; voltage_uv = 900000; } ); } );\n} );", 3,
 		     "zones[0].actors[0].opps[0].voltage_uv", "needs the actor's dynamic_power_coefficient");

@@ -203,9 +203,45 @@ static void test_build_errors(void **unused)
 	assert_int_equal(power_table_state_to_freq(&t, 0), 0);
 }
 
+/* Power rises with frequency in every board's table; where it falls, the entry. */
+static void test_falling(void **unused)
+{
+	/* The issue's: 27000 mW at 408 MHz, 179 mW at 1416 MHz (given in any order). */
+	struct opp given[] = { { .freq_khz = 1416000, .power_mw = 179 },
+			       { .freq_khz = 408000, .power_mw = 27000 } };
+	struct opp volts[] = { { .freq_khz = 408000, .voltage_uv = 850000 },
+			       { .freq_khz = 816000, .voltage_uv = 925000 },
+			       { .freq_khz = 1008000, .voltage_uv = 800000 } };
+	size_t voltage_dips = 0;
+	struct power_table t;
+
+	(void)unused;
+	for (size_t b = 0; boards[b]; b++)
+		for (size_t k = 0; k < boards[b]->n_domains; k++) {
+			build_domain(&boards[b]->domains[k], &t);
+			assert_int_equal(power_table_falling(&t, false), 0);
+			voltage_dips += power_table_falling(&t, true) != 0;
+		}
+	/* Exynos5422's A15s: 1.8 GHz on less than 1.7 GHz's voltage, at more power. */
+	assert_int_equal(voltage_dips, 1);
+	assert_int_equal(power_table_build(given, 2, 0, &t), 0);
+	assert_int_equal(power_table_falling(&t, false), 1);
+	assert_int_equal(power_table_falling(&t, true), 0);
+	assert_int_equal(t.entry[1].freq_khz, 1416000);
+	/* The voltage at 1008 MHz falls, and the power with it (f V^2). */
+	assert_int_equal(power_table_build(volts, 3, 100, &t), 0);
+	assert_int_equal(power_table_falling(&t, true), 2);
+	assert_int_equal(power_table_falling(&t, false), 2);
+	/* Equal powers are no fall (a table in whole mW repeats them). */
+	given[0].power_mw = 27000;
+	assert_int_equal(power_table_build(given, 2, 0, &t), 0);
+	assert_int_equal(power_table_falling(&t, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_falling),
 		cmocka_unit_test(test_boards_match_kernel_power),
 		cmocka_unit_test(test_freq_to_power),
 		cmocka_unit_test(test_power_to_freq),
