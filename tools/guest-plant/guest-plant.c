@@ -208,13 +208,9 @@ static int read_stat(struct machine *m, struct cpu_stat *s)
 static void update_busy(struct machine *m, const struct cpu_stat *prev, const struct cpu_stat *cur)
 {
 	for (unsigned int cpu = 0; cpu < CPUMASK_MAX_CPUS; cpu++) {
-		uint64_t d_total = cur->cpu[cpu].total - prev->cpu[cpu].total;
-		uint64_t d_idle = cur->cpu[cpu].idle - prev->cpu[cpu].idle;
+		unsigned int last_pct = (unsigned int)(m->busy[cpu] * 100 + 0.5);
 
-		if (!cpumask_test(&cur->online, cpu) || !cpumask_test(&prev->online, cpu))
-			m->busy[cpu] = 0;
-		else if (cur->cpu[cpu].total > prev->cpu[cpu].total && d_idle <= d_total)
-			m->busy[cpu] = (double)(d_total - d_idle) / (double)d_total;
+		m->busy[cpu] = cpu_load_pct(prev, cur, cpu, last_pct) / 100.0;
 	}
 }
 
