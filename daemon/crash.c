@@ -31,6 +31,13 @@ static char *restore_argv[] = {
 	"powerallocd", "--restore", "--state-file", NULL, "--log-target", NULL,
 	"--crashed", signo_text, NULL,
 };
+/*
+ * The daemon's own file, read at start: what the handler runs.  The kernel's
+ * /proc/self/exe is the fallback (the file removed since); under valgrind it
+ * is valgrind's own tool, which refuses to run, while readlink() of it gives
+ * the program valgrind runs.
+ */
+static char self_path[4096];
 /* Room for the handler, whatever is left of the stack (an overflow is a fault too). */
 static char alt_stack[64 * 1024];
 
@@ -73,6 +80,8 @@ static void on_fault(int signo, siginfo_t *si, void *context)
 	say(" (");
 	say(signal_name(signo));
 	say("); every limit goes back: powerallocd --restore\n");
+	if (self_path[0])
+		execve(self_path, restore_argv, environ);
 	execve("/proc/self/exe", restore_argv, environ);
 	say("powerallocd: cannot run powerallocd --restore; the limits stay for it\n");
 	raise(signo);
@@ -83,7 +92,9 @@ int crash_restore_setup(const char *state_path, enum log_target target)
 	struct sigaction sa = { .sa_sigaction = on_fault,
 				.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK };
 	stack_t stack = { .ss_sp = alt_stack, .ss_size = sizeof(alt_stack) };
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 
+	self_path[n > 0 ? n : 0] = '\0';
 	restore_argv[3] = (char *)state_path;
 	restore_argv[5] = (char *)target_names[target];
 	if (sigaltstack(&stack, NULL) < 0)

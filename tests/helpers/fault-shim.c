@@ -391,6 +391,8 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return err ? (int)failed(err) : next(fd, addr, len);
 }
 
+#ifndef FAULT_SHIM_NO_ALLOC
+/* Not in a sanitized build (FAULT_SHIM_NO_ALLOC): ASan's allocator is the process's there. */
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
@@ -415,3 +417,4 @@ void *realloc(void *p, size_t size)
 		return errno = ENOMEM, NULL;
 	return __libc_realloc(p, size);
 }
+#endif
