@@ -18,8 +18,8 @@ zone throttled to its lowest states) on a private system bus:
   - period: from when it controls, for a second of 50 ms periods.
 A dry run of each phase counts the calls of each kind; then up to
 POWERALLOCD_INJECT_POINTS points of each kind (spread over its count, the
-first and last among them; 0 or "all" for every one) are failed, each in a
-fresh daemon on a fresh tree.  The points covered (the call was failed)
+first and last among them; 0 or "all" for every one; 8, or 2 under
+valgrind) are failed, each in a fresh daemon on a fresh tree.  The points covered (the call was failed)
 are printed, with each that left something behind.
 
 usage: test_injection.py (POWERALLOCD names the binary, POWERALLOCD_FAULT_SHIM the shim)
@@ -38,7 +38,10 @@ from test_restore import snapshot  # noqa: E402
 
 KINDS = ("open", "read", "pread", "write", "alloc", "sendmsg", "recvmsg", "connect")
 PHASES = ("start", "reload", "period")
-POINTS = os.environ.get("POWERALLOCD_INJECT_POINTS", "8")
+# Under valgrind (run-in-tree's wrapper) a run takes about 5 s: the first and
+# last point of each kind there, for the memory errors of its error paths.
+POINTS = os.environ.get("POWERALLOCD_INJECT_POINTS",
+                        "2" if os.environ.get("RUN_IN_TREE_WRAPPER") else "8")
 # How long a phase may take before its window is closed anyway, s.
 PHASE_S = 10.0
 # The period phase's window: 20 periods of 50 ms.
@@ -122,6 +125,7 @@ class Run:
         self.done = self._read("inject-done")
         if not self.exited():
             self._carried_on()
+        if not self.exited():
             self.daemon.signal(signal.SIGTERM)
         elif not any(line and not line.startswith(("info:", "notice:", "warning:", "debug:"))
                      for line in self.daemon.logtext().splitlines()):
@@ -143,9 +147,13 @@ class Run:
             self.problems.append("state file left (exit status %d)" % rc)
 
     def _carried_on(self):
-        """Still running: it must control, and have said no fault twice."""
-        if not wait_for(self.controlling, timeout=PHASE_S):
+        """Still running: it must control, and have said no fault twice; or
+        it was on its way out (a slowed build may still be putting limits
+        back when the window closes), which _run then judges as an exit."""
+        if not wait_for(lambda: self.controlling() or self.exited(), timeout=PHASE_S):
             self.problems.append("running but not controlling")
+        if self.exited():
+            return
         said = [line for line in self.daemon.logtext().splitlines()
                 if line.startswith(("err:", "warning:"))]
         twice = sorted({line for line in said if said.count(line) > 1})
@@ -168,10 +176,6 @@ class Run:
 
 
 
-@unittest.skipIf(os.environ.get("POWERALLOCD_SANITIZED", "none") != "none" or
-                 os.environ.get("RUN_IN_TREE_WRAPPER"),
-                 "a sanitized build or valgrind: slowed, a failed period read was seen to leave "
-                 "the daemon running but not controlling, not yet understood (issue 42)")
 class Injection(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
