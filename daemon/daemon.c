@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The event loop: the zones' timer (schedule.h), signals, thermal netlink
- * events, reloads and the learnt thermal models (model_store.h).  The rescan
- * is daemon_rescan.c's, the state file and the stop daemon_shutdown.c's.
+ * The event loop: signals, thermal netlink events, the power limit,
+ * reloads and the learnt thermal models (model_store.h).  The period is
+ * tick.c's, the clock and schedule clock.c's, the rescan daemon_rescan.c's,
+ * the state file and the stop daemon_shutdown.c's.
  */
 #include "crash.h"
 #include "daemon_internal.h"
@@ -20,31 +21,6 @@
 #include "fd_limit.h"
 #include "platform/log.h"
 #include "engine/zone_sensor.h"
-
-uint64_t daemon_now_us(const struct daemon *d)
-{
-	uint64_t t = 0;
-
-	sd_event_now(d->event, CLOCK_MONOTONIC, &t);
-	return t;
-}
-
-int daemon_reset_schedule(struct daemon *d)
-{
-	size_t n = d->engine.n_zones ? d->engine.n_zones : 1;
-
-	free(d->was_active);
-	free(d->notes);
-	free(d->actor_notes);
-	d->was_active = calloc(n, sizeof(*d->was_active));
-	d->notes = calloc(n, sizeof(*d->notes));
-	d->actor_notes = calloc(d->engine.n_actors + 1, sizeof(*d->actor_notes));
-	if (!d->was_active || !d->notes || !d->actor_notes)
-		return -ENOMEM;
-	for (size_t k = 0; k < d->engine.n_actors; k++)
-		actor_notes_init(&d->actor_notes[k], d->engine.actors[k]->limit.shown);
-	return schedule_reset(&d->schedule, d->engine.n_zones);
-}
 
 /*
  * Says which zones are polled while idle although idle_poll_ms = 0 waits
@@ -96,113 +72,6 @@ static void set_idle_poll(struct daemon *d, bool say)
 		       SCHEDULE_NO_EVENTS_POLL_MS);
 }
 
-/* The Manager's State on D-Bus. */
-static void update_state(struct daemon *d)
-{
-	const char *state = d->engine.n_zones ? "idle" : "no-zones";
-
-	for (size_t i = 0; i < d->engine.n_zones; i++)
-		if (d->engine.zones[i].control.active)
-			state = "controlling";
-	if (d->view.state != state) {
-		d->view.state = state;
-		bus_state_changed(d->bus);
-	}
-}
-
-static void update_status(struct daemon *d)
-{
-	char status[sizeof(d->status)] = "";
-	size_t len = 0;
-
-	if (d->engine.n_zones == 0)
-		snprintf(status, sizeof(status), "no controllable zone; waiting for thermal zones");
-	for (size_t i = 0; i < d->engine.n_zones && len < sizeof(status) - 1; i++) {
-		const struct zone *z = &d->engine.zones[i];
-		int n;
-
-		if (z->control.active)
-			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f °C budget %u mW",
-				     i ? ", " : "", z->name, z->sensing.temp_mc / 1000.0,
-				     z->control.budget_mw);
-		else
-			n = snprintf(status + len, sizeof(status) - len, "%s%s idle", i ? ", " : "",
-				     z->name);
-		len += n > 0 ? (size_t)n : 0;
-	}
-	if (strcmp(status, d->status) != 0) {
-		snprintf(d->status, sizeof(d->status), "%s", status);
-		sd_notifyf(0, "STATUS=%s", d->status);
-	}
-}
-
-/* Logs and signals the state changes of zone @i after its period. */
-static void report_zone(struct daemon *d, size_t i, uint64_t now)
-{
-	struct zone *z = &d->engine.zones[i];
-	enum limit_reason said = d->notes[i].reason;
-
-	zone_notes_update(&d->notes[i], z, now);
-	if (z->control.active != d->was_active[i])
-		bus_zone_changed(d->bus, i, "Active");
-	if (d->notes[i].reason != said)
-		bus_zone_changed(d->bus, i, "LimitingReason");
-	if (d->notes[i].fault != z->sensing.fault_shown)
-		bus_zone_changed(d->bus, i, "SensorFault");
-	d->notes[i].fault = z->sensing.fault_shown;
-	d->was_active[i] = z->control.active;
-	journal_cycle(z);
-	trace_zone(&d->trace, (now - d->start_us) / USEC_PER_MSEC, z, d->engine.cap_mw);
-}
-
-static void arm_tick(struct daemon *d)
-{
-	if (!d->sleep.asleep)
-		schedule_arm(&d->schedule, &d->engine, d->tick);
-}
-
-int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct daemon *d = userdata;
-	uint64_t now = daemon_now_us(d);
-	int r;
-
-	(void)s;
-	(void)usec;
-	/* Asleep (logind said so): no period until resume; else a sleep the clocks show. */
-	if (!sleep_before_period(d))
-		return 0;
-	schedule_mark_due(&d->schedule, &d->engine, now);
-	d->engine.cap_mw = d->limit.limit_mw;
-	r = engine_cycle(&d->engine, now, d->schedule.due);
-	/* What the cycle wrote, in the state file: --restore after a crash leaves another's. */
-	saved_note_ours(&d->saved, &d->engine);
-	power_limit_note_lowest(&d->limit, &d->engine);
-	/* A device went away (hotplug, module unload): find out what is left.  A
-	 * write that failed on a device still there is the engine's to retry. */
-	if (r == -ENODEV)
-		daemon_schedule_rescan(d, RESCAN_DEVICES_CHANGED);
-	for (size_t i = 0; i < d->engine.n_zones; i++) {
-		if (!d->schedule.due[i])
-			continue;
-		report_zone(d, i, now);
-		schedule_ran(&d->schedule, &d->engine, i, now);
-	}
-	for (size_t k = 0; k < d->engine.n_actors; k++)
-		if (actor_notes_update(&d->actor_notes[k], d->engine.actors[k], now))
-			bus_actor_changed(d->bus, k, "LimitingReason");
-	/* STATUS= first, so that whoever waits for READY=1 finds it set. */
-	update_status(d);
-	update_state(d);
-	if (!d->ready) {
-		d->ready = true;
-		sd_notify(0, "READY=1");
-	}
-	sleep_after_period(d);
-	arm_tick(d);
-	return 0;
-}
-
 /* The power limit changed: every zone runs now under it, and the bus says so. */
 static void on_power_limit(void *userdata)
 {
@@ -211,7 +80,7 @@ static void on_power_limit(void *userdata)
 	bus_power_limit_changed(d->bus);
 	for (size_t i = 0; i < d->engine.n_zones; i++)
 		d->schedule.next_due_us[i] = daemon_now_us(d);
-	arm_tick(d);
+	daemon_arm_tick(d);
 }
 
 static void on_thermal_event(void *userdata, const struct thermal_event *ev)
@@ -225,7 +94,7 @@ static void on_thermal_event(void *userdata, const struct thermal_event *ev)
 		for (size_t i = 0; i < d->engine.n_zones; i++)
 			if (zone_sensor_reads_tz(&d->engine.zones[i], ev->tz_id))
 				d->schedule.next_due_us[i] = daemon_now_us(d);
-		arm_tick(d);
+		daemon_arm_tick(d);
 		return;
 	}
 	daemon_schedule_rescan(d, RESCAN_DEVICES_CHANGED);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * The running daemon: its state and what the loop (daemon.c), the rescan
- * (daemon_rescan.c) and the shutdown (daemon_shutdown.c) call of each
- * other.  Internal to the three.
+ * The running daemon: its state, and what its parts call of each other.
+ * Each calls only those below it: the loop (daemon.c); the period
+ * (tick.c); the rescan (daemon_rescan.c); the stop (daemon_shutdown.c);
+ * the sleep watch (sleep.c); the clock (clock.c).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,9 +82,22 @@ uint64_t daemon_now_us(const struct daemon *d);
 int daemon_reset_schedule(struct daemon *d);
 
 /**
- * daemon_on_tick() - the tick timer's handler: runs the zones due now,
- * reports them, and arms the tick for the next.  @userdata: the daemon.
- * Return: 0.
+ * daemon_arm_tick() - the tick timer armed for the next zone due, or off
+ * when none is; not while asleep.
+ */
+void daemon_arm_tick(struct daemon *d);
+
+/**
+ * daemon_tick_now() - the tick timer armed for now, whichever zones are
+ * due: a period runs in the loop's next iteration and says the state of
+ * every zone (a rebuild to no zones too); not while asleep.
+ */
+void daemon_tick_now(struct daemon *d);
+
+/**
+ * daemon_on_tick() - the tick timer's handler (tick.c): runs the zones due
+ * now, reports them, and arms the tick for the next.  @userdata: the
+ * daemon.  Return: 0.
  */
 int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata);
 

@@ -139,6 +139,6 @@ int daemon_on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
 	if (r < 0)
 		pa_log(PA_LOG_ERR, "rescan failed: %s; the current zones stay", strerror(-r));
 	daemon_retry_if_incomplete(d);
-	daemon_on_tick(d->tick, 0, d);
+	daemon_tick_now(d);
 	return 0;
 }

@@ -135,7 +135,7 @@ static void woke(struct daemon *d, const char *by)
 	s->asleep = false;
 	sd_event_source_set_enabled(s->wake_timeout, SD_EVENT_OFF);
 	resume(d, take_clocks(s), by);
-	daemon_on_tick(d->tick, 0, d);
+	daemon_tick_now(d);
 }
 
 static int on_prepare_for_sleep(sd_bus_message *m, void *userdata, sd_bus_error *error)

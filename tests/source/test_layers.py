@@ -9,6 +9,9 @@
   themselves (they go through lib/platform/);
 - the daemon (daemon/) and its client powerallocctl (ctl/) apart: each
   includes its own headers and lib/'s, none of the other's;
+- the daemon's running parts call downwards only (DAEMON_PARTS): the loop,
+  the period, the rescan, the stop, the sleep watch, the clock; none calls
+  one listed before it, so no two call each other in a circle;
 - no source file in lib/, daemon/ or ctl/ over MAX_FILE_LINES lines, no
   function over MAX_FUNCTION_LINES.
 
@@ -28,6 +31,10 @@ LAYERS = ["control", "platform", "config", "actors", "engine"]
 PROGRAMS = ["daemon", "ctl"]
 # Headers meson generates in the build tree, which any program may include.
 GENERATED = {"build-config.h"}
+# The daemon's running parts (daemon/daemon_internal.h), each calling only
+# those after it.
+DAEMON_PARTS = ["daemon/daemon.c", "daemon/tick.c", "daemon/daemon_rescan.c",
+                "daemon/daemon_shutdown.c", "daemon/sleep.c", "daemon/clock.c"]
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
@@ -189,6 +196,34 @@ def size_problems(root, path):
     return problems
 
 
+def defined_functions(text):
+    """Names of the functions @text defines that other files may call (not static)."""
+    lines = strip_comments_and_strings(text).split("\n")
+    names = set()
+    for name, line, _ in functions(text):
+        head = lines[line - 1]
+        if not re.match(r"\s*static\b", head):
+            names.add(name)
+    return names
+
+
+def part_problems(root):
+    """'path:line: name() is FILE's' for each call of a daemon part into one listed before it."""
+    present = [p for p in DAEMON_PARTS if os.path.exists(os.path.join(root, p))]
+    owner = {name: path for path in present for name in defined_functions(read(root, path))}
+    order = " > ".join(os.path.basename(p) for p in present)
+    problems = []
+    for rank, path in enumerate(present):
+        text = strip_comments_and_strings(read(root, path))
+        for m in CALL.finditer(text):
+            callee = owner.get(m.group(1))
+            if callee and present.index(callee) < rank:
+                problems.append("%s:%d: %s() is %s's (a part calls only those under it: %s)"
+                                % (path, text.count("\n", 0, m.start()) + 1, m.group(1),
+                                   callee, order))
+    return problems
+
+
 def all_problems(root):
     problems = []
     for path in sources(root, ["lib"]):
@@ -208,6 +243,7 @@ def all_problems(root):
         problems += program_include_problems(root, path)
     for path in sources(root, ["lib"] + PROGRAMS):
         problems += size_problems(root, path)
+    problems += part_problems(root)
     return problems
 
 
@@ -287,6 +323,14 @@ class Checker(unittest.TestCase):
         body = "int f(void)\n{\n" + "\tx();\n" * 60 + "}\n"
         problems = self.tree({"ctl/a.c": body})
         self.assertEqual(problems, ["ctl/a.c:1: f() is 62 lines (at most 60)"])
+
+    def test_daemon_parts_that_call_each_other_in_a_circle(self):
+        problems = self.tree({"daemon/tick.c": "void daemon_on_tick(void)\n{\n\tsleep_before();\n}\n",
+                              "daemon/sleep.c": "void sleep_before(void)\n{\n\tdaemon_on_tick();\n}\n"
+                                                "static void f(void)\n{\n}\n",
+                              "daemon/clock.c": "void now(void)\n{\n\tf();\n}\n"})
+        self.assertEqual(problems, ["daemon/sleep.c:3: daemon_on_tick() is daemon/tick.c's "
+                                    "(a part calls only those under it: tick.c > sleep.c > clock.c)"])
 
     def test_file_outside_the_layers(self):
         problems = self.tree({"lib/misc.c": ""})
