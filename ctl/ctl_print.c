@@ -249,6 +249,35 @@ static void print_zone_budget(const struct zone_view *z)
 }
 
 /*
+ * A headroom as it reads, into @buf: "cool" under 0 (below switch-on: -5.00
+ * at 45 °C under a switch-on of 70 °C read as over a limit), "-" without one.
+ */
+static char *headroom_text(double headroom, char *buf, size_t size)
+{
+	if (isnan(headroom) || headroom < 0)
+		snprintf(buf, size, "%s", isnan(headroom) ? "-" : "cool");
+	else
+		snprintf(buf, size, "%.2f", headroom);
+	return buf;
+}
+
+/* Its headroom now and, once the model knows something, ahead, with the scale. */
+static void print_headroom(const struct zone_view *z)
+{
+	bool learnt = !learning(z);
+	char now[16], ahead[16], scale[48];
+
+	snprintf(scale, sizeof(scale), "0 %s, 1 control%s", z->always_on ? "at 0 °C" : "switch-on",
+		 z->headroom < 0 || (learnt && z->headroom_ahead < 0) ? "; cool: below 0" : "");
+	headroom_text(z->headroom, now, sizeof(now));
+	if (learnt)
+		printf("  headroom %s now, %s in %d s (%s)\n", now, headroom_text(z->headroom_ahead,
+		       ahead, sizeof(ahead)), HEADROOM_AHEAD_S, scale);
+	else
+		printf("  headroom %s now (%s); in %d s: learning\n", now, scale, HEADROOM_AHEAD_S);
+}
+
+/*
  * The zone's lines above its actors: the sustainable power the controller
  * runs on and where it came from; the thermal model and the headroom it
  * predicts only once the model knows something ("learning" before).
@@ -267,16 +296,12 @@ static void print_zone_head(const struct zone_view *z)
 		       z->fault);
 	printf("  controller terms: P %lld, I %lld, D %lld mW\n", (long long)z->p,
 	       (long long)z->i, (long long)z->d);
-	if (learning(z)) {
+	if (learning(z))
 		printf("  thermal model: learning (confidence %.2f)\n", z->confidence);
-		printf("  headroom %.2f now (0 %s, 1 control); in %d s: learning\n", z->headroom,
-		       z->always_on ? "at 0 °C" : "switch-on", HEADROOM_AHEAD_S);
-		return;
-	}
-	printf("  thermal model: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
-	       z->learned, z->time_constant, z->confidence);
-	printf("  headroom %.2f now, %.2f in %d s (0 %s, 1 control)\n", z->headroom,
-	       z->headroom_ahead, HEADROOM_AHEAD_S, z->always_on ? "at 0 °C" : "switch-on");
+	else
+		printf("  thermal model: %u mW sustainable, time constant %.0f s, confidence %.2f\n",
+		       z->learned, z->time_constant, z->confidence);
+	print_headroom(z);
 }
 
 /* The daemon's version and state, and the power limit when one is set. */
@@ -301,14 +326,13 @@ void ctl_print_summary(const struct snapshot *s)
 	       "HEADROOM", "BUDGET mW", "LIMITED BY");
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct zone_view *z = &s->zones[i];
-		char name[64], sensor[64], headroom[16] = "-";
+		char name[64], sensor[64], headroom[16];
 
 		fit(name, sizeof(name), z->name, 16);
 		fit(sensor, sizeof(sensor), z->sensor, 14);
-		if (!isnan(z->headroom))
-			snprintf(headroom, sizeof(headroom), "%.2f", z->headroom);
 		printf("%-*s %-*s %7.2f %7.1f %8s %9u %s\n", pad(name, 16), name, pad(sensor, 14),
-		       sensor, z->temp / 1000.0, z->control / 1000.0, headroom, z->budget, z->reason);
+		       sensor, z->temp / 1000.0, z->control / 1000.0,
+		       headroom_text(z->headroom, headroom, sizeof(headroom)), z->budget, z->reason);
 	}
 }
 
@@ -390,12 +414,9 @@ static void json_actor(const struct actor_view *a)
 {
 	printf("{\"name\":");
 	json_string(a->name);
-	printf(",\"kind\":");
-	json_string(a->kind);
-	printf(",\"cpus\":");
-	json_string(a->cpus);
-	printf(",\"limiting_reason\":");
-	json_string(a->reason);
+	json_field("kind", a->kind);
+	json_field("cpus", a->cpus);
+	json_field("limiting_reason", a->reason);
 	printf(",\"mean_load_pct\":%u,\"frequency_khz\":%u,\"requested_mw\":%u,\"granted_mw\":%u,"
 	       "\"max_mw\":%u,\"cooling_state\":%u,\"max_cooling_state\":%u,\"weight\":%.3f,"
 	       "\"write_errors\":%u,\"external_writes\":%u,\"yielded\":%s",
@@ -431,8 +452,7 @@ void ctl_print_json(const struct snapshot *s)
 {
 	printf("{\"version\":");
 	json_string(s->version);
-	printf(",\"state\":");
-	json_string(s->state);
+	json_field("state", s->state);
 	printf(",\"power_limit_mw\":%u,\"power_limit_expires_usec\":%llu", s->limit_mw,
 	       (unsigned long long)s->limit_expires_us);
 	json_double("power_limit_lease_left_s", s->limit_mw ? seconds_until(s->limit_expires_us) :
@@ -444,12 +464,9 @@ void ctl_print_json(const struct snapshot *s)
 
 		printf("%s{\"name\":", i ? "," : "");
 		json_string(z->name);
-		printf(",\"sensor\":");
-		json_string(z->sensor);
-		printf(",\"limiting_reason\":");
-		json_string(z->reason);
-		printf(",\"sensor_fault\":");
-		json_string(z->fault);
+		json_field("sensor", z->sensor);
+		json_field("limiting_reason", z->reason);
+		json_field("sensor_fault", z->fault);
 		printf(",\"throttled_us\":%llu,\"p_mw\":%lld,\"i_mw\":%lld,\"d_mw\":%lld",
 		       (unsigned long long)z->throttled_us, (long long)z->p, (long long)z->i,
 		       (long long)z->d);

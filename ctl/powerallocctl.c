@@ -9,10 +9,8 @@
  *   powerallocctl limit POWER --lease SECONDS | --clear
  *                                     cap every actor together (root)
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,26 +24,27 @@
 
 #include "build-config.h"
 #include "config/config.h"
+#include "ctl_limit.h"
 #include "ctl_print.h"
 #include "ctl_read.h"
 
 /*
  * The command line: @command and its options; @zones: the zones status and
- * monitor show (NULL-terminated), NULL for every zone; @power: limit's
- * POWER as typed, @limit_mw as understood.
+ * monitor show (NULL-terminated), NULL for every zone; @limit: limit's.
  */
 struct args {
-	const char *command, *bus, *power, *lease;
-	bool json, summary, clear;
+	const char *command, *bus;
+	bool json, summary;
 	char **zones;
-	uint64_t limit_mw;
-	uint32_t lease_s;
+	struct limit_request limit;
 };
+
+/* Where sd-bus looks for the system bus without DBUS_SYSTEM_BUS_ADDRESS. */
+#define SYSTEM_BUS_DEFAULT "unix:path=/run/dbus/system_bus_socket"
 
 static const char *const commands[] = { "status", "monitor", "reload", "limit", NULL };
 
-/* A usage error: what is wrong (printf-style), where the usage is. Return: EXIT_USAGE. */
-__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt, ...)
+int ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -93,9 +92,11 @@ static size_t screen_rows(void)
 /*
  * One refresh of monitor: the time, then the status, cut to the terminal's
  * height so that the top stays in view, with a last line that says how many
- * lines did not fit and how to see them.
+ * lines did not fit and how to see them.  @tty: stdout is a terminal, drawn
+ * over from its top; a pipe or a file gets each refresh after the last,
+ * whole, a blank line between them.
  */
-static int monitor_frame(sd_bus *bus, const struct args *a)
+static int monitor_frame(sd_bus *bus, const struct args *a, bool tty, bool first)
 {
 	FILE *screen = stdout;
 	char *text = NULL, stamp[64], *line, *next;
@@ -117,7 +118,8 @@ static int monitor_frame(sd_bus *bus, const struct args *a)
 		lines += *line == '\n';
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
 	/* Home and clear, like watch(1). */
-	printf("\033[H\033[2J%s, every 1 s; Ctrl-C to stop\n", stamp);
+	printf("%s%s, every 1 s; Ctrl-C to stop\n", tty ? "\033[H\033[2J" : first ? "" : "\n",
+	       stamp);
 	for (line = text; *line && (!rows || lines + 2 <= rows || shown + 2 <= rows); line = next) {
 		next = strchr(line, '\n') + 1;
 		fwrite(line, 1, (size_t)(next - line), stdout);
@@ -136,30 +138,35 @@ static int monitor_frame(sd_bus *bus, const struct args *a)
 /*
  * The status every second on the terminal's alternate screen, until
  * interrupted; the screen is then given back and what went wrong, if
- * anything, printed where it stays.
+ * anything, printed where it stays.  Into a pipe or a file, no terminal
+ * codes: the refreshes one after the other.
  */
 static int monitor(sd_bus *bus, const struct args *a)
 {
 	char *text = NULL;
 	size_t size = 0;
-	bool cut_short;
+	bool cut_short, tty = isatty(STDOUT_FILENO), first = true;
 	int x = EXIT_OK;
 
+	/* Held until the end: a call the interrupt cut short says nothing. */
 	ctl_errors = open_memstream(&text, &size);
 	if (!ctl_errors)
 		ctl_errors = stderr;
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
-	printf("\033[?1049h");
+	if (tty)
+		printf("\033[?1049h");
 	while (!interrupted && x == EXIT_OK) {
-		x = monitor_frame(bus, a);
+		x = monitor_frame(bus, a, tty, first);
+		first = false;
 		fflush(stdout);
 		if (x == EXIT_OK)
 			sleep(1);
 	}
 	/* A call the interrupt cut short (EINTR from the bus) is no failure: stopping was asked for. */
 	cut_short = interrupted && x != EXIT_OK;
-	printf("\033[?1049l");
+	if (tty)
+		printf("\033[?1049l");
 	fflush(stdout);
 	if (ctl_errors != stderr) {
 		fclose(ctl_errors);
@@ -180,144 +187,6 @@ static int reload(sd_bus *bus)
 
 	if (r >= 0)
 		printf("configuration reloaded\n");
-	sd_bus_error_free(&e);
-	return x;
-}
-
-/*
- * limit's POWER into *@mw: a number with its unit, W (4.5W, to the mW) or
- * mW (4500mW).  A bare number is refused: limit took watts in earlier versions, and
- * every other power powerallocctl shows is in mW; either reading of "5"
- * would throttle someone's machine by a factor of 1000.  Return: whether it
- * is one (else the reason is said).
- */
-static bool parse_power_mw(const char *text, uint64_t *mw)
-{
-	const char *p = text, *frac = "";
-	uint64_t whole = 0, milli = 0;
-	size_t digits = 0;
-	bool negative = *p == '-', dotted;
-
-	p += negative;
-	/* Past 12 digits, a number too large for any machine: the range check refuses it. */
-	for (; isdigit((unsigned char)*p); p++, digits++)
-		whole = digits < 12 ? whole * 10 + (uint64_t)(*p - '0') : UINT32_MAX * 10ULL;
-	dotted = *p == '.';
-	if (dotted)
-		for (frac = ++p; isdigit((unsigned char)*p); p++)
-			digits++;
-	if (!digits) {
-		fprintf(stderr, "powerallocctl: limit: \"%s\" is not a power: write it in W (4.5W) "
-			"or mW (4500mW)\n", text);
-		return false;
-	}
-	if (strcmp(p, "W") == 0) {
-		/* Three decimals are mW; more must be zeros. */
-		for (int k = 0; k < 3; k++)
-			milli = milli * 10 + (isdigit((unsigned char)*frac) ? (uint64_t)(*frac++ - '0') : 0);
-		*mw = whole * 1000 + milli;
-	} else if (*p == '\0') {
-		fprintf(stderr, "powerallocctl: limit: \"%s\" has no unit: write %sW for watts%s%s%s "
-			"(limit took a bare number as watts before)\n", text, text,
-			dotted ? "" : " or ", dotted ? "" : text, dotted ? "" : "mW for milliwatts");
-		return false;
-	} else if (strcmp(p, "mW") == 0) {
-		*mw = whole;
-	} else {
-		fprintf(stderr, "powerallocctl: limit: \"%s\": the unit must be W or mW "
-			"(4.5W, 4500mW)\n", text);
-		return false;
-	}
-	for (; isdigit((unsigned char)*frac); frac++)
-		if (*frac != '0') {
-			fprintf(stderr, "powerallocctl: limit: \"%s\" is finer than 1 mW: give whole "
-				"mW (4500mW) or W to three decimals (4.5W)\n", text);
-			return false;
-		}
-	if (negative || !*mw) {
-		fprintf(stderr, "powerallocctl: limit: \"%s\": a power cap is 1 mW or more; "
-			"'powerallocctl limit --clear' lifts a cap\n", text);
-		return false;
-	}
-	return true;
-}
-
-/* limit's arguments: POWER and --lease SECONDS, or --clear alone.  Return: EXIT_OK or EXIT_USAGE (said). */
-static int parse_limit(struct args *a)
-{
-	char *end = NULL;
-	unsigned long long s;
-
-	if (a->clear)
-		return a->power || a->lease ? bad_usage("limit --clear takes no POWER or --lease")
-					    : EXIT_OK;
-	if (!a->power)
-		return bad_usage("limit needs a POWER (4.5W, 4500mW) and --lease SECONDS");
-	if (!parse_power_mw(a->power, &a->limit_mw))
-		return EXIT_USAGE;
-	if (!a->lease)
-		return bad_usage("limit needs --lease SECONDS (the cap lifts when the lease ends "
-				 "unless renewed)");
-	errno = 0;
-	s = strtoull(a->lease, &end, 10);
-	if (end == a->lease || *end || *a->lease == '-' || errno || s > UINT32_MAX)
-		return bad_usage("limit needs --lease SECONDS, a whole number of seconds (1 to "
-				 "86400), not \"%s\"", a->lease);
-	a->lease_s = (uint32_t)s;
-	return EXIT_OK;
-}
-
-/* ClearPowerLimit(), saying whether there was a cap to lift. */
-static int clear_limit(sd_bus *bus)
-{
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	uint32_t was_mw = 0;
-	int r, x;
-
-	r = sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager",
-					"PowerLimit", &e, 'u', &was_mw);
-	if (r >= 0)
-		r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager",
-				       "ClearPowerLimit", &e, NULL, "");
-	x = r < 0 ? ctl_failure_exit(&e, r) : EXIT_OK;
-	if (r >= 0 && was_mw)
-		printf("power limit %u mW cleared\n", was_mw);
-	else if (r >= 0)
-		printf("no power limit was set: nothing to clear\n");
-	sd_bus_error_free(&e);
-	return x;
-}
-
-/*
- * SetPowerLimit(limit_mw, lease_s) of @a, once the cap is one the machine's
- * power actors can draw (a cap above it caps nothing: a unit mistaken).
- */
-static int limit(sd_bus *bus, const struct args *a)
-{
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	uint64_t max_mw;
-	int r, x;
-
-	if (a->clear)
-		return clear_limit(bus);
-	if ((x = ctl_read_max_power(bus, &max_mw)) != EXIT_OK)
-		return x;
-	if (!max_mw) {
-		fprintf(stderr, "powerallocctl: limit: powerallocd drives no power actor: there is "
-			"nothing to cap\n");
-		return EXIT_ERROR;
-	}
-	if (a->limit_mw > max_mw) {
-		fprintf(stderr, "powerallocctl: limit: %s is %llu mW, more than this machine's power "
-			"actors can draw together: give 1mW to %llumW (%.3fW)\n", a->power,
-			(unsigned long long)a->limit_mw, (unsigned long long)max_mw, max_mw / 1000.0);
-		return EXIT_USAGE;
-	}
-	r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, "org.powerallocd1.Manager",
-			       "SetPowerLimit", &e, NULL, "uu", (uint32_t)a->limit_mw, a->lease_s);
-	x = r < 0 ? ctl_failure_exit(&e, r) : EXIT_OK;
-	if (r >= 0)
-		printf("power limit %llu mW for %u s\n", (unsigned long long)a->limit_mw, a->lease_s);
 	sd_bus_error_free(&e);
 	return x;
 }
@@ -358,27 +227,27 @@ static int parse_operands(int argc, char **argv, struct args *a)
 	if (!commands[k]) {
 		near = pa_nearest_name(a->command, commands);
 		if (near)
-			return bad_usage("unknown command '%s': did you mean '%s'?", a->command, near);
-		return bad_usage("unknown command '%s' (commands: status, monitor, reload, limit)",
+			return ctl_usage_error("unknown command '%s': did you mean '%s'?", a->command, near);
+		return ctl_usage_error("unknown command '%s' (commands: status, monitor, reload, limit)",
 				 a->command);
 	}
 	limit = strcmp(a->command, "limit") == 0;
 	shows = strcmp(a->command, "status") == 0 || strcmp(a->command, "monitor") == 0;
 	if (limit && optind < argc)
-		a->power = argv[optind++];
+		a->limit.power = argv[optind++];
 	if (shows && optind < argc)
 		a->zones = &argv[optind];	/* argv ends in NULL */
 	else if (optind < argc)
-		return bad_usage("%s takes no argument \"%s\"", a->command, argv[optind]);
+		return ctl_usage_error("%s takes no argument \"%s\"", a->command, argv[optind]);
 	if (strcmp(a->bus, "system") && strcmp(a->bus, "session"))
-		return bad_usage("--bus is system or session, not \"%s\"", a->bus);
+		return ctl_usage_error("--bus is system or session, not \"%s\"", a->bus);
 	if (a->json && strcmp(a->command, "status"))
-		return bad_usage("--json is for status");
+		return ctl_usage_error("--json is for status");
 	if (a->summary && (!shows || a->json))
-		return bad_usage("--summary is for status and monitor, without --json");
-	if ((a->lease || a->clear) && !limit)
-		return bad_usage("--lease and --clear are for limit");
-	return limit ? parse_limit(a) : EXIT_OK;
+		return ctl_usage_error("--summary is for status and monitor, without --json");
+	if ((a->limit.lease || a->limit.clear) && !limit)
+		return ctl_usage_error("--lease and --clear are for limit");
+	return limit ? ctl_limit_parse(&a->limit) : EXIT_OK;
 }
 
 /* The command line into @a.  Return: -1 to go on, else the exit code (--help, --version, an error). */
@@ -404,8 +273,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'b': a->bus = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("powerallocctl %s\n", PACKAGE_VERSION); return EXIT_OK;
-		case 'l': a->lease = optarg; break;
-		case 'c': a->clear = true; break;
+		case 'l': a->limit.lease = optarg; break;
+		case 'c': a->limit.clear = true; break;
 		default:	/* getopt said what */
 			fputs("Try 'powerallocctl --help'.\n", stderr);
 			return EXIT_USAGE;
@@ -413,6 +282,27 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	x = parse_operands(argc, argv, a);
 	return x == EXIT_OK ? -1 : x;
+}
+
+/*
+ * Says that @bus cannot be reached (@r: negative errno), where it was
+ * looked for and what to check.  Return: EXIT_NOT_RUNNING.
+ */
+static int no_bus(const char *bus, int r)
+{
+	const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+	if (strcmp(bus, "system") == 0)
+		fprintf(stderr, "powerallocctl: cannot connect to the system bus (%s): %s; "
+			"powerallocd serves its interface there: is D-Bus running (dbus or "
+			"dbus-broker)? (DBUS_SYSTEM_BUS_ADDRESS names another bus; --bus session, a "
+			"powerallocd on the session bus)\n", address ? address : SYSTEM_BUS_DEFAULT,
+			strerror(-r));
+	else
+		fprintf(stderr, "powerallocctl: cannot connect to the session bus: %s; --bus "
+			"session is for a powerallocd started with --bus session in this login "
+			"session\n", strerror(-r));
+	return EXIT_NOT_RUNNING;
 }
 
 int main(int argc, char **argv)
@@ -425,15 +315,13 @@ int main(int argc, char **argv)
 	if ((x = parse_args(argc, argv, &a)) >= 0)
 		return x;
 	r = strcmp(a.bus, "session") == 0 ? sd_bus_open_user(&bus) : sd_bus_open_system(&bus);
-	if (r < 0) {
-		fprintf(stderr, "cannot connect to the %s bus: %s\n", a.bus, strerror(-r));
-		return EXIT_NOT_RUNNING;
-	}
+	if (r < 0)
+		return no_bus(a.bus, r);
 	ctl_bus = bus;
 	if (strcmp(a.command, "reload") == 0)
 		x = reload(bus);
 	else if (strcmp(a.command, "limit") == 0)
-		x = limit(bus, &a);
+		x = ctl_limit_run(bus, &a.limit);
 	else if (strcmp(a.command, "monitor") == 0)
 		x = monitor(bus, &a);
 	else

@@ -147,6 +147,16 @@ static int get_power_limit(sd_bus *bus, const char *path, const char *iface, con
 	return sd_bus_message_append(reply, "s", l->unmet);
 }
 
+/* What every actor draws at its lowest state now: the least a cap can hold them to. */
+static int get_lowest_power(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct engine *e = ((struct bus *)userdata)->view->engine;
+
+	(void)bus, (void)path, (void)iface, (void)prop, (void)error;
+	return sd_bus_message_append(reply, "u", e->lowest_mw);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -158,6 +168,8 @@ static const sd_bus_vtable manager_vtable[] = {
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("PowerLimitUnmet", "s", get_power_limit, 0,
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	/* Moves with the load every period: read, not signalled. */
+	SD_BUS_PROPERTY("LowestPower", "u", get_lowest_power, 0, 0),
 	SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("SetPowerLimit", "uu", SD_BUS_PARAM(limit_mw) SD_BUS_PARAM(lease_s),
 				 "", , method_set_power_limit, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -143,6 +143,19 @@ static void print_inputs(const struct zone *z)
 	printf(", offset %d m°C\n", z->sensor_offset_mc);
 }
 
+/*
+ * The first zone before @e's zone @i that holds @a, or NULL: an actor
+ * several zones share is printed whole once, under the first.
+ */
+static const struct zone *shown_under(const struct engine *e, size_t i, const struct actor *a)
+{
+	for (size_t k = 0; k < i; k++)
+		for (size_t j = 0; j < e->zones[k].n_actors; j++)
+			if (e->zones[k].actors[j] == a)
+				return &e->zones[k];
+	return NULL;
+}
+
 static void print_engine(const struct engine *e)
 {
 	for (size_t i = 0; i < e->n_zones; i++) {
@@ -157,8 +170,15 @@ static void print_engine(const struct engine *e)
 		print_inputs(z);
 		print_zone_meter(z);
 		print_gains(z);
-		for (size_t k = 0; k < z->n_actors; k++)
-			print_actor(z->actors[k]);
+		for (size_t k = 0; k < z->n_actors; k++) {
+			const struct zone *first = shown_under(e, i, z->actors[k]);
+
+			if (first)
+				printf("    actor %s (%s), as in zone %s above\n", z->actors[k]->name,
+				       actor_kind_name(z->actors[k]->kind), first->name);
+			else
+				print_actor(z->actors[k]);
+		}
 		for (size_t k = 0; k < z->n_fallback; k++)
 			print_fallback(&z->fallback[k]);
 	}
@@ -211,6 +231,13 @@ int daemon_check_config(const struct options *opts)
 			opts->config_path, c->n_zones - (size_t)n, c->n_zones);
 		print_missing(c, &e);
 		status = EXIT_BAD_CONFIG;
+	}
+	if (!c->n_zones && !e.n_zones) {
+		/* Nothing to control: a CI gate on the check fails, as the unit is skipped. */
+		fprintf(stderr, "%s: no zones configured and none that automatic configuration "
+			"controls (see above): powerallocd would control nothing\n",
+			opts->config_path);
+		status = EXIT_NOTHING_CONTROLLABLE;
 	}
 	if (e.n_bad_meters) {
 		/* A meter named wrong is the config's to fix: it fails as a zone refused does. */

@@ -15,6 +15,9 @@
 #define EXIT_USAGE 2
 #define EXIT_BAD_CONFIG 3
 #define EXIT_RESTORE_INCOMPLETE 4
+/* --check-config: no zone configured, and none that automatic configuration
+ * controls (where --check-controllable gives EXIT_NOTHING_TO_CONTROL). */
+#define EXIT_NOTHING_CONTROLLABLE 5
 /* --check-controllable, for systemd's ExecCondition=: 1 to 254 skips the
  * unit, 255 fails it. */
 #define EXIT_NOTHING_TO_CONTROL 1
@@ -51,7 +54,13 @@ struct options {
 /** daemon_run() - run until SIGTERM/SIGINT, then restore.  Return: an exit code. */
 int daemon_run(const struct options *opts);
 
-/** daemon_check_config() - parse, discover read-only and print.  Return: an exit code. */
+/**
+ * daemon_check_config() - parse, discover read-only and print.  Return:
+ * EXIT_OK; EXIT_BAD_CONFIG when the file is unusable, a configured zone
+ * cannot be controlled or a configured meter read; EXIT_NOTHING_CONTROLLABLE
+ * when none is configured and automatic configuration controls none;
+ * EXIT_FAILURE_RUNTIME when sysfs cannot be read.
+ */
 int daemon_check_config(const struct options *opts);
 
 /**

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#include "log_wrap.h"
 #include "platform/log.h"
 
 #define MAX_FIELDS 16
@@ -25,6 +27,8 @@
 static enum log_target log_target = LOG_TARGET_STDERR;
 /* stderr failed (its reader went away, its terminal hung up) and no journald listens. */
 static bool dropped;
+/* stderr is a terminal: a person reads it, and long lines are folded (log_wrap.h). */
+static bool stderr_tty;
 static int max_priority = PA_LOG_INFO;
 
 /*
@@ -120,8 +124,21 @@ static void to_stderr(int priority, const char *const *fields, const char *messa
 	for (size_t i = 0; fields && fields[i] && len < sizeof(line) - 1; i++)
 		len += (size_t)snprintf(line + len, sizeof(line) - 1 - len, " %s", fields[i]);
 	len = len < sizeof(line) - 1 ? len : sizeof(line) - 2;	/* truncated */
-	line[len++] = '\n';
-	if ((r = write_stderr(line, len)) < 0)
+	line[len] = '\0';
+	if (stderr_tty) {
+		char folded[LINE_MAX_BYTES * 2];
+		struct winsize ws;
+		unsigned int columns = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ?
+				       ws.ws_col : LOG_WRAP_DEFAULT_COLUMNS;
+
+		len = log_wrap(line, columns, folded, sizeof(folded) - 1);
+		folded[len++] = '\n';
+		r = write_stderr(folded, len);
+	} else {
+		line[len++] = '\n';
+		r = write_stderr(line, len);
+	}
+	if (r < 0)
 		stderr_failed(r);
 }
 
@@ -153,6 +170,7 @@ void journal_setup(enum log_target target, int priority)
 	log_target = target == LOG_TARGET_JOURNAL && journald ? LOG_TARGET_JOURNAL
 							       : LOG_TARGET_STDERR;
 	dropped = false;
+	stderr_tty = isatty(STDERR_FILENO);
 	max_priority = priority;
 	pa_log_set_handler(library_handler, NULL);
 	if (target == LOG_TARGET_JOURNAL && !journald)

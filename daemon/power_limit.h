@@ -13,10 +13,6 @@
 
 #include "engine/engine.h"
 
-/* A lease lasts this long at least and at most, s. */
-#define POWER_LIMIT_LEASE_MIN_S 1
-#define POWER_LIMIT_LEASE_MAX_S 86400
-
 /**
  * struct power_limit - the cap and its lease.
  * @lease: the timer that lifts the cap when the lease ends.

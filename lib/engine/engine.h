@@ -17,6 +17,10 @@
 #include "zone.h"
 
 #define PROC_STAT_PATH "/proc/stat"
+/* A power cap's lease (Manager.SetPowerLimit) lasts this long at least and at
+ * most, s: the daemon refuses others, powerallocctl before it asks. */
+#define POWER_LIMIT_LEASE_MIN_S 1
+#define POWER_LIMIT_LEASE_MAX_S 86400
 
 /**
  * struct engine - zones, actors and load samples.

@@ -6,6 +6,7 @@
  * platform has, so that the message tells the user what to write instead.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +128,8 @@ static struct actor *cap_actor(struct build *b, const struct actor_config *ac, c
 	struct cpumask covered;
 	size_t n = 0;
 	char cpus[64], name[80];
-	struct actor *a;
+	struct actor *a = NULL;
+	int r;
 
 	cpumask_clear(&covered);
 	cpumask_format_list(&ac->cpus, cpus, sizeof(cpus));
@@ -150,34 +152,69 @@ static struct actor *cap_actor(struct build *b, const struct actor_config *ac, c
 		why_with_policies(b, why, why_size, what);
 		return NULL;
 	}
-	if (actor_cpufreq_cap_new(policies, n, ac, &a) == 0)
-		a = build_register_actor(b->e, a);
-	if (!a)
-		snprintf(why, why_size, "cpus \"%s\" cannot be limited (see above)", cpus);
+	r = actor_cpufreq_cap_new(policies, n, ac, &a);
+	if (r == 0 && !(a = build_register_actor(b->e, a)))
+		r = -ENOMEM;
+	if (r == -ENODATA)	/* opp_load() found no table it takes */
+		snprintf(why, why_size, "cpus \"%s\" cannot be limited: cpu%u has no power model "
+			 "(see above): give this actor its opps (freq_khz with power_mw, or "
+			 "voltage_uv with dynamic_power_coefficient)", cpus, policies[0]->cpu);
+	else if (r == -ERANGE)
+		snprintf(why, why_size, "cpus \"%s\" cannot be limited: no OPP of its power model "
+			 "is within the policies' frequency limits (see above)", cpus);
+	else if (r < 0)
+		snprintf(why, why_size, "cpus \"%s\" cannot be limited: %s (see above)", cpus,
+			 strerror(-r));
 	return a;
+}
+
+/*
+ * The directory of the powercap zone @ac names into @dir: its directory
+ * name ("intel-rapl:0"), or the name the zone gives itself ("package-0")
+ * where one zone has it.  Return: false with why (none, or several).
+ */
+static bool powercap_dir(const struct actor_config *ac, char *dir, size_t dir_size, char *why,
+			 size_t why_size)
+{
+	char path[SYSFS_PATH_MAX], list[INVENTORY_TEXT_MAX];
+	size_t n;
+
+	if (sysfs_pathf(path, POWERCAP_CLASS_DIR "/%s", ac->powercap_zone) == 0 &&
+	    sysfs_exists(path)) {
+		snprintf(dir, dir_size, "%s", ac->powercap_zone);
+		return true;
+	}
+	n = inventory_powercap_named(ac->powercap_zone, dir, dir_size, list, sizeof(list));
+	if (n == 1)
+		return true;
+	if (n > 1) {
+		snprintf(why, why_size, "\"%s\" is the name of %zu powercap zones: %s; name one by "
+			 "its directory name, as zone = \"%s\"", ac->powercap_zone, n, list, dir);
+		return false;
+	}
+	inventory_text_powercap(list, sizeof(list));
+	snprintf(why, why_size, "no powercap zone \"%s\"; powercap zones: %s", ac->powercap_zone,
+		 list);
+	return false;
 }
 
 /* The powercap actor of @ac, or NULL with why. */
 static struct actor *powercap_actor(struct build *b, const struct actor_config *ac, char *why,
 				    size_t why_size)
 {
-	char dir[SYSFS_PATH_MAX], list[INVENTORY_TEXT_MAX];
-	struct actor *a = find_actor_by_name(b->e, ac->powercap_zone);
+	char dir[64];
+	struct actor_config named = *ac;
+	struct actor *a;
 
-	if (a)
-		return a;
-	if (sysfs_pathf(dir, POWERCAP_CLASS_DIR "/%s", ac->powercap_zone) < 0 ||
-	    !sysfs_exists(dir)) {
-		inventory_text_powercap(list, sizeof(list));
-		snprintf(why, why_size, "no powercap zone \"%s\"; powercap zones: %s",
-			 ac->powercap_zone, list);
+	if (!powercap_dir(ac, dir, sizeof(dir), why, why_size))
 		return NULL;
-	}
-	if (actor_powercap_new(ac, &a) == 0)
+	named.powercap_zone = dir;	/* the actor's name, whichever the config gave */
+	if ((a = find_actor_by_name(b->e, dir)))
+		return a;
+	if (actor_powercap_new(&named, &a) == 0)
 		a = build_register_actor(b->e, a);
 	if (!a)
-		snprintf(why, why_size, "powercap zone \"%s\" cannot be limited (see above)",
-			 ac->powercap_zone);
+		snprintf(why, why_size, "powercap zone \"%s\" cannot be limited (see above)", dir);
 	return a;
 }
 

@@ -190,9 +190,10 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 	if (tz && (!zc || zc->step_wise_fallback))
 		build_add_fallback_devices(b, z, tz);
 	pa_log(PA_LOG_INFO, "zone %s: %s (%s), %s, control %d m°C, sustainable power %u mW "
-	       "(%s), %zu actors, %zu on the step_wise fallback, %s controller", z->name, sensor,
+	       "(%s), %zu %s, %zu on the step_wise fallback, %s controller", z->name, sensor,
 	       tz ? tz->type : "combined", zone_switch_on_text(z, on, sizeof(on)), z->control_mc,
-	       z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors, z->n_fallback,
+	       z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors,
+	       plural(z->n_actors, "actor", "actors"), z->n_fallback,
 	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
 	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
 	zone_sensor_start(z);
@@ -212,13 +213,52 @@ bool build_offers_user_space(const struct thermal_zone_info *tz, const char *nam
 }
 
 /*
+ * A required actor of a configured zone that cannot be used: said once the
+ * zone's other actors are known, so that the hint fits them.
+ */
+struct refused_actor {
+	size_t index, n;	/* the last one, and how many there were */
+	char why[BUILD_WHY_MAX];
+};
+
+/*
+ * Says @r's actor of @zc.  @z_actors: the zone's usable actors, once all
+ * are known; SIZE_MAX while more follow (the line then says what alone).
+ * optional = true is offered only where it runs the zone: where the zone
+ * has another usable actor; where it has none, marking the actors
+ * optional would leave it none either ("none of its optional actors").
+ */
+static void say_refused(const struct zone_config *zc, const struct refused_actor *r,
+			size_t z_actors)
+{
+	const struct actor_config *ac = &zc->actors[r->index];
+	char outcome[200] = "";
+
+	if (z_actors == 0)
+		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
+			 "(it has no other usable actor, so optional = true would not run it)");
+	else if (z_actors != SIZE_MAX && r->n == 1)
+		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
+			 "(optional = true on this actor runs the zone without it)");
+	else if (z_actors != SIZE_MAX)
+		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
+			 "(optional = true on this actor and the %zu above runs the zone without "
+			 "them)", r->n - 1);
+	pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s%s", zc->name, r->index,
+	       ac->line, actor_kind_name(ac->kind), r->why, outcome);
+}
+
+/*
  * The actors of configured zone @zc into @z.  An actor that cannot be used
  * is said with why and what exists; an optional one is left out (counted
  * in e->n_missing, for the daemon to look again), any other refuses the
- * zone, which stays with the kernel's governor.  Return: 0 or -ENODEV.
+ * zone, which stays with the kernel's governor: every actor is tried, so
+ * that each one to fix is said at once.  Return: 0 or -ENODEV.
  */
 static int add_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
 {
+	struct refused_actor refused = { .n = 0 };
+
 	for (size_t i = 0; i < zc->n_actors; i++) {
 		const struct actor_config *ac = &zc->actors[i];
 		char why[BUILD_WHY_MAX];
@@ -233,15 +273,20 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 			continue;
 		}
 		if (!ac->optional) {
-			pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s; zone skipped: "
-			       "the kernel's governor keeps it (optional = true on this actor runs "
-			       "the zone without it)", zc->name, i, ac->line, actor_kind_name(ac->kind),
-			       why);
-			return -ENODEV;
+			if (refused.n)
+				say_refused(zc, &refused, SIZE_MAX);
+			refused.index = i;
+			refused.n++;
+			memcpy(refused.why, why, sizeof(why));
+			continue;
 		}
 		pa_log(PA_LOG_WARNING, "zone %s: actors[%zu] (line %u, %s): %s; optional: the zone "
 		       "runs without it", zc->name, i, ac->line, actor_kind_name(ac->kind), why);
 		b->e->n_missing++;
+	}
+	if (refused.n) {
+		say_refused(zc, &refused, z->n_actors);
+		return -ENODEV;
 	}
 	if (z->n_actors == 0) {
 		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",

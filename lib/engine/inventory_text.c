@@ -179,6 +179,25 @@ void inventory_text_devfreq(char *buf, size_t size, const struct thermal_invento
 	names_end(&l, ns);
 }
 
+/*
+ * Whether powercap zone @dir (its directory name) has a limit of its own,
+ * and its name attribute in @name ("" when unreadable).  A control type
+ * (intel-rapl) has none.
+ */
+static bool powercap_zone(const char *dir, char *name, size_t size)
+{
+	char path[SYSFS_PATH_MAX];
+
+	name[0] = '\0';
+	if (sysfs_pathf(path, POWERCAP_CLASS_DIR "/%s/constraint_0_power_limit_uw", dir) < 0 ||
+	    !sysfs_exists(path))
+		return false;
+	if (sysfs_pathf(path, POWERCAP_CLASS_DIR "/%s/name", dir) < 0 ||
+	    sysfs_read_str(path, name, size) <= 0)
+		name[0] = '\0';
+	return true;
+}
+
 void inventory_text_powercap(char *buf, size_t size)
 {
 	struct names *ns;
@@ -189,19 +208,40 @@ void inventory_text_powercap(char *buf, size_t size)
 		return;
 	names_sort(ns);
 	for (size_t i = 0; i < ns->n; i++) {
-		char path[SYSFS_PATH_MAX], name[64];
+		char name[64];
 
-		/* A control type (intel-rapl) has no limit of its own. */
-		if (sysfs_pathf(path, POWERCAP_CLASS_DIR "/%s/constraint_0_power_limit_uw",
-				ns->name[i]) < 0 || !sysfs_exists(path))
+		if (!powercap_zone(ns->name[i], name, sizeof(name)))
 			continue;
-		sysfs_pathf(path, POWERCAP_CLASS_DIR "/%s/name", ns->name[i]);
-		if (sysfs_read_str(path, name, sizeof(name)) > 0)
+		if (name[0])
 			list_add(&l, "%s (%s)", ns->name[i], name);
 		else
 			list_add(&l, "%s", ns->name[i]);
 	}
 	names_end(&l, ns);
+}
+
+size_t inventory_powercap_named(const char *name, char *dir, size_t dir_size, char *buf,
+				size_t size)
+{
+	struct names *ns;
+	struct list l;
+	size_t n = 0;
+
+	list_init(&l, buf, size);
+	if (!(ns = names_of_dir(POWERCAP_CLASS_DIR, buf, size)))
+		return 0;
+	names_sort(ns);
+	for (size_t i = 0; i < ns->n; i++) {
+		char its[64];
+
+		if (!powercap_zone(ns->name[i], its, sizeof(its)) || strcmp(its, name) != 0)
+			continue;
+		if (n++ == 0)
+			snprintf(dir, dir_size, "%s", ns->name[i]);
+		list_add(&l, "%s", ns->name[i]);
+	}
+	names_end(&l, ns);
+	return n;
 }
 
 void inventory_text_thermal_zones(char *buf, size_t size, const struct thermal_inventory *thermal)

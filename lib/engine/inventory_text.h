@@ -35,6 +35,16 @@ void inventory_text_devfreq(char *buf, size_t size, const struct thermal_invento
 void inventory_text_powercap(char *buf, size_t size);
 
 /**
+ * inventory_powercap_named() - the powercap zones with a power limit whose
+ * name attribute is @name ("package-0"), for a zone named by it rather than
+ * by its directory: their count, the first one's directory name in @dir
+ * ("intel-rapl:0"), and all of theirs in @buf ("intel-rapl:0:0,
+ * intel-rapl:1:0").
+ */
+size_t inventory_powercap_named(const char *name, char *dir, size_t dir_size, char *buf,
+				size_t size);
+
+/**
  * inventory_text_thermal_zones() - every thermal zone by number and type:
  * "thermal_zone0 (cpu-thermal), thermal_zone1 (gpu-thermal)"; "none".
  */

@@ -10,11 +10,15 @@ zone's sustainable_power that the kernel refuses to read is no warning.
 usage: test_check_config.py (POWERALLOCD names the binary,
 POWERALLOCD_FAULT_SHIM the fault shim)
 """
+import fcntl
 import os
+import pty
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,6 +28,7 @@ import fixture  # noqa: E402
 from test_daemon import FAULT_SHIM, POWERALLOCD, WRAPPER  # noqa: E402
 
 BAD_CONFIG = 3
+NOTHING_CONTROLLABLE = 5
 
 RK3399_ZONE = 'zones = ( { name = "cpu"; sensor = "cpu-thermal";%s\n  actors = ( %s ); } );\n'
 RK3399_POLICIES = ("cpufreq policies: policy0 (CPUs 0-3, cooling_device0), "
@@ -284,8 +289,8 @@ class X86SustainablePower(CheckConfig):
                           "together), or leave it out")
 
     def test_watts_where_milliwatts_are_meant(self):
-        """28 for 28000 (issue 42, 2): said with the range, but without the
-        "did you mean" that a temperature in °C gets."""
+        """28 for 28000 (issue 42, 2): said with the range and the "did you
+        mean" that a temperature in °C gets (it had the range alone)."""
         self.assert_fails('zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; '
                           'switch_on_temp = 60000;\n  control_temp = 80000; '
                           'sustainable_power = 28;\n'
@@ -386,6 +391,39 @@ class Names(CheckConfig):
         self.assert_fails(RK3399_ZONE % ("", '{ type = "devfreq"; device = "gpu"; optional = true; }'),
                           "zone cpu: none of its optional actors is usable; zone skipped")
 
+    def test_optional_offered_only_where_it_runs_the_zone(self):
+        """The zone's only actor unusable (issue 42, 6): "optional = true on
+        this actor runs the zone without it" was offered, and following it
+        gave "none of its optional actors is usable; zone skipped"."""
+        stderr = self.assert_fails(
+            RK3399_ZONE % ("", '{ type = "devfreq"; device = "ff9a0000.gpu0"; }'),
+            "err: zone cpu: actors[0] (line 2, devfreq): no cooling device "
+            "devfreq-ff9a0000.gpu0; devfreq devices: ff9a0000.gpu (cooling_device2); zone "
+            "skipped: the kernel's governor keeps it (it has no other usable actor, so "
+            "optional = true would not run it)")
+        self.assertNotIn("runs the zone without it", stderr)
+        # A usable actor after the unusable one: the hint holds.
+        self.assert_fails(RK3399_ZONE % ("", '{ type = "devfreq"; device = "ff9a0000.gpu0"; },\n'
+                                         '{ type = "cpufreq"; cpus = "0-3"; }'),
+                          "devfreq-ff9a0000.gpu0; devfreq devices: ff9a0000.gpu "
+                          "(cooling_device2); zone skipped: the kernel's governor keeps it "
+                          "(optional = true on this actor runs the zone without it)")
+
+    def test_every_unusable_actor_said_at_once(self):
+        """Two unusable among usable ones: each said, with what exists, and
+        the zone skipped once, with the hint for both."""
+        stderr = self.assert_fails(
+            RK3399_ZONE % ("", '{ type = "devfreq"; device = "ff9a0000.gpu0"; },\n'
+                           '{ type = "cpufreq"; cpus = "0-3"; },\n'
+                           '{ type = "cpufreq"; cpus = "4-6"; }'),
+            "err: zone cpu: actors[0] (line 2, devfreq): no cooling device "
+            "devfreq-ff9a0000.gpu0; devfreq devices: ff9a0000.gpu (cooling_device2)\n",
+            'err: zone cpu: actors[2] (line 4, cpufreq): cpus "4-6" are not the CPUs of one '
+            "cpufreq policy; " + RK3399_POLICIES + "; zone skipped: the kernel's governor "
+            "keeps it (optional = true on this actor and the 1 above runs the zone without "
+            "them)")
+        self.assertEqual(stderr.count("zone skipped"), 1, stderr)
+
 
 class X86Names(CheckConfig):
     """intel_pstate (a policy per CPU, no cooling devices) and RAPL."""
@@ -398,6 +436,39 @@ class X86Names(CheckConfig):
         self.assert_fails(self.ZONE % '{ type = "powercap"; zone = "intel-rapl:1"; }',
                           'actors[0] (line 2, powercap): no powercap zone "intel-rapl:1"; '
                           "powercap zones: intel-rapl:0 (package-0); zone skipped")
+
+    def test_cap_without_power_model_says_so_in_its_line(self):
+        """intel_pstate lists no frequencies and there is no energy model: the
+        line said "cannot be limited (see above)", the cause only above."""
+        self.assert_fails(self.ZONE % '{ type = "cpufreq_cap"; cpus = "0-7"; }',
+                          "warning: cpu0: no power model",
+                          'err: zone pkg: actors[0] (line 2, cpufreq_cap): cpus "0-7" cannot be '
+                          "limited: cpu0 has no power model (see above): give this actor its "
+                          "opps (freq_khz with power_mw, or voltage_uv with "
+                          "dynamic_power_coefficient); zone skipped")
+
+    def test_powercap_zone_by_its_name(self):
+        """zone = "package-0", the name the list shows beside intel-rapl:0,
+        was refused as no powercap zone."""
+        status, stdout, stderr = self.check(
+            self.ZONE % '{ type = "powercap"; zone = "package-0"; }')
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("actor intel-rapl:0 (powercap)", stdout)
+        self.assertEqual(stderr, "")
+
+    def test_powercap_name_of_two_zones(self):
+        """Two packages, each with a "core" subzone that has a limit: "core"
+        names neither, and the message says which to write."""
+        t = fixture.Tree(self.tree)
+        core = [("long_term", 10000000, 20000000, 976)]
+        fixture.add_powercap_zone(t, "intel-rapl:0:0", "core", 600000000, core)
+        fixture.add_powercap_zone(t, "intel-rapl:1", "package-1", 1000000000,
+                                  [("long_term", 28000000, 45000000, 27983872)])
+        fixture.add_powercap_zone(t, "intel-rapl:1:0", "core", 600000000, core)
+        self.assert_fails(self.ZONE % '{ type = "powercap"; zone = "core"; }',
+                          'actors[0] (line 2, powercap): "core" is the name of 2 powercap '
+                          "zones: intel-rapl:0:0, intel-rapl:1:0; name one by its directory "
+                          'name, as zone = "intel-rapl:0:0"; zone skipped')
 
     def test_cpufreq_without_cooling_device_names_cpufreq_cap(self):
         self.assert_fails(self.ZONE % '{ type = "cpufreq"; cpus = "2"; }',
@@ -469,7 +540,7 @@ class Automatic(CheckConfig):
                 with open(os.path.join(zone, name), "w") as f:
                     f.write("0\n")
         status, stdout, stderr = self.check("")
-        self.assertEqual(status, 0, stdout + stderr)
+        self.assertEqual(status, NOTHING_CONTROLLABLE, stdout + stderr)
         self.assertIn("0 zones controllable", stdout)
         self.assertEqual(len(self.skipped(stderr)), 2, stderr)
         self.assertIn("notice: thermal_zone0 (cpu-thermal): no cpufreq or devfreq cooling device "
@@ -618,9 +689,14 @@ class QemuX86(CheckConfig):
            '           { freq_khz = 2400000; power_mw = 2000; } ); }')
 
     def test_automatic_says_how_to_control_each_zone(self):
+        """Nothing controllable: exit status 5, as --check-controllable's 1
+        (it was 0, and a CI gate on the check passed)."""
         status, stdout, stderr = self.check("")
-        self.assertEqual(status, 0, stdout + stderr)
+        self.assertEqual(status, NOTHING_CONTROLLABLE, stdout + stderr)
         self.assertIn("0 zones controllable", stdout)
+        self.assertIn(os.path.join(self.work, "powerallocd.conf") + ": no zones configured and "
+                      "none that automatic configuration controls (see above): powerallocd "
+                      "would control nothing\n", stderr)
         for zone, trip_c in ((0, "60.0"), (1, "70.0")):
             self.assertIn("notice: thermal_zone%d (acpitz): the cooling devices on its control "
                           "trip (trip 1, %s °C) have no power model (2 Processor); a zone in "
@@ -659,10 +735,11 @@ class QemuX86(CheckConfig):
     def test_sustainable_power_refused_is_no_warning(self):
         """ACPI zones answer EIO for sustainable_power (no governor parameters):
         taken as unset without a word, configured zone or not."""
-        for config in ("", 'zones = ( { name = "cpu"; sensor = "thermal_zone1"; '
-                       "actors = ( %s ); } );\n" % self.CAP):
+        for config, expected in (("", NOTHING_CONTROLLABLE),
+                                 ('zones = ( { name = "cpu"; sensor = "thermal_zone1"; '
+                                  "actors = ( %s ); } );\n" % self.CAP, 0)):
             status, stdout, stderr = self.check(config, eio_read="/sustainable_power")
-            self.assertEqual(status, 0, stdout + stderr)
+            self.assertEqual(status, expected, stdout + stderr)
             self.assertNotIn("sustainable_power", stderr)
             self.assertNotIn("warning", stderr)
         # A value that is there but wrong is still said, for a zone in use.
@@ -673,6 +750,85 @@ class QemuX86(CheckConfig):
         self.assertIn("warning: /sys/class/thermal/thermal_zone1/sustainable_power: not a "
                       "number; taken as unset", stderr)
         self.assertEqual(stderr.count("sustainable_power"), 1, stderr)
+
+
+class SharedActors(CheckConfig):
+    """The Exynos5422's four CPU zones share both clusters (automatic
+    configuration): each table was printed under every zone, four times."""
+
+    tree_name = "odroid-xu4"
+
+    def test_each_actor_printed_once(self):
+        status, stdout, stderr = self.check("")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("4 zones controllable", stdout)
+        for actor in ("cpufreq-cpu0", "cpufreq-cpu4"):
+            self.assertEqual(stdout.count("actor %s (cpufreq), weight 1.00, cooling device\n"
+                                          % actor), 1, stdout)
+            for zone in ("cpu1-thermal", "cpu2-thermal", "cpu3-thermal"):
+                self.assertIn("zone %s:" % zone, stdout)
+            self.assertEqual(stdout.count("    actor %s (cpufreq), as in zone cpu0-thermal "
+                                          "above\n" % actor), 3, stdout)
+        self.assertEqual(stdout.count("2000000 kHz"), 1, stdout)
+
+
+class Counts(CheckConfig):
+    def test_one_actor(self):
+        """"1 actors" in the zone's line at info level."""
+        status, stdout, stderr = self.check(RK3399_ZONE % ("", '{ type = "cpufreq"; cpus = "0-3"; }'),
+                                            "--log-level", "info")
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertRegex(stderr, r"info: zone cpu: thermal_zone0 \(cpu-thermal\), .*, 1 actor, ")
+        self.assertNotIn("1 actors", stderr)
+
+
+class Terminal(CheckConfig):
+    """Messages to a terminal are folded to its width (notices of 300
+    characters ran off it on one line); a pipe gets them whole."""
+
+    tree_name = "x86-laptop"
+
+    def on_terminal(self, columns):
+        """--check-config with no zones, stderr on a terminal @columns wide; its stderr."""
+        path = os.path.join(self.work, "powerallocd.conf")
+        with open(path, "w") as f:
+            f.write("")
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        proc = subprocess.Popen(["umockdev-wrapper"] + WRAPPER +
+                                [POWERALLOCD, "--check-config", "-c", path],
+                                env=dict(os.environ, UMOCKDEV_DIR=self.tree),
+                                stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:     # EIO: the last writer closed it
+                break
+            if not chunk:
+                break
+            data += chunk
+        os.close(master)
+        self.assertEqual(proc.wait(timeout=60), 0)
+        return data.decode().replace("\r\n", "\n")
+
+    def test_folded_to_the_width(self):
+        status, stdout, whole = self.check("")
+        self.assertEqual(status, 0, stdout + whole)
+        notice = [line for line in whole.splitlines() if "(acpitz)" in line][0]
+        self.assertGreater(len(notice), 250)
+        for columns in (80, 60):
+            folded = self.on_terminal(columns)
+            lines = folded.splitlines()
+            self.assertTrue(all(len(line) <= columns for line in lines), folded)
+            # The same words, the lines after a message's first indented.
+            self.assertEqual(" ".join(w for line in lines for w in line.split()),
+                             " ".join(whole.split()))
+            start = [i for i, line in enumerate(lines) if "(acpitz)" in line][0]
+            self.assertTrue(lines[start].startswith("notice: "))
+            self.assertTrue(lines[start + 1].startswith("  ") and lines[start + 1][2] != " ",
+                            folded)
 
 
 METERED = ('zones = ( { name = "soc"; sensor = "cpu-thermal";\n'

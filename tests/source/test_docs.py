@@ -88,6 +88,20 @@ class Docs(unittest.TestCase):
         broken = [b for p in checked for b in broken_links(SOURCE, p)]
         self.assertEqual(broken, [], "broken links:\n" + "\n".join(broken))
 
+    def test_temperatures_as_the_programs_write_them(self):
+        """A temperature in °C is written with a space before its unit, as the
+        daemon and powerallocctl write it ("71.2 °C"): an example that differs
+        from the output is one a reader cannot find in it (the README's STATUS
+        line had "71.2°C").  Code blocks and spans too: they quote the output."""
+        glued = []
+        for page in pages() + sorted(os.path.relpath(p, SOURCE) for p in
+                                     glob.glob(os.path.join(SOURCE, "man", "*.scd"))):
+            with open(os.path.join(SOURCE, page), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if re.search(r"\d°C", line):
+                        glued.append(f"{page}:{number}: {line.strip()}")
+        self.assertEqual(glued, [], "write \"71.2 °C\", not \"71.2°C\":\n" + "\n".join(glued))
+
     def test_man_pages_see_each_other(self):
         """Each man page's SEE ALSO names the other two."""
         pages = {"powerallocd.8": "*powerallocd*(8)", "powerallocd.conf.5": "*powerallocd.conf*(5)",

@@ -505,6 +505,46 @@ static void test_meter_json(void **unused)
 	snapshot_free(s);
 }
 
+/*
+ * A zone under switch-on (45 °C, switch-on 70, control 75): its headroom
+ * of -5.00 read as over a limit; "cool" in the table and the summary,
+ * the scale says what it means, the JSON keeps the number.
+ */
+static void test_cool_headroom(void **unused)
+{
+	struct snapshot *s = snapshot_new();
+	struct zone_view *z = &s->zones[0];
+	char *t, *j;
+
+	(void)unused;
+	z->temp = 45000;
+	z->headroom = -5.0;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  headroom cool now (0 switch-on, 1 control; cool: below 0); in 10 s: "
+		    "learning");
+	assert_null(strstr(t, "-5.00"));
+	free(t);
+	z->model_state = "in-use";
+	z->confidence = 0.84;
+	z->headroom_ahead = 0.25;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  headroom cool now, 0.25 in 10 s (0 switch-on, 1 control; cool: below 0)");
+	assert_in_range(widest_line(t), 60, 80);
+	free(t);
+	t = printed(ctl_print_summary, s);
+	assert_non_null(strstr(t, "   45.00    75.0     cool "));
+	free(t);
+	j = printed(ctl_print_json, s);
+	assert_non_null(strstr(j, "\"headroom\":-5.0000,\"headroom_10s\":0.2500"));
+	free(j);
+	/* Over switch-on, a number as before. */
+	z->headroom = 0.5;
+	t = printed(ctl_print_table, s);
+	assert_line(t, "  headroom 0.50 now, 0.25 in 10 s (0 switch-on, 1 control)");
+	free(t);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_sensor_fault),
 		cmocka_unit_test(test_first_approach),
 		cmocka_unit_test(test_in_use),
+		cmocka_unit_test(test_cool_headroom),
 		cmocka_unit_test(test_load_one_definition),
 		cmocka_unit_test(test_lease_left),
 		cmocka_unit_test(test_fan_cools),
