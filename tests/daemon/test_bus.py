@@ -631,10 +631,13 @@ class Flood(Bus):
         longest = max(gaps)
         print("flood: %d calls, %d periods, longest gap %d ms, the machine kept a process "
               "waiting %d ms" % (len(answers), len(times), longest, starved_ms), file=sys.stderr)
-        # A client must not slow the period: two periods at most, plus what the
-        # machine's load alone cost a process beside it (a loaded 2-core machine).
+        # A client must not slow the period: four periods at most, plus twice what
+        # the machine's load cost a process beside it (the probe samples every
+        # 10 ms and is not the daemon: a loaded 2-core machine once kept the
+        # daemon 401 ms where the probe saw under 200).  The flood this guards
+        # against held it 2572 ms.
         if not WRAPPER:     # valgrind slows the daemon itself 20-50 times
-            self.assertLess(longest, 2 * self.PERIOD_MS + starved_ms, (gaps, starved_ms))
+            self.assertLess(longest, 4 * self.PERIOD_MS + 2 * starved_ms, (gaps, starved_ms))
         self.assertGreaterEqual(len(answers), 40)
         # A long path is answered at once, as no object; the others as always.
         long_get = [a for a in answers if a[1] == "Get"]
