@@ -12,37 +12,25 @@
 
 #include "config.h"
 #include "config_keys.h"
+#include "platform/meter.h"
 
 const char *const cfg_meter_keys[] = { "hwmon", "label", NULL };
-
-/* Whether @file is one a meter reads: powerN_input, energyN_input or energy_uj. */
-static bool meter_file(const char *file)
-{
-	unsigned int n;
-	int len = 0;
-
-	if (strcmp(file, "energy_uj") == 0)
-		return true;
-	if ((sscanf(file, "power%u_input%n", &n, &len) == 1 ||
-	     sscanf(file, "energy%u_input%n", &n, &len) == 1) && len > 0 && file[len] == '\0')
-		return true;
-	return false;
-}
 
 static int parse_meter_path(struct parse_ctx *ctx, const config_setting_t *s, const char *prefix,
 			    struct meter_config *m)
 {
 	const char *path = config_setting_get_string(s);
 	const char *file = strrchr(path, '/');
+	enum meter_unit unit;
 
 	if (strncmp(path, "/sys/", 5) != 0 || strstr(path, "/../"))
 		return cfg_fail(ctx, s, prefix, "power_meter", "\"%s\" is not a file under /sys/ "
 				"(give its absolute path, or { hwmon = \"NAME\"; label = \"LABEL\"; })",
 				path);
-	if (!meter_file(file + 1))
+	if (power_meter_file_unit(file + 1, &unit) < 0)
 		return cfg_fail(ctx, s, prefix, "power_meter", "\"%s\" is no meter: give a hwmon "
-				"powerN_input (µW) or energyN_input (µJ), or a powercap energy_uj (µJ)",
-				path);
+				"powerN_input or powerN_average (µW) or energyN_input (µJ), or a "
+				"powercap energy_uj (µJ)", path);
 	return (m->path = strdup(path)) ? 1 : -ENOMEM;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* coretemp's TjMax per package, from /sys/class/hwmon. */
+/* Walking the hwmon devices, new and old style; coretemp's TjMax per package. */
 #include "hwmon.h"
 
 #include <errno.h>
@@ -39,7 +39,27 @@ static int visit_attr(const char *name, void *userdata)
 	return 0;
 }
 
-int hwmon_each(int (*fn)(const char *dir, const char *name, void *userdata), void *userdata)
+/*
+ * The name of hwmon device @id, into @name, and where its attributes are,
+ * into @dir: hwmonN, or its parent device's directory (hwmonN/device) for a
+ * driver registered the old way, whose hwmonN has no name (as libsensors
+ * looks).  Return: 0, or a negative errno when neither has a name.
+ */
+static int find_device(int64_t id, char *dir, char *name, size_t name_size)
+{
+	static const char *const places[] = { "", "/device" };
+	char path[SYSFS_PATH_MAX];
+
+	for (size_t k = 0; k < sizeof(places) / sizeof(places[0]); k++) {
+		if (sysfs_pathf(dir, HWMON_CLASS_DIR "/hwmon%lld%s", (long long)id, places[k]) == 0 &&
+		    sysfs_pathf(path, "%s/name", dir) == 0 &&
+		    sysfs_read_str(path, name, name_size) > 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int hwmon_each(int (*fn)(const struct hwmon_device *dev, void *userdata), void *userdata)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
@@ -48,28 +68,28 @@ int hwmon_each(int (*fn)(const char *dir, const char *name, void *userdata), voi
 	if (sysfs_list_ids(HWMON_CLASS_DIR, "hwmon", &ids, &n) < 0)
 		return -ENOENT;
 	for (size_t i = 0; i < n && r == 0; i++) {
-		char dir[SYSFS_PATH_MAX], path[SYSFS_PATH_MAX], name[64];
+		char dir[SYSFS_PATH_MAX], name[64], id[32];
+		struct hwmon_device dev = { dir, id, name };
 
-		if (sysfs_pathf(dir, HWMON_CLASS_DIR "/hwmon%lld", (long long)ids[i]) == 0 &&
-		    sysfs_pathf(path, "%s/name", dir) == 0 &&
-		    sysfs_read_str(path, name, sizeof(name)) > 0)
-			r = fn(dir, name, userdata);
+		snprintf(id, sizeof(id), "hwmon%lld", (long long)ids[i]);
+		if (find_device(ids[i], dir, name, sizeof(name)) == 0)
+			r = fn(&dev, userdata);
 	}
 	free(ids);
 	return r;
 }
 
 /* A coretemp device that names w->package: its lowest tempN_crit into w->crit_mc; 1 when found. */
-static int visit_coretemp(const char *dir, const char *name, void *userdata)
+static int visit_coretemp(const struct hwmon_device *dev, void *userdata)
 {
 	struct coretemp_walk *w = userdata;
 
-	if (strcmp(name, "coretemp") != 0)
+	if (strcmp(dev->name, "coretemp") != 0)
 		return 0;
-	w->dir = dir;
+	w->dir = dev->dir;
 	w->is_package = false;
 	w->crit_mc = 0;
-	sysfs_list_dir(dir, visit_attr, w);
+	sysfs_list_dir(dev->dir, visit_attr, w);
 	return w->is_package && w->crit_mc > 0 && w->crit_mc <= INT32_MAX;
 }
 

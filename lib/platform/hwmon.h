@@ -3,6 +3,10 @@
 /*
  * hwmon devices: what the CPU's own temperature sensors (coretemp) say
  * about its limits, and walking the devices by name (power meters: meter.c).
+ * A device is found as libsensors finds it: its name and attributes in
+ * hwmonN, or, for a driver that registers the old way
+ * (hwmon_device_register(): ACPI's power_meter), in hwmonN/device, its
+ * parent, where hwmonN has no name.
  */
 #include <stdint.h>
 
@@ -19,9 +23,22 @@
 int hwmon_coretemp_tjmax(int package, int32_t *tjmax_mc);
 
 /**
- * hwmon_each() - call @fn with each hwmon device's directory
- * (HWMON_CLASS_DIR/hwmonN, ascending N) and its name; a device whose name
- * cannot be read is skipped.  A non-zero return from @fn stops the walk.
+ * struct hwmon_device - one hwmon device, as hwmon_each() gives it.
+ * @dir: the directory of its attributes: HWMON_CLASS_DIR/hwmonN, or
+ *	hwmonN/device where hwmonN has no name (registered the old way).
+ * @id: "hwmonN", for messages.
+ * @name: its name attribute.
+ */
+struct hwmon_device {
+	const char *dir;
+	const char *id;
+	const char *name;
+};
+
+/**
+ * hwmon_each() - call @fn with each hwmon device (ascending N); a device
+ * with a name in neither hwmonN nor hwmonN/device is skipped.  A non-zero
+ * return from @fn stops the walk.
  * Return: @fn's non-zero value, 0, or -ENOENT when there is no hwmon class.
  */
-int hwmon_each(int (*fn)(const char *dir, const char *name, void *userdata), void *userdata);
+int hwmon_each(int (*fn)(const struct hwmon_device *dev, void *userdata), void *userdata);

@@ -32,19 +32,56 @@ static int channel_of(const char *file, const char *suffix, unsigned int *channe
 	return -1;
 }
 
+int power_meter_file_unit(const char *file, enum meter_unit *unit)
+{
+	unsigned int channel;
+	int kind = channel_of(file, "_input", &channel);
+
+	if (kind == 0 || channel_of(file, "_average", &channel) == 0)
+		*unit = METER_POWER_UW;
+	else if (kind == 1 || strcmp(file, "energy_uj") == 0)
+		*unit = METER_ENERGY_UJ;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /*
- * A power channel's sample period: its hwmon device's update_interval (ms)
- * beside @path, the time over which a held sample is the mean; 0 for an
- * energy counter or where the device gives none.
+ * The file power channel @channel of the device in @dir is read from, into
+ * @path: powerN_input, else powerN_average (ACPI's power_meter has only the
+ * mean over its averaging interval).  Return: 0, or -ENOENT for neither.
+ */
+static int power_file(const char *dir, unsigned int channel, char *path)
+{
+	static const char *const suffixes[] = { "input", "average" };
+
+	for (size_t k = 0; k < sizeof(suffixes) / sizeof(suffixes[0]); k++)
+		if (sysfs_pathf(path, "%s/power%u_%s", dir, channel, suffixes[k]) == 0 &&
+		    sysfs_exists(path))
+			return 0;
+	return -ENOENT;
+}
+
+/*
+ * A power channel's sample period, ms, the time over which a held sample is
+ * the mean: a powerN_average's own powerN_average_interval, else its hwmon
+ * device's update_interval beside @path; 0 for an energy counter or where
+ * the device gives neither.
  */
 static uint32_t sample_period_ms(const char *path, enum meter_unit unit)
 {
 	const char *file = strrchr(path, '/');
 	char interval[SYSFS_PATH_MAX];
+	unsigned int channel;
 	uint64_t ms;
 
-	if (unit == METER_ENERGY_UJ || !file ||
-	    sysfs_pathf(interval, "%.*s/update_interval", (int)(file - path), path) < 0 ||
+	if (unit == METER_ENERGY_UJ || !file)
+		return 0;
+	if (channel_of(file + 1, "_average", &channel) == 0 &&
+	    sysfs_pathf(interval, "%s_interval", path) == 0 && sysfs_read_u64(interval, &ms) == 0 &&
+	    ms > 0 && ms <= UINT32_MAX)
+		return (uint32_t)ms;
+	if (sysfs_pathf(interval, "%.*s/update_interval", (int)(file - path), path) < 0 ||
 	    sysfs_read_u64(interval, &ms) < 0 || ms > UINT32_MAX)
 		return 0;
 	return (uint32_t)ms;
@@ -67,16 +104,13 @@ int power_meter_open_path(struct power_meter *m, const char *path)
 {
 	const char *file = strrchr(path, '/');
 	char range[SYSFS_PATH_MAX];
-	unsigned int channel;
-	int kind, r;
+	enum meter_unit unit;
+	int r;
 
 	file = file ? file + 1 : path;
-	kind = channel_of(file, "_input", &channel);
-	if (strcmp(file, "energy_uj") == 0)
-		kind = 1;
-	else if (kind != 0 && kind != 1)
+	if (power_meter_file_unit(file, &unit) < 0)
 		return -EINVAL;
-	if ((r = open_input(m, path, kind == 0 ? METER_POWER_UW : METER_ENERGY_UJ)) < 0)
+	if ((r = open_input(m, path, unit)) < 0)
 		return r;
 	snprintf(m->name, sizeof(m->name), "%s", path);
 	m->id_len = strlen(m->name);
@@ -99,15 +133,55 @@ struct label_search {
 	unsigned int channel;
 };
 
+/* Whether channel @channel of kind @kind in @dir reads: a power, an energy, volts and amps. */
+static bool channel_reads(const char *dir, int kind, unsigned int channel)
+{
+	char path[SYSFS_PATH_MAX];
+
+	if (kind == 0)
+		return power_file(dir, channel, path) == 0;
+	if (sysfs_pathf(path, "%s/%s%u_input", dir, channel_kinds[kind], channel) < 0 ||
+	    !sysfs_exists(path))
+		return false;
+	return kind == 1 ||
+	       (sysfs_pathf(path, "%s/curr%u_input", dir, channel) == 0 && sysfs_exists(path));
+}
+
+/*
+ * The label of channel @channel of kind @kind of the device in @dir, into
+ * @label: its _label file's, or, where it has none, its name ("power1") if
+ * it reads, as sensors(1) names an unlabelled channel (ACPI's power_meter
+ * labels nothing).  Return: whether it has one.
+ */
+static bool channel_label(const char *dir, int kind, unsigned int channel, char *label,
+			  size_t size)
+{
+	char path[SYSFS_PATH_MAX];
+	ssize_t n;
+
+	if (sysfs_pathf(path, "%s/%s%u_label", dir, channel_kinds[kind], channel) < 0)
+		return false;
+	if ((n = sysfs_read_str(path, label, size)) != -ENOENT)
+		return n > 0;
+	return channel_reads(dir, kind, channel) &&
+	       snprintf(label, size, "%s%u", channel_kinds[kind], channel) < (int)size;
+}
+
+/* The files that name a channel: its label, its reading. */
+static const char *const channel_files[] = { "_label", "_input", "_average" };
+
 static int visit_label(const char *file, void *userdata)
 {
 	struct label_search *s = userdata;
-	char path[SYSFS_PATH_MAX], label[128];
+	char label[128];
 	unsigned int channel;
-	int kind = channel_of(file, "_label", &channel);
+	int kind = -1;
 
-	if (kind < 0 || kind >= s->kind || sysfs_pathf(path, "%s/%s", s->dir, file) < 0 ||
-	    sysfs_read_str(path, label, sizeof(label)) <= 0 || strcmp(label, s->label) != 0)
+	for (size_t k = 0; k < sizeof(channel_files) / sizeof(channel_files[0]) && kind < 0; k++)
+		kind = channel_of(file, channel_files[k], &channel);
+	if (kind < 0 || kind >= s->kind ||
+	    !channel_label(s->dir, kind, channel, label, sizeof(label)) ||
+	    strcmp(label, s->label) != 0)
 		return 0;
 	s->kind = kind;
 	s->channel = channel;
@@ -118,35 +192,36 @@ static int visit_label(const char *file, void *userdata)
 static int open_channel(struct power_meter *m, const char *dir, int kind, unsigned int channel)
 {
 	char path[SYSFS_PATH_MAX], curr[SYSFS_PATH_MAX];
+	enum meter_unit unit = kind == 1 ? METER_ENERGY_UJ : METER_VOLT_AMP;
 	int r;
 
 	/* A voltage channel: its power where the driver gives one, else volts times amps. */
-	if (kind == 2 && sysfs_pathf(path, "%s/power%u_input", dir, channel) == 0 &&
-	    sysfs_exists(path))
-		kind = 0;
-	if (sysfs_pathf(path, "%s/%s%u_input", dir, channel_kinds[kind], channel) < 0)
+	if (kind != 1 && power_file(dir, channel, path) == 0)
+		unit = METER_POWER_UW;
+	else if (kind == 0)
+		return -ENOENT;
+	else if (sysfs_pathf(path, "%s/%s%u_input", dir, channel_kinds[kind], channel) < 0)
 		return -ENAMETOOLONG;
-	r = open_input(m, path, kind == 0 ? METER_POWER_UW : kind == 1 ? METER_ENERGY_UJ
-								      : METER_VOLT_AMP);
-	if (r < 0 || kind != 2)
+	r = open_input(m, path, unit);
+	if (r < 0 || unit != METER_VOLT_AMP)
 		return r;
 	if ((r = sysfs_pathf(curr, "%s/curr%u_input", dir, channel)) == 0)
 		r = sysfs_attr_open(&m->current, curr, false);
 	return r;
 }
 
-static int visit_device(const char *dir, const char *name, void *userdata)
+static int visit_device(const struct hwmon_device *dev, void *userdata)
 {
 	struct label_search *s = userdata;
 
-	if (strcmp(name, s->hwmon) != 0)
+	if (strcmp(dev->name, s->hwmon) != 0)
 		return 0;
 	s->named = true;
-	s->dir = dir;
-	sysfs_list_dir(dir, visit_label, s);
+	s->dir = dev->dir;
+	sysfs_list_dir(dev->dir, visit_label, s);
 	if (s->kind == N_KINDS)
 		return 0;
-	snprintf(s->found, sizeof(s->found), "%s", dir);
+	snprintf(s->found, sizeof(s->found), "%s", dev->dir);
 	return 1;	/* the first device with the label */
 }
 
@@ -226,10 +301,9 @@ static void collect_labels(struct label_walk *w)
 {
 	for (int k = 0; k < N_KINDS; k++) {
 		for (unsigned int ch = 0; ch <= LIST_CHANNELS_MAX; ch++) {
-			char path[SYSFS_PATH_MAX], label[128];
+			char label[128];
 
-			if (sysfs_pathf(path, "%s/%s%u_label", w->dir, channel_kinds[k], ch) < 0 ||
-			    sysfs_read_str(path, label, sizeof(label)) <= 0)
+			if (!channel_label(w->dir, k, ch, label, sizeof(label)))
 				continue;
 			if (!w->labels) {
 				append(w, w->n++ ? ", " : "", label);
@@ -241,24 +315,23 @@ static void collect_labels(struct label_walk *w)
 	}
 }
 
-static int list_device(const char *dir, const char *name, void *userdata)
+static int list_device(const struct hwmon_device *dev, void *userdata)
 {
 	struct label_walk *w = userdata;
-	const char *base = strrchr(dir, '/');
 
-	w->dir = dir;
+	w->dir = dev->dir;
 	if (w->labels) {
-		if (strcmp(name, w->hwmon) == 0)
+		if (strcmp(dev->name, w->hwmon) == 0)
 			collect_labels(w);
 		return 0;
 	}
-	append(w, w->used ? "; " : "", name);
-	append(w, " (", base ? base + 1 : dir);
+	append(w, w->used ? "; " : "", dev->name);
+	append(w, " (", dev->id);
 	append(w, "): ", "");
 	w->n = 0;
 	collect_labels(w);
 	if (w->n == 0)
-		append(w, "no labelled power channels", "");
+		append(w, "no power channels", "");
 	return 0;
 }
 

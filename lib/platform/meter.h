@@ -3,15 +3,20 @@
 /*
  * Power meters: the files that say what a rail or a package really draws,
  * opened once and re-read with pread each period (the control path opens
- * nothing).  Three kinds of file: a hwmon powerN_input (instantaneous, µW),
- * a hwmon energyN_input or a powercap energy_uj (cumulative, µJ; energy_uj
- * wraps at its sibling max_energy_range_uj where there is one), and a
- * hwmon channel with only a voltage and a current (the INA3221 gives
- * inN_input in mV and currN_input in mA, and its label as inN_label: mV x
- * mA = µW).  A meter is named by its path, or by its hwmon device's name
- * and its channel's label (powerN_label, energyN_label or inN_label): hwmon
- * numbers change between boots, names and labels do not.  What the
- * readings mean and when a meter lies: lib/control/meter_fault.h.
+ * nothing).  Three kinds of file: a hwmon powerN_input (instantaneous, µW)
+ * or powerN_average (the mean over its averaging interval, µW: ACPI's
+ * power_meter has only that), a hwmon energyN_input or a powercap
+ * energy_uj (cumulative, µJ; energy_uj wraps at its sibling
+ * max_energy_range_uj where there is one), and a hwmon channel with only a
+ * voltage and a current (the INA3221 gives inN_input in mV and currN_input
+ * in mA, and its label as inN_label: mV x mA = µW).  A meter is named by
+ * its path, or by its hwmon device's name and its channel's label
+ * (powerN_label, energyN_label or inN_label; a channel without one answers
+ * to its name, "power1", as sensors(1) shows it): hwmon numbers change
+ * between boots, names and labels do not.  Devices are found as hwmon.h
+ * says (in hwmonN, or in hwmonN/device for a driver registered the old
+ * way).  What the readings mean and when a meter lies:
+ * lib/control/meter_fault.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +27,7 @@
 
 /**
  * enum meter_unit - what a meter's file counts.
- * @METER_POWER_UW: instantaneous power, µW (powerN_input).
+ * @METER_POWER_UW: power, µW (powerN_input, or powerN_average).
  * @METER_ENERGY_UJ: cumulative energy, µJ (energyN_input, energy_uj).
  * @METER_VOLT_AMP: a voltage in mV (inN_input) times a current in mA
  *	(currN_input), µW.
@@ -40,15 +45,16 @@ enum meter_unit {
 
 /**
  * struct power_meter - one meter, opened.
- * @input: powerN_input, energyN_input, energy_uj or inN_input.
+ * @input: powerN_input, powerN_average, energyN_input, energy_uj or inN_input.
  * @current: currN_input of a METER_VOLT_AMP meter, else closed.
  * @unit: see enum meter_unit.
  * @track: its readings so far; the caller sets @track.max_mw, the most a
  *	reading may say (METER_JUMP_FACTOR times the actor's maximum).
  * @error: the errno of its last failed read, 0 for none.
- * @sample_ms: how often its reading changes, ms: its hwmon device's
- *	update_interval for a power (or volts and amps) channel, 0 for an
- *	energy counter (differenced at each read) or where none is given.
+ * @sample_ms: how often its reading changes, ms: a powerN_average's
+ *	powerN_average_interval, else its hwmon device's update_interval for
+ *	a power (or volts and amps) channel; 0 for an energy counter
+ *	(differenced at each read) or where none is given.
  * @name: what messages call it.
  * @id_len: the length of the part of @name that names it across boots (the
  *	path, or the hwmon name and label without the hwmonN path after them).
@@ -68,16 +74,25 @@ struct power_meter {
 void power_meter_init(struct power_meter *m);
 
 /**
+ * power_meter_file_unit() - what a meter's file named @file (its name
+ * alone) counts: METER_POWER_UW for powerN_input or powerN_average,
+ * METER_ENERGY_UJ for energyN_input or energy_uj.
+ * Return: 0 with *@unit, or -EINVAL for any other name.
+ */
+int power_meter_file_unit(const char *file, enum meter_unit *unit);
+
+/**
  * power_meter_open_path() - the meter at @path: a powerN_input,
- * energyN_input or energy_uj (with max_energy_range_uj beside it when
- * there is one).  Return: 0, -EINVAL for another file name, or the open's
- * negative errno (-ENOENT: no such file).
+ * powerN_average, energyN_input or energy_uj (with max_energy_range_uj
+ * beside it when there is one).  Return: 0, -EINVAL for another file name,
+ * or the open's negative errno (-ENOENT: no such file).
  */
 int power_meter_open_path(struct power_meter *m, const char *path);
 
 /**
  * power_meter_open_hwmon() - the channel labelled @label of the first
- * hwmon device named @hwmon that has one: its powerN_input, else its
+ * hwmon device named @hwmon that has one (an unlabelled channel's label is
+ * its name, "power1"): its powerN_input or powerN_average, else its
  * energyN_input, else its inN_input times currN_input.
  * Return: 0, -ENODEV when no hwmon device is named @hwmon, -ENOENT when
  * none of them has a channel labelled @label, or the open's negative errno.
@@ -106,7 +121,8 @@ void power_meter_close(struct power_meter *m);
 /**
  * hwmon_meter_list() - every hwmon device and the labels of its channels a
  * meter may name, for a message: "ina3221 (hwmon1): VDD_CPU, VDD_GPU;
- * coretemp (hwmon0): no power channels", or "no hwmon devices".
+ * power_meter (hwmon2): power1; coretemp (hwmon0): no power channels", or
+ * "no hwmon devices".
  */
 void hwmon_meter_list(char *buf, size_t size);
 

@@ -751,6 +751,29 @@ class QemuX86(CheckConfig):
                       "number; taken as unset", stderr)
         self.assertEqual(stderr.count("sustainable_power"), 1, stderr)
 
+    METERED_CAP = ('zones = ( { name = "cpu"; sensor = "thermal_zone1";\n'
+                   '  actors = ( { type = "cpufreq_cap"; cpus = "0-1"; power_meter = %s;\n'
+                   '    opps = ( { freq_khz = 800000; power_mw = 500; },\n'
+                   '             { freq_khz = 2400000; power_mw = 2000; } ); } ); } );\n')
+
+    def test_acpi_power_meter_and_its_reading(self):
+        """ACPI's power meter registers the old way: no name in hwmon1, its
+        power1_average (µW) in hwmon1/device.  Found there, by its channel's
+        name or its path, and read."""
+        average = "/sys/class/hwmon/hwmon1/device/power1_average"
+        status, stdout, stderr = self.check(
+            self.METERED_CAP % '{ hwmon = "power_meter"; label = "power1"; }')
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn('power meter hwmon "power_meter" label "power1" (%s): 4321 mW' % average,
+                      stdout)
+        status, stdout, stderr = self.check(self.METERED_CAP % ('"%s"' % average))
+        self.assertEqual(status, 0, stdout + stderr)
+        self.assertIn("power meter %s: 4321 mW" % average, stdout)
+        self.assert_fails(self.METERED_CAP % '{ hwmon = "power_meter"; label = "Power1"; }',
+                          'hwmon "power_meter" has no channel labelled "Power1" (did you mean '
+                          '"power1"?); hwmon devices: acpitz (hwmon0): no power channels; '
+                          "power_meter (hwmon1): power1")
+
 
 class SharedActors(CheckConfig):
     """The Exynos5422's four CPU zones share both clusters (automatic

@@ -9,17 +9,23 @@
  * (0xff000004); 0 (the store at power-on) reads as 40 °C.  The P-state
  * control and status register is pc-testdev's port 0xe0, which reads back
  * the last value written, as a real status register reads the state set.
+ *
+ * An ACPI 4.0 power meter (ACPI000D), as servers' firmware gives one, for
+ * drivers/hwmon/acpi_power_meter.c: it measures (no cap, no trips), in mW,
+ * the store's word at 0xff000010 (PMW0), which the test sets.
  */
 DefinitionBlock ("ssdt.aml", "SSDT", 2, "PWRALC", "VMTEST", 1)
 {
 	External (\_SB.CPUS.C000, ProcessorObj)
 	External (\_SB.CPUS.C001, ProcessorObj)
 
-	OperationRegion (TSTM, SystemMemory, 0xFF000000, 0x10)
+	OperationRegion (TSTM, SystemMemory, 0xFF000000, 0x14)
 	Field (TSTM, DWordAcc, NoLock, Preserve)
 	{
 		TMP0, 32,	/* zone 0, deci-kelvin */
 		TMP1, 32,	/* zone 1, deci-kelvin */
+		Offset (0x10),
+		PMW0, 32,	/* the power meter's reading, mW */
 	}
 
 	/* deci-kelvin of a store word; 0 (never written) is 40 °C. */
@@ -97,6 +103,50 @@ DefinitionBlock ("ssdt.aml", "SSDT", 2, "PWRALC", "VMTEST", 1)
 			Name (_TSP, 10)
 			Name (_CRT, 3782)
 			Name (_TZP, 10)
+		}
+	}
+
+	/*
+	 * The power meter.  The driver wants _PMC (14 elements: 11 integers,
+	 * then the model, serial and OEM strings; units 0 = mW, the only ones it
+	 * takes), _PMD (without it, it says "Found ACPI power meter" and
+	 * registers nothing), _PMM, _GAI and _PAI.  It re-reads _PMM at most
+	 * every sampling time (element 4, ms) and registers its hwmon device the
+	 * old way: hwmonN has no name, its attributes (name, power1_average in
+	 * µW, power1_average_interval in ms) are in hwmonN/device.
+	 */
+	Scope (\_SB)
+	{
+		Device (PMTR)
+		{
+			Name (_HID, "ACPI000D")
+			Name (_UID, 0)
+			Name (AVGI, 1000)	/* the averaging interval, ms */
+			Name (_PMC, Package ()
+			{
+				1,		/* capabilities: measures */
+				0,		/* units: mW */
+				0,		/* type: input power */
+				95000,		/* accuracy: 95.000 % */
+				1000,		/* sampling time, ms */
+				1000,		/* shortest averaging interval, ms */
+				10000,		/* longest averaging interval, ms */
+				0xFFFFFFFF,	/* hysteresis: unknown */
+				0,		/* cap not configurable */
+				0,		/* lowest cap, mW */
+				0,		/* highest cap, mW */
+				"PWRALC-PM1",
+				"0001",
+				"powerallocd system suite",
+			})
+			Name (_PMD, Package () {})
+			Method (_PMM) { Return (PMW0) }
+			Method (_GAI) { Return (AVGI) }
+			Method (_PAI, 1)
+			{
+				AVGI = Arg0
+				Return (0)
+			}
 		}
 	}
 }

@@ -6,7 +6,7 @@ default paths (/etc/powerallocd.conf, /run/powerallocd, /var/lib/powerallocd,
 none of which exists at boot), no journald, no D-Bus.  The guest's hardware
 is tests/system/ssdt.asl: thermal_zone0 (acpitz, passive 60 °C, the fan at
 70 °C), thermal_zone1 (acpitz, passive 80 °C), two CPUs on acpi-cpufreq
-(800-2400 MHz), an ACPI fan.
+(800-2400 MHz), an ACPI fan, an ACPI power meter (acpi_power_meter).
 
 usage: POWERALLOCD=build/daemon/powerallocd test_shell.py [unittest args]
 """
@@ -65,7 +65,7 @@ def setUpModule():
     with vm.Stages.timed("shell stage: initramfs"):
         initrd = os.path.join(workdir, "initrd.gz")
         vm.initramfs(initrd, kernel, vm.shell_init(), files=[(daemon, "/usr/sbin/powerallocd")],
-                     modules=["fan", "acpi-cpufreq"])
+                     modules=["fan", "acpi-cpufreq", "acpi_power_meter"])
     with vm.Stages.timed("shell stage: boot"):
         guest = vm.Guest(workdir, kernel, initrd)
         unittest.addModuleCleanup(guest.stop)
@@ -340,6 +340,88 @@ class Stopping(Shell):
         self.assertEqual(guest.read(TZ % 0 + "/policy"), "user_space")
         guest.check("kill -TERM %d" % self.pid)
         self.wait_exit("powerallocd to exit")
+        self.assert_restored()
+
+
+def actor_metrics(text, actor):
+    """{family: value} of @actor's series in a metrics file."""
+    values = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0].endswith('{actor="%s"}' % actor):
+            values[fields[0].split("{")[0]] = float(fields[1])
+    return values
+
+
+class PowerMeter(Shell):
+    """ACPI's power meter (ACPI000D in ssdt.asl, acpi_power_meter.ko): its
+    hwmon device has no name and no power files, they are in hwmonN/device,
+    its ACPI device (name, power1_average in µW); the daemon finds it there."""
+
+    METRICS = "/tmp/metrics/powerallocd.prom"
+    ACTOR = "cpufreq-cap-0-1"
+    DEVICE = "/sys/bus/acpi/devices/ACPI000D:00"
+
+    def metered_config(self, zone_keys, daemon_keys=""):
+        """One cpufreq_cap actor for both CPUs, metered by the ACPI meter."""
+        return """%s
+zones = (
+  { name = "cpu"; sensor = "thermal_zone0"; %s
+    actors = ( { type = "cpufreq_cap"; cpus = "0-1"; opps = ( %s );
+                 power_meter = { hwmon = "power_meter"; label = "power1"; }; } ); }
+);
+""" % (daemon_keys, zone_keys, OPPS)
+
+    def set_power(self, power_mw):
+        """Sets the meter and waits until it reads so (the driver re-reads each second)."""
+        guest.set_power(power_mw)
+        guest.wait("grep -qx %d %s/power1_average" % (power_mw * 1000, self.DEVICE),
+                   "power1_average at %d mW" % power_mw, timeout=30)
+
+    def test_check_config_names_the_meter_and_its_reading(self):
+        self.set_power(4321)
+        self.write_config(self.metered_config("switch_on_temp = 55000; control_temp = 60000;"))
+        rc, out = guest.run("powerallocd --check-config 2>&1")
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'power meter hwmon "power_meter" label "power1" '
+                         r'\(/sys/class/hwmon/hwmon\d+/device/power1_average\): 4321 mW')
+
+    def test_cap_actor_calibrates_its_table_from_it(self):
+        """Both CPUs busy (2 x 2600 mW at 2.4 GHz by their table), no cap, the
+        meter at 7800 mW: the scale learnt is about 1.5, the maximum grows.
+        The meter and the temperature move a little, as live ones do (else
+        stopped, stuck); each value held 1.5 s, more than the 1 s the driver
+        keeps a reading, so that its re-reads cannot keep finding one."""
+        guest.check("mkdir -p /tmp/metrics")
+        self.set_power(7800)
+        self.write_config(self.metered_config(
+            "switch_on_temp = 55000; control_temp = 75000; sustainable_power = 12000;",
+            'metrics_dir = "/tmp/metrics"; metrics_interval_ms = 200;'))
+        guest.set_temp(0, 60000)
+        loop = int(guest.check(
+            "(while :; do for k in 1 0; do busybox devmem 0x%x 32 $((7800 + k)); "
+            "busybox devmem 0x%x 32 $((3332 + k)); sleep 1.5; done; done) >/dev/null 2>&1 & "
+            "echo $!" % (vm.POWER_METER_WORD, vm.TEMP_STORE)).split()[-1])
+        try:
+            guest.busy_loops(2)
+            self.start("--log-target stderr")
+            # The first window (4 of the meter's 1 s averages after a 1 s delay),
+            # then the table rebuilt: its maximum over the table's 5.2 W.
+            guest.wait("awk -v a='{actor=\"%s\"}' "
+                       "'$1 == \"powerallocd_actor_power_scale_confidence_ratio\" a { c = $2 } "
+                       "$1 == \"powerallocd_actor_max_power_watts\" a { m = $2 } "
+                       "END { exit !(c > 0 && m > 5.3) }' %s" % (self.ACTOR, self.METRICS),
+                       "a calibration window and the table calibrated", timeout=120,
+                       interval=2)
+            values = actor_metrics(guest.check("cat " + self.METRICS), self.ACTOR)
+        finally:
+            guest.run("kill %d; [ -s /tmp/busy.pids ] && kill $(cat /tmp/busy.pids); "
+                      "rm -f /tmp/busy.pids" % loop)
+        self.assertNotIn("dropped", self.log())
+        # 1.5 at full load and 2.4 GHz; more where the load or the frequency is less.
+        self.assertTrue(1.3 <= values["powerallocd_actor_power_scale_ratio"] <= 2.6, values)
+        guest.check("kill -TERM %d" % self.pid)
+        self.wait_exit("powerallocd to exit on SIGTERM")
         self.assert_restored()
 
 

@@ -6,7 +6,7 @@ root file system, and a command channel to a root shell in the guest
 
 - amd64: qemu-system-x86_64's pc with the ACPI tables of
   tests/system/ssdt.asl (two acpitz zones, an ACPI fan, acpi-cpufreq
-  P-states); the channel on the second serial port;
+  P-states, an ACPI power meter); the channel on the second serial port;
 - arm64: qemu-system-aarch64's virt (4 cortex-a57) with the device tree QEMU
   makes for it and tests/system/arm64-soc.dtsi appended (two cpufreq-dt
   clusters with Energy Models, a bcm2711 sensor on a page of RAM, the
@@ -39,6 +39,8 @@ KERNEL_PACKAGE = "linux-image-amd64"
 
 # amd64: the store pc-testdev maps at this address: one 32-bit word per zone, deci-kelvin.
 TEMP_STORE = 0xFF000000
+# amd64: the store's word the ACPI power meter's _PMM returns, mW.
+POWER_METER_WORD = 0xFF000010
 # arm64: the bcm2711 sensor's status word (arm64-soc.dtsi: the no-map page at
 # 0x7f000000, register 0x200): bit 10 valid, bits 0-9 m°C / 100.
 AVS_TEMP = 0x7F000200
@@ -524,6 +526,11 @@ class Guest:
         else:
             word, value = TEMP_STORE + 4 * zone, int(round(temp_mc / 100.0)) + 2732
         self.check("busybox devmem 0x%x 32 %d" % (word, value))
+
+    def set_power(self, power_mw):
+        """Sets what the amd64 guest's ACPI power meter reads (its _PMM, mW)."""
+        assert self.arch == "amd64" and 0 <= power_mw < 1 << 32, (self.arch, power_mw)
+        self.check("busybox devmem 0x%x 32 %d" % (POWER_METER_WORD, power_mw))
 
     def console_tail(self, lines=40):
         try:

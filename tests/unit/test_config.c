@@ -662,6 +662,31 @@ static void test_power_meter_forms(void **unused)
 }
 
 /*
+ * ACPI's power meter has only powerN_average (µW), in its hwmon device's
+ * parent: taken by path; powerN_average_interval, a neighbour, is no meter.
+ */
+static void test_power_meter_average(void **unused)
+{
+	static const char text[] =
+		"zones = ( { name = \"a\"; sensor = \"s\"; actors = ( { type = \"cpufreq\";\n"
+		"  cpus = \"0\"; power_meter = \"/sys/class/hwmon/hwmon1/device/power1_%s\"; } ); } );";
+	char conf[sizeof(text) + 32];
+	struct pa_config *c;
+	struct pa_config_error err;
+
+	(void)unused;
+	snprintf(conf, sizeof(conf), text, "average");
+	assert_int_equal(pa_config_load_string(conf, "t", &c, &err), 0);
+	assert_string_equal(c->zones[0].actors[0].meter.path,
+			    "/sys/class/hwmon/hwmon1/device/power1_average");
+	pa_config_free(c);
+	snprintf(conf, sizeof(conf), text, "average_interval");
+	assert_int_equal(pa_config_load_string(conf, "t", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "power1_average_interval\" is no meter: give a hwmon "
+			       "powerN_input or powerN_average (µW)"));
+}
+
+/*
  * The shipped example must stay valid, both as shipped (no zones) and with
  * its commented RK3399 zones uncommented, as a user would.
  */
@@ -893,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_shipped_example),
 		cmocka_unit_test(test_power_meter_forms),
+		cmocka_unit_test(test_power_meter_average),
 		cmocka_unit_test(test_combined_sensor),
 		cmocka_unit_test(test_combined_sensor_errors),
 		cmocka_unit_test(test_man_page_documents_every_key),
