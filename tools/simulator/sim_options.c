@@ -96,7 +96,16 @@ static void usage(FILE *out)
 		"                          tools/plot-trace uses for its time axis.  Unset,\n"
 		"                          the tree is removed when the run ends\n"
 		"  SIM_DAEMON_LOG_LEVEL    the daemon's --log-level (err ... debug) for its\n"
-		"                          powerallocd.log; unset, its configuration's\n");
+		"                          powerallocd.log; unset, its configuration's\n"
+		"  SIM_NETLINK_SHIM, SIM_FAULT_SHIM\n"
+		"                          the shims preloaded into the daemon: its thermal\n"
+		"                          netlink from the simulated kernel, on every run;\n"
+		"                          the calls failed by --fault sensor-eio and\n"
+		"                          cdev-vanish (default: the build's,\n"
+		"                          " SIM_NETLINK_SHIM_TARGET " and\n"
+		"                          " SIM_FAULT_SHIM_TARGET ").\n"
+		"                          A run whose shim does not load stops before the\n"
+		"                          daemon starts, with the ninja command that builds it\n");
 }
 
 /*
