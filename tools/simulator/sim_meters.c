@@ -355,10 +355,12 @@ void sim_meters_describe(const struct sim_meters *mt, char *buf, size_t size)
 {
 	if (!mt->n)
 		snprintf(buf, size, "none");
+	else if (mt->step_mw > 0)
+		snprintf(buf, size, "%s (hwmon%d), %d ms, noise %.1f %%, steps %.0f mW",
+			 SIM_METERS_HWMON_NAME, mt->hwmon, mt->period_ms, mt->noise_pct, mt->step_mw);
 	else
-		snprintf(buf, size, "%s (hwmon%d), %d ms, noise %.1f %%%s%.0f%s", SIM_METERS_HWMON_NAME,
-			 mt->hwmon, mt->period_ms, mt->noise_pct, mt->step_mw > 0 ? ", steps " : "",
-			 mt->step_mw, mt->step_mw > 0 ? " mW" : "");
+		snprintf(buf, size, "%s (hwmon%d), %d ms, noise %.1f %%", SIM_METERS_HWMON_NAME,
+			 mt->hwmon, mt->period_ms, mt->noise_pct);
 }
 
 void sim_meters_rails(const struct sim_meters *mt, const struct board *b, char *buf, size_t size)
