@@ -84,10 +84,10 @@ static void print_meter(struct power_meter *m, uint32_t max_mw)
 
 	m->track.have_last = false;	/* from now, not from the build's sample */
 	m->track.max_mw = max_mw <= UINT32_MAX / METER_JUMP_FACTOR ? max_mw * METER_JUMP_FACTOR : 0;
-	r = power_meter_read(m, monotonic_us(), false, &mw);
+	r = power_meter_read(m, monotonic_us(), 0, &mw);
 	if (r == 0) {
 		nanosleep(&wait, NULL);
-		r = power_meter_read(m, monotonic_us(), false, &mw);
+		r = power_meter_read(m, monotonic_us(), 0, &mw);
 	}
 	if (r == 1)
 		printf("      power meter %s: %u mW\n", m->name, mw);

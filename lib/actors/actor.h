@@ -317,7 +317,9 @@ void actor_free_meter(struct actor *a);
  * actor_read_meter() - read @a's meter once for the period at @now_us (a
  * second call at the same @now_us reads nothing): @a->measured_mw and
  * @a->measured_valid.  Readings above METER_JUMP_FACTOR times @a->max_mw
- * are jumps; the meter counts as stopped only while @a requests power.  A
+ * are jumps; the meter counts as stopped only where @a->model_mw (its
+ * table's power for the state and load measured) moved and the meter did
+ * not, or an energy counter did not count while it drew (meter_fault.h).  A
  * configured meter that faults is dropped (closed, freed, never read again
  * until the engine is rebuilt) with one warning that names the actor, the
  * meter and the fault: the actor goes on from its power table.

@@ -57,7 +57,8 @@ int actor_read_meter(struct actor *a, uint64_t now_us)
 	/* A reading above ten times the table's most is no reading of this rail. */
 	a->meter->track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
 					 ? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
-	r = power_meter_read(a->meter, now_us, a->req_mw > 0, &mw);
+	/* Its table's power for the state and load measured (uncalibrated): whether the meter should move. */
+	r = power_meter_read(a->meter, now_us, a->model_mw, &mw);
 	a->measured_valid = r == 1;
 	/* An energy counter that did not move (not its first value): its next move measures the wait. */
 	a->meter_unmoved = r == 0 && had_value;

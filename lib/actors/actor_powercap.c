@@ -75,7 +75,7 @@ static int powercap_sample(struct actor *a, const struct cycle_sample *s)
 	p->meter.track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
 					? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
 	/* No model says whether it draws: a counter that stops reads as nothing requested. */
-	r = power_meter_read(&p->meter, s->now_us, false, &mw);
+	r = power_meter_read(&p->meter, s->now_us, 0, &mw);
 	if (r < 0)
 		return powercap_fault(a, -r);
 	p->energy_failed = false;

@@ -25,23 +25,60 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)
 	return range >= prev ? range - prev + cur : cur;
 }
 
-/*
- * Counts a read at @now_us that did not move; whether the meter has now
- * stopped: unmoved for max(METER_STOP_US, METER_STOP_SAMPLES sample
- * periods) of time, over METER_STOP_MIN_READS reads at least.
- */
-static bool stopped(struct meter_track *t, uint64_t now_us, bool moved, bool drawing)
+/* A new run of reads on one value from @now_us: the value changed (or a new time base). */
+static void still_restart(struct meter_track *t, uint64_t now_us, uint32_t model_mw)
 {
-	uint64_t hold_us = (uint64_t)METER_STOP_SAMPLES * t->sample_us;
+	t->same = 0;
+	t->still_us = 0;
+	t->owed_uj = 0;
+	t->read_us = now_us;
+	t->base_model_mw = model_mw;
+}
 
-	if (moved || !drawing || now_us < t->still_since_us) {	/* or a new time base */
-		t->same = 0;
-		t->still_since_us = now_us;
+/* @t's step learnt from a change of @delta (µW or µJ) between two values it showed. */
+static void learn_step(struct meter_track *t, uint64_t delta)
+{
+	if (delta && (!t->step || delta < t->step))
+		t->step = delta;
+}
+
+/* Whether @model_mw moved from where it was when the value last changed (meter_fault.h). */
+static bool model_moved(const struct meter_track *t, uint32_t model_mw)
+{
+	uint64_t hi = model_mw > t->base_model_mw ? model_mw : t->base_model_mw;
+	uint64_t d_mw = hi - (model_mw < t->base_model_mw ? model_mw : t->base_model_mw);
+
+	/* mW x 1000 = µW, the unit of a power meter's step. */
+	return d_mw * 100 > METER_MOVE_PCT * hi && d_mw > METER_MOVE_MIN_MW &&
+	       d_mw * 1000 > METER_MOVE_STEPS * t->step;
+}
+
+/*
+ * Counts a read at @now_us on the value of the last one; whether the meter
+ * has now stopped.  @counts: the machine says the value should have moved
+ * (meter_fault.h); its time and the model's energy are added then.
+ */
+static bool stopped(struct meter_track *t, uint64_t now_us, bool counts, uint32_t model_mw)
+{
+	uint64_t hold_us = (uint64_t)METER_STOP_SAMPLES * t->sample_us, dt_us, uj;
+
+	if (now_us < t->read_us) {	/* a new time base */
+		still_restart(t, now_us, model_mw);
 		return false;
 	}
+	dt_us = now_us - t->read_us;
+	t->read_us = now_us;
+	if (!counts)
+		return false;
+	/* mW x µs / 1000 = µJ, saturating (a gap of over an hour at 4 GW). */
+	uj = dt_us <= UINT64_MAX / UINT32_MAX ? (uint64_t)model_mw * dt_us / 1000 : UINT64_MAX;
+	t->owed_uj = t->owed_uj <= UINT64_MAX - uj ? t->owed_uj + uj : UINT64_MAX;
+	t->still_us += dt_us;
+	t->same++;
 	if (hold_us < METER_STOP_US)
 		hold_us = METER_STOP_US;
-	return ++t->same >= METER_STOP_MIN_READS && now_us - t->still_since_us >= hold_us;
+	return t->same >= METER_STOP_MIN_READS && t->still_us >= hold_us &&
+	       (!t->energy || t->owed_uj / METER_MOVE_STEPS >= t->step);
 }
 
 /* A wrap is expected where the counter has a range and the energy through it is plausible. */
@@ -56,7 +93,7 @@ static bool wrap_expected(const struct meter_track *t, uint64_t cur, uint64_t dt
 	       energy_delta(prev, cur, t->range_uj) <= (uint64_t)t->max_mw * dt_us / 1000;
 }
 
-static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, bool drawing,
+static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, uint32_t model_mw,
 		       uint32_t *power_mw)
 {
 	uint64_t dt_us, delta_uj, mw;
@@ -67,17 +104,18 @@ static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, bo
 		t->have_last = true;
 		t->last_value = value;
 		t->last_us = now_us;
-		t->same = 0;
-		t->still_since_us = now_us;
+		still_restart(t, now_us, model_mw);
 		return 0;
 	}
-	if (stopped(t, now_us, value != t->last_value, drawing))
-		return -METER_STOPPED;
+	/* Nothing counted yet: stopped where it should have, else the next move averages over the wait. */
 	if (value == t->last_value)
-		return 0;	/* nothing counted yet: the next move averages over the wait */
+		return stopped(t, now_us, model_mw > 0, model_mw) ? -METER_STOPPED : 0;
+	still_restart(t, now_us, model_mw);
 	dt_us = now_us - t->last_us;
 	backwards = value < t->last_value && !wrap_expected(t, (uint64_t)value, dt_us);
 	delta_uj = energy_delta((uint64_t)t->last_value, (uint64_t)value, t->range_uj);
+	if (value > t->last_value)
+		learn_step(t, delta_uj);
 	/* 1000 µJ / µs = mW; a delta too large to scale is a jump. */
 	mw = delta_uj <= UINT64_MAX / 1000 ? 1000 * delta_uj / dt_us : UINT64_MAX;
 	/* Whatever it says, the next reading counts from this value. */
@@ -91,24 +129,30 @@ static int energy_step(struct meter_track *t, int64_t value, uint64_t now_us, bo
 	return 1;
 }
 
-int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, bool drawing,
+int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, uint32_t model_mw,
 		     uint32_t *power_mw)
 {
 	int64_t mw = value / 1000;	/* µW -> mW */
-	bool moved;
 
 	if (value < 0)
 		return -METER_JUMP;
 	if (t->energy)
-		return energy_step(t, value, now_us, drawing, power_mw);
+		return energy_step(t, value, now_us, model_mw, power_mw);
 	if ((t->max_mw && mw > t->max_mw) || mw > UINT32_MAX)
 		return -METER_JUMP;
-	moved = !t->have_last || value != t->last_value;
-	t->have_last = true;
-	t->last_value = value;
-	t->last_us = now_us;
-	if (stopped(t, now_us, moved, drawing))
-		return -METER_STOPPED;
+	if (t->have_last && value == t->last_value) {
+		t->last_us = now_us;
+		if (stopped(t, now_us, model_moved(t, model_mw), model_mw))
+			return -METER_STOPPED;
+	} else {
+		if (t->have_last)
+			learn_step(t, (uint64_t)(value > t->last_value ? value - t->last_value
+								   : t->last_value - value));
+		t->have_last = true;
+		t->last_value = value;
+		t->last_us = now_us;
+		still_restart(t, now_us, model_mw);
+	}
 	*power_mw = (uint32_t)mw;
 	return 1;
 }

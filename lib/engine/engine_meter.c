@@ -110,18 +110,19 @@ void engine_zone_free_meter(struct zone *z)
 /* The board's meter of @z: its reading, or dropped at a fault. */
 static void read_zone_meter(struct zone *z, uint64_t now_us)
 {
-	uint64_t most_mw = 0;
-	bool drawing = false;
+	uint64_t most_mw = 0, model_mw = 0;
 	uint32_t mw = 0;
 	int r;
 
 	for (size_t k = 0; k < z->n_actors; k++) {
 		most_mw += z->actors[k]->max_mw;
-		drawing |= z->actors[k]->req_mw > 0;
+		model_mw += z->actors[k]->model_mw;
 	}
 	most_mw *= METER_JUMP_FACTOR;
 	z->meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
-	r = power_meter_read(z->meter, now_us, drawing, &mw);
+	/* Its actors' modelled power together: whether the board's meter should move. */
+	r = power_meter_read(z->meter, now_us, model_mw < UINT32_MAX ? (uint32_t)model_mw : UINT32_MAX,
+			     &mw);
 	z->period.measured_valid = r == 1;
 	z->period.measured_mw = r == 1 ? mw : z->period.measured_mw;
 	if (r >= 0)

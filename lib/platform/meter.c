@@ -242,7 +242,7 @@ int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char 
 	return 0;
 }
 
-int power_meter_read(struct power_meter *m, uint64_t now_us, bool drawing, uint32_t *power_mw)
+int power_meter_read(struct power_meter *m, uint64_t now_us, uint32_t model_mw, uint32_t *power_mw)
 {
 	int64_t value, ma = 0;
 	int r = sysfs_attr_read_s64(&m->input, &value);
@@ -256,7 +256,7 @@ int power_meter_read(struct power_meter *m, uint64_t now_us, bool drawing, uint3
 			       ? -METER_UNREADABLE : -METER_VANISHED;
 	}
 	m->error = 0;
-	return meter_track_step(&m->track, value, now_us, drawing, power_mw);
+	return meter_track_step(&m->track, value, now_us, model_mw, power_mw);
 }
 
 void power_meter_restart(struct power_meter *m)

@@ -101,13 +101,14 @@ int power_meter_open_hwmon(struct power_meter *m, const char *hwmon, const char 
 
 /**
  * power_meter_read() - read @m once at @now_us (CLOCK_MONOTONIC, µs, from
- * the caller); @drawing: the actor draws power by its model.
+ * the caller); @model_mw: the power the actor draws by its model, mW (0:
+ * none, or no model), which says whether the meter should have moved.
  * Return: 1 with the mean power since its last reading in *@power_mw, 0
  * when there is none yet, or minus an enum meter_fault: -METER_VANISHED
  * (its file is gone) or -METER_UNREADABLE (@m->error holds why), and
  * meter_track_step()'s.
  */
-int power_meter_read(struct power_meter *m, uint64_t now_us, bool drawing, uint32_t *power_mw);
+int power_meter_read(struct power_meter *m, uint64_t now_us, uint32_t model_mw, uint32_t *power_mw);
 
 /**
  * power_meter_restart() - @m's next reading starts afresh, as its first (a

@@ -436,10 +436,11 @@ class Metered(unittest.TestCase):
     which move nothing: calibrating, scale 1, confidence 0 whenever each is
     read, its table's power 0 mW beside the 340 measured (busy, the table
     says 716 mW and the first window, a second in, would move the scale
-    between one reading and the next).  Then the CPUs busy (a meter that
-    stands still counts as stopped only while its actor asks for power)
-    and the rail stands still: the meter is dropped as stopped, its
-    calibration with it, and each says so."""
+    between one reading and the next).  Then the rail stands still, read so
+    while the CPUs are idle, and the CPUs turn busy (a meter that stands
+    still is stopped only where its actor's table power moved: here from 0
+    to 716 mW): the meter is dropped as stopped, its calibration with it,
+    and each says so."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="powerallocd-metrics.")
@@ -452,6 +453,7 @@ class Metered(unittest.TestCase):
         # The rail's current moves by a milliampere: a meter that holds one value stops.
         self.moving = threading.Event()
         self.moving.set()
+        self.stood = threading.Event()  # the mover wrote its last value
         self.done = threading.Event()
         self.mover = threading.Thread(target=self._move, daemon=True)
         self.mover.start()
@@ -463,6 +465,8 @@ class Metered(unittest.TestCase):
             if self.moving.is_set():
                 k += 1
                 self.tree.write(RAIL, "%d\n" % (400 + k % 2))
+            else:
+                self.stood.set()
             time.sleep(0.01)
 
     def tearDown(self):
@@ -484,6 +488,12 @@ class Metered(unittest.TestCase):
         if out.returncode != 0:
             return None
         return json.loads(out.stdout)["zones"][0]["actors"][0]["meter_state"]
+
+    def little_rows(self):
+        """The little cluster's whole rows of the trace so far (the last may be half written)."""
+        with open(self.daemon.trace) as f:
+            return [r for r in csv.DictReader(f)
+                    if r["actor"] == "cpufreq-cpu0" and r["table_mw"] is not None]
 
     def metrics(self):
         """The metrics file once written anew."""
@@ -541,9 +551,16 @@ class Metered(unittest.TestCase):
         self.assertEqual({r["table_mw"] for r in rows if r["actor"] == "cpufreq-cpu0"}, {"0"})
         self.assertTrue(all(r["table_mw"] == r["req_mw"] for r in rows
                             if r["actor"] == "cpufreq-cpu4"))
-        # The rail stands still: stopped after 30 reads (1.5 s), dropped, and said so everywhere.
-        self.tree.idle.clear()
+        # The rail stands still, and the daemon reads it so while the CPUs are idle (two
+        # rows written after its last value: one period read it whole), then the CPUs turn
+        # busy: stopped after 3 s of the busy table's power, dropped, and said so everywhere.
         self.moving.clear()
+        self.assertTrue(self.stood.wait(5))
+        rows_still = len(self.little_rows())
+        self.assertTrue(wait_for(lambda: len(self.little_rows()) >= rows_still + 2),
+                        self.daemon.logtext())
+        self.assertEqual({r["table_mw"] for r in self.little_rows()}, {"0"})
+        self.tree.idle.clear()
         self.assertTrue(wait_for(lambda: self.meter_state() == "dropped", timeout=20),
                         self.daemon.logtext())
         little = self.actors()["cpufreq-cpu0"]

@@ -4,7 +4,8 @@
  * (an INA3221 rail monitor and SCMI energy and power sensors), meters named
  * by hwmon name and label and by path, read once each active period; a
  * meter that does not exist said with what does; each fault dropping the
- * meter with one warning.  On x86-laptop, RAPL: the powercap actor's own
+ * meter with one warning (one value is stopped only once the cluster's
+ * model moved).  On x86-laptop, RAPL: the powercap actor's own
  * energy_uj without configuration, and the core's energy_uj by path, whose
  * wrap at max_energy_range_uj is counted through and whose unexpected step
  * back is a fault.
@@ -28,6 +29,7 @@
 #define INA "/sys/class/hwmon/hwmon0"
 #define SCMI "/sys/class/hwmon/hwmon1"
 #define CPU_TEMP "/sys/class/thermal/thermal_zone0/temp"
+#define BIG_CUR_FREQ "/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq"
 #define PERIOD_US 100000ULL
 
 static bool on(const char *tree)
@@ -79,6 +81,7 @@ static void put_defaults(void)
 	tree_put_u64(INA "/curr1_input", 1500);
 	tree_put_u64(SCMI "/energy2_input", 2000000000ULL);
 	tree_put_u64(SCMI "/power1_input", 3200000);
+	tree_put(BIG_CUR_FREQ, "1800000\n");
 }
 
 static int setup(void **unused)
@@ -322,13 +325,19 @@ static void run_others_moving(struct engine *e, int k, uint64_t *t_us)
 }
 
 /*
- * One exact power for 3 s (METER_STOP_US: the INA3221 samples every 100
- * ms) after the first read while the cluster is busy: stopped at the 30th
- * repeat, not before; the meters that move go on.
+ * The big cluster's meter holds one exact power.  Under a steady model (the
+ * cluster busy at its top OPP, under control, never throttled) that is a
+ * steady power: kept and read for 10 s (100 reads); before, it was dropped
+ * as stopped at the 30th repeat.  Then its model moves: the frequency falls
+ * from 1800 to 1416 MHz (as the kernel would put it under a deeper state),
+ * 2 x 648 mW from over 2 x 1000 by its table: stopped at the 30th read since
+ * (3 s, METER_STOP_US: the INA3221 samples every 100 ms), not before; the
+ * meters that move go on.
  */
 static void test_stopped(void **unused)
 {
 	struct pa_config *cfg;
+	struct actor *big;
 	uint64_t t_us = 0;
 	struct engine e;
 	int k;
@@ -338,15 +347,22 @@ static void test_stopped(void **unused)
 		skip();
 	cfg = metered_config("VDD_CPU_B", SCMI "/energy2_input");
 	assert_int_equal(engine_build(&e, cfg), 1);
-	/* The first read sets the value; the next 29 repeat it. */
-	for (k = 0; k < (int)(METER_STOP_US / PERIOD_US); k++)
+	big = actor_named(&e, "cpufreq-cpu4");
+	for (k = 0; k < 100; k++) {
 		run_others_moving(&e, k, &t_us);
-	assert_non_null(actor_named(&e, "cpufreq-cpu4")->meter);
+		assert_true(big->measured_valid);
+		assert_int_equal(big->measured_mw, 1350);
+	}
+	tree_put(BIG_CUR_FREQ, "1416000\n");
+	for (int n = 1; n < (int)(METER_STOP_US / PERIOD_US); n++)
+		run_others_moving(&e, k++, &t_us);
+	assert_int_equal(big->model_mw, 2 * 648);
+	assert_non_null(big->meter);
 	assert_int_equal(tree_log_count("dropped until a reload"), 0);
 	run_others_moving(&e, k++, &t_us);
 	assert_int_equal(tree_log_count("\"VDD_CPU_B\" (" INA "/in1_input) stopped; dropped "
 					"until a reload, going on from the power table"), 1);
-	assert_null(actor_named(&e, "cpufreq-cpu4")->meter);
+	assert_null(big->meter);
 	for (int n = 0; n < 20; n++)
 		run_others_moving(&e, k++, &t_us);
 	assert_int_equal(tree_log_count("dropped until a reload"), 1);

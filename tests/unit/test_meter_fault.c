@@ -2,8 +2,10 @@
 /*
  * Power meters that lie (lib/control/meter_fault.c): the mean power of an
  * energy counter, through a wrap that is due and not through one that is
- * not; a stopped counter and a frozen power; a jump; the fault names.
- * Figures by hand: µJ / ms = mW.
+ * not; a counter that does not count while the model draws, a power that
+ * holds while the model moves, and neither for a steady power under a
+ * steady model nor a coarse meter within its steps; a jump; the fault
+ * names.  Figures by hand: µJ / ms = mW.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,11 +15,15 @@
 
 #include "control/meter_fault.h"
 
-/* meter_track_step() at @ms, ms (the track counts µs). */
-static int step_ms(struct meter_track *t, int64_t value, uint64_t ms, bool drawing, uint32_t *mw)
+/* meter_track_step() at @ms, ms (the track counts µs), the model at @model_mw. */
+static int step_ms(struct meter_track *t, int64_t value, uint64_t ms, uint32_t model_mw,
+		   uint32_t *mw)
 {
-	return meter_track_step(t, value, ms * 1000, drawing, mw);
+	return meter_track_step(t, value, ms * 1000, model_mw, mw);
 }
+
+/* A model drawing 2 W, for the tests where only whether it draws matters. */
+#define DRAWS 2000
 
 /*
  * A period's length counts to the µs: 1 J over 100.001 ms is 9999 mW, as the
@@ -30,8 +36,8 @@ static void test_energy_us(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(meter_track_step(&t, 5000000, 1000999, true, &mw), 0);
-	assert_int_equal(meter_track_step(&t, 6000000, 1101000, true, &mw), 1);
+	assert_int_equal(meter_track_step(&t, 5000000, 1000999, DRAWS, &mw), 0);
+	assert_int_equal(meter_track_step(&t, 6000000, 1101000, DRAWS, &mw), 1);
 	assert_int_equal(mw, 9999);
 }
 
@@ -42,12 +48,12 @@ static void test_energy_mean_power(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 1000000, 5000, true, &mw), 0);
-	assert_int_equal(step_ms(&t, 3500000, 6000, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1000000, 5000, DRAWS, &mw), 0);
+	assert_int_equal(step_ms(&t, 3500000, 6000, DRAWS, &mw), 1);
 	assert_int_equal(mw, 2500);
 	/* Unmoved: no reading; the next move averages over both periods (1 J in 200 ms). */
-	assert_int_equal(step_ms(&t, 3500000, 6100, true, &mw), 0);
-	assert_int_equal(step_ms(&t, 4500000, 6200, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 3500000, 6100, DRAWS, &mw), 0);
+	assert_int_equal(step_ms(&t, 4500000, 6200, DRAWS, &mw), 1);
 	assert_int_equal(mw, 5000);
 }
 
@@ -60,12 +66,12 @@ static void test_energy_wrap(void **unused)
 	(void)unused;
 	assert_int_equal(energy_delta(9900000, 100000, 10000000), 200000);
 	assert_int_equal(energy_delta(100, 300, 10000000), 200);
-	assert_int_equal(step_ms(&t, 9900000, 0, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 9900000, 0, DRAWS, &mw), 0);
 	/* 100 000 µJ to the wrap, 100 000 after it, in 100 ms: 2000 mW. */
-	assert_int_equal(step_ms(&t, 100000, 100, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 100000, 100, DRAWS, &mw), 1);
 	assert_int_equal(mw, 2000);
 	/* Back by 50 000 µJ, 9.95 J away from the wrap: 99 500 mW in 100 ms, not plausible. */
-	assert_int_equal(step_ms(&t, 50000, 200, true, &mw), -METER_BACKWARDS);
+	assert_int_equal(step_ms(&t, 50000, 200, DRAWS, &mw), -METER_BACKWARDS);
 }
 
 /* Without a range, any step back is an unexpected wrap. */
@@ -75,8 +81,8 @@ static void test_energy_backwards_without_range(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 5000000, 0, true, &mw), 0);
-	assert_int_equal(step_ms(&t, 4999000, 100, true, &mw), -METER_BACKWARDS);
+	assert_int_equal(step_ms(&t, 5000000, 0, DRAWS, &mw), 0);
+	assert_int_equal(step_ms(&t, 4999000, 100, DRAWS, &mw), -METER_BACKWARDS);
 }
 
 /* Reads at 100 ms in METER_STOP_US (3 s): 30. */
@@ -90,32 +96,113 @@ static void test_energy_stopped(void **unused)
 	uint64_t ms = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 7000, ms, true, &mw), 0);
+	assert_int_equal(step_ms(&t, 7000, ms, DRAWS, &mw), 0);
 	/* Idle: never stopped, however long. */
 	for (int k = 0; k < 3 * STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 7000, ms += 100, false, &mw), 0);
+		assert_int_equal(step_ms(&t, 7000, ms += 100, 0, &mw), 0);
 	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), 0);
-	assert_int_equal(step_ms(&t, 7000, ms += 100, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&t, 7000, ms += 100, DRAWS, &mw), 0);
+	assert_int_equal(step_ms(&t, 7000, ms += 100, DRAWS, &mw), -METER_STOPPED);
 }
 
-/* A power that holds one exact value for 3 s (30 reads at 100 ms) while drawing is frozen. */
-static void test_power_frozen(void **unused)
+/*
+ * A counter with 1 J steps (a coarse hwmon energyN_input) under a 100 mW
+ * model: one step takes it 10 s; it counts from its first step on, then
+ * holds.  Not stopped at 3 s: the model owed it no two steps (2 J) until
+ * 20 s; stopped then.  Before, it was dropped at 3 s.
+ */
+static void test_energy_coarse_steps(void **unused)
+{
+	struct meter_track t = { .energy = true };
+	uint32_t mw = 0;
+	uint64_t ms = 0;
+
+	(void)unused;
+	assert_int_equal(step_ms(&t, 0, ms, 100, &mw), 0);
+	assert_int_equal(step_ms(&t, 1000000, ms += 10000, 100, &mw), 1);
+	assert_int_equal(mw, 100);
+	while ((ms += 100) < 30000)
+		assert_int_equal(step_ms(&t, 1000000, ms, 100, &mw), 0);
+	assert_int_equal(step_ms(&t, 1000000, ms, 100, &mw), -METER_STOPPED);
+}
+
+/*
+ * A power that holds one exact value while the model moved from 1234 to
+ * 2000 mW (its state changed): stopped after 3 s (30 reads at 100 ms) of
+ * the model moved, not a read before; a move of the value starts the count
+ * again; the reads in which the model came back do not count.
+ */
+static void test_power_held_while_the_model_moved(void **unused)
 {
 	struct meter_track t = { .max_mw = 20000 };
 	uint32_t mw = 0;
 	uint64_t ms = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 1234567, ms, true, &mw), 1);
+	assert_int_equal(step_ms(&t, 1234567, ms, 1234, &mw), 1);
 	assert_int_equal(mw, 1234);
 	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 1234567, ms += 100, true, &mw), 1);
-	/* One move starts the count again. */
-	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
+		assert_int_equal(step_ms(&t, 1234567, ms += 100, 2000, &mw), 1);
+	/* One move starts the count again, from the model then. */
+	assert_int_equal(step_ms(&t, 1234568, ms += 100, 1234, &mw), 1);
+	for (int k = 1; k < STOP_READS_100MS; k++) {
+		assert_int_equal(step_ms(&t, 1234568, ms += 100, 2000, &mw), 1);
+		/* Back where it was: not counted. */
+		assert_int_equal(step_ms(&t, 1234568, ms += 100, 1234, &mw), 1);
+	}
+	assert_int_equal(step_ms(&t, 1234568, ms += 100, 2000, &mw), -METER_STOPPED);
+}
+
+/*
+ * One exact value for 60 s under a steady model (a cluster never throttled
+ * under a steady load: 2000 mW, its load's noise 5 %): a steady power, not
+ * a stopped meter; nor a model 20 % up (400 of 2400 mW: within 25 %), nor
+ * one 40 mW away on an actor drawing 100 mW (within 50 mW).  The model 26
+ * % up (700 of 2700 mW) is a move: stopped 3 s later.  Before, every one
+ * of these was dropped at 3 s.
+ */
+static void test_power_steady_kept(void **unused)
+{
+	struct meter_track t = { .max_mw = 20000 }, low = t;
+	uint32_t mw = 0;
+	uint64_t ms = 0;
+
+	(void)unused;
+	assert_int_equal(step_ms(&t, 2100000, ms, 2000, &mw), 1);
+	assert_int_equal(step_ms(&low, 130000, ms, 100, &mw), 1);
+	while ((ms += 100) <= 60000) {
+		assert_int_equal(step_ms(&t, 2100000, ms, 1900 + ms % 200, &mw), 1);
+		assert_int_equal(step_ms(&low, 130000, ms, 140, &mw), 1);
+	}
+	ms -= 100;
+	for (int k = 0; k < 2 * STOP_READS_100MS; k++)
+		assert_int_equal(step_ms(&t, 2100000, ms += 100, 2400, &mw), 1);
 	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), 1);
-	assert_int_equal(step_ms(&t, 1234568, ms += 100, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&t, 2100000, ms += 100, 2700, &mw), 1);
+	assert_int_equal(step_ms(&t, 2100000, ms += 100, 2700, &mw), -METER_STOPPED);
+}
+
+/*
+ * A meter in 500 mW steps (a coarse rail monitor): once it has shown a
+ * step, a model 300 mW up (800 to 1100 mW, 27 %: a move by share) is
+ * within two of its steps: kept for 60 s; the model at 2200 mW (1400 mW
+ * up) leaves them: stopped 3 s later.
+ */
+static void test_power_coarse_steps_kept(void **unused)
+{
+	struct meter_track t = { .max_mw = 20000 };
+	uint32_t mw = 0;
+	uint64_t ms = 0;
+
+	(void)unused;
+	assert_int_equal(step_ms(&t, 500000, ms, 700, &mw), 1);
+	assert_int_equal(step_ms(&t, 1000000, ms += 100, 800, &mw), 1);
+	assert_int_equal(t.step, 500000);
+	while (ms < 60000)
+		assert_int_equal(step_ms(&t, 1000000, ms += 100, 1100, &mw), 1);
+	for (int k = 1; k < STOP_READS_100MS; k++)
+		assert_int_equal(step_ms(&t, 1000000, ms += 100, 2200, &mw), 1);
+	assert_int_equal(step_ms(&t, 1000000, ms += 100, 2200, &mw), -METER_STOPPED);
 }
 
 /*
@@ -130,7 +217,7 @@ static void assert_holds_not_stopped(uint32_t period_ms, uint32_t sample_ms, uin
 	for (uint64_t ms = 0; ms <= for_ms; ms += period_ms) {
 		int64_t uw = 1000000 + 1000 * (int64_t)(ms / sample_ms % 2);
 
-		assert_int_equal(step_ms(&t, uw, ms, true, &mw), 1);
+		assert_int_equal(step_ms(&t, uw, ms, DRAWS, &mw), 1);
 	}
 }
 
@@ -159,15 +246,16 @@ static void test_stopped_counts_time(void **unused)
 		uint64_t ms = 0;
 
 		e.energy = true;
-		assert_int_equal(step_ms(&p, 1500000, 0, true, &mw), 1);
-		assert_int_equal(step_ms(&e, 7000, 0, true, &mw), 0);
+		/* The power's model moves at once: 1000 mW at its first read, 2000 since. */
+		assert_int_equal(step_ms(&p, 1500000, 0, 1000, &mw), 1);
+		assert_int_equal(step_ms(&e, 7000, 0, DRAWS, &mw), 0);
 		while ((ms += cases[i].period_ms) < cases[i].stop_ms) {
-			assert_int_equal(step_ms(&p, 1500000, ms, true, &mw), 1);
-			assert_int_equal(step_ms(&e, 7000, ms, true, &mw), 0);
+			assert_int_equal(step_ms(&p, 1500000, ms, DRAWS, &mw), 1);
+			assert_int_equal(step_ms(&e, 7000, ms, DRAWS, &mw), 0);
 		}
 		assert_int_equal(ms, cases[i].stop_ms);
-		assert_int_equal(step_ms(&p, 1500000, ms, true, &mw), -METER_STOPPED);
-		assert_int_equal(step_ms(&e, 7000, ms, true, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&p, 1500000, ms, DRAWS, &mw), -METER_STOPPED);
+		assert_int_equal(step_ms(&e, 7000, ms, DRAWS, &mw), -METER_STOPPED);
 	}
 }
 
@@ -179,13 +267,13 @@ static void test_jump(void **unused)
 	uint32_t mw = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&p, 20000999, 0, true, &mw), 1);
+	assert_int_equal(step_ms(&p, 20000999, 0, DRAWS, &mw), 1);
 	assert_int_equal(mw, 20000);
-	assert_int_equal(step_ms(&p, 20001000, 100, true, &mw), -METER_JUMP);
-	assert_int_equal(step_ms(&p, -5000, 200, true, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&p, 20001000, 100, DRAWS, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&p, -5000, 200, DRAWS, &mw), -METER_JUMP);
 	/* 2 000 100 µJ in 100 ms: 20 001 mW. */
-	assert_int_equal(step_ms(&e, 0, 0, true, &mw), 0);
-	assert_int_equal(step_ms(&e, 2000100, 100, true, &mw), -METER_JUMP);
+	assert_int_equal(step_ms(&e, 0, 0, DRAWS, &mw), 0);
+	assert_int_equal(step_ms(&e, 2000100, 100, DRAWS, &mw), -METER_JUMP);
 }
 
 static void test_names(void **unused)
@@ -206,7 +294,10 @@ int main(void)
 		cmocka_unit_test(test_energy_wrap),
 		cmocka_unit_test(test_energy_backwards_without_range),
 		cmocka_unit_test(test_energy_stopped),
-		cmocka_unit_test(test_power_frozen),
+		cmocka_unit_test(test_energy_coarse_steps),
+		cmocka_unit_test(test_power_held_while_the_model_moved),
+		cmocka_unit_test(test_power_steady_kept),
+		cmocka_unit_test(test_power_coarse_steps_kept),
 		cmocka_unit_test(test_stopped_counts_time),
 		cmocka_unit_test(test_jump),
 		cmocka_unit_test(test_names),

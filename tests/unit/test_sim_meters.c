@@ -4,7 +4,7 @@
  * real kernel would give, in a tree of their own, carrying the plant's
  * true power (its table times --power-scale, or the domain's own
  * --power-scale-domain), held between samples, with
- * the noise asked for; the description's key and the daemon's.
+ * the noise and the steps asked for; the description's key and the daemon's.
  */
 #include <libconfig.h>
 #include <limits.h>
@@ -266,6 +266,44 @@ static void test_noise(void **state)
 	assert_near(sqrt(sum2 / n - (sum / n) * (sum / n)), 0.05, 0.01);
 }
 
+/*
+ * --meter-step-mw 250: each power reading is the multiple of 250 mW nearest
+ * the mean power (a coarse rail monitor), said in the summary's line; the
+ * energy counters keep counting to the µJ.
+ */
+static void test_steps(void **state)
+{
+	struct fixture *f = *state;
+	struct sim_meter_options o = { .all = true, .period_ms = 10, .noise_pct = 0,
+				       .step_mw = 250 };
+	config_t cfg;
+	char line[128];
+
+	config_init(&cfg);
+	assert_int_equal(sim_meters_read_description(&cfg, f->b, &f->mt), 0);
+	config_destroy(&cfg);
+	sim_meters_apply(&f->mt, f->b, &o, 1);
+	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
+	for (int step = 1; step <= 20; step++) {
+		for (size_t k = 0; k < 3; k++)
+			f->pl.dom[k].state = (unsigned long)(step + k) % 4;
+		plant_step(&f->pl, DT_S);
+		sim_meters_step(&f->mt, &f->pl, DT_S);
+		for (size_t k = 0; k < 3; k++) {
+			char rel[128];
+
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/power%zu_input", k + 1);
+			assert_near(read_number(f, rel),
+				    round(f->pl.dom[k].power_w * 4) * 250000, 0.5);
+		}
+	}
+	sim_meters_describe(&f->mt, line, sizeof(line));
+	assert_string_equal(line, "sim_rails (hwmon0), 10 ms, noise 0.0 %, steps 250 mW");
+	f->mt.step_mw = 0;
+	sim_meters_describe(&f->mt, line, sizeof(line));
+	assert_string_equal(line, "sim_rails (hwmon0), 10 ms, noise 0.0 %");
+}
+
 /* The description's meters: some rails, labelled; the daemon's keys as asked. */
 static void test_description_and_config(void **state)
 {
@@ -350,6 +388,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_true_power, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_domain_scale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noise, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_description_and_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_descriptions, setup, teardown),
 	};

@@ -20,6 +20,7 @@
 #include "plant.h"
 #include "sim_io.h"
 #include "sim_options.h"
+#include "sim_preload.h"
 
 struct series {
 	double settled_work;	/* DMIPS-seconds delivered in the second half */
@@ -328,6 +329,10 @@ int main(int argc, char **argv)
 
 	if (sim_parse_options(argc, argv, &o) < 0)
 		return 2;
+	/* A run without its shims would simulate nothing it says: stop before the tree is made. */
+	if (!o.check_config && sim_preload_check(sim_fault_needs_shim(o.fault),
+						 sim_fault_name(o.fault)) < 0)
+		return 1;
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
 	set = (struct sim_settings){ .controller = o.controller, .division = o.division,
@@ -358,7 +363,9 @@ int main(int argc, char **argv)
 		printf("simulating %s (%s)\n", sim.board->name, o.description);
 		printf("workload %s, %s controller, control %.1f °C\n", workload_name(o.workload),
 		       o.controller, sim.control_c);
-		printf("tree: %s (with the daemon's log, trace, state)\n", sim.dir);
+		/* Named for a look while it runs; said when it goes, so that no one looks after. */
+		printf("tree: %s (the daemon's log, trace, state; %s)\n", sim.dir,
+		       getenv("SIM_KEEP_TREE") ? "kept" : "removed at the end unless SIM_KEEP_TREE=1");
 		print_heading(&pl);
 		fflush(stdout);
 	}

@@ -16,6 +16,7 @@
 
 #include "sim_io.h"
 #include "sim_netlink.h"
+#include "sim_preload.h"
 
 /*
  * The daemon's thermal netlink: a datagram socket pair, our end kept, its
@@ -36,19 +37,19 @@ static int open_netlink(struct sim *sim)
 
 /*
  * In the child: its end (@fd, -1: none) inherited and named in its
- * environment, the netlink shim preloaded, the fault shim too for @faults.
+ * environment, the netlink shim preloaded, the fault shim too for @faults
+ * (both checked to load: sim_preload_check()).
  */
 static void give_netlink(int fd, bool faults)
 {
-	char number[16], preload[1100];
+	char number[16], preload[2100];
 
 	if (fd >= 0) {
 		fcntl(fd, F_SETFD, 0);
 		snprintf(number, sizeof(number), "%d", fd);
 		setenv(SIM_NETLINK_FD_ENV, number, 1);
 	}
-	snprintf(preload, sizeof(preload), "%s%s%s", SIM_NETLINK_SHIM, faults ? ":" : "",
-		 faults ? SIM_FAULT_SHIM : "");
+	sim_preload_list(faults, preload, sizeof(preload));
 	setenv("LD_PRELOAD", preload, 1);
 }
 
@@ -69,7 +70,7 @@ int sim_start_daemon(struct sim *sim)
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
 		setenv("UMOCKDEV_DIR", sim->dir, 1);
-		bool faulty = sim->fault == FAULT_SENSOR_EIO || sim->fault == FAULT_CDEV_VANISH;
+		bool faulty = sim_fault_needs_shim(sim->fault);
 
 		if (faulty) {
 			char faults[600];

@@ -30,6 +30,11 @@ const char *sim_fault_name(enum sim_fault f)
 	return (unsigned int)f < 7 ? fault_names[f] : "?";
 }
 
+bool sim_fault_needs_shim(enum sim_fault f)
+{
+	return f == FAULT_SENSOR_EIO || f == FAULT_CDEV_VANISH;
+}
+
 /*
  * The shim's rule file @name holds @suffix, or is removed when @suffix is
  * NULL; written only when that changes (the shim reads it at every access).

@@ -125,6 +125,9 @@ int sim_fault_parse(const char *name, enum sim_fault *f);
 /** sim_fault_name() - the name of @f. */
 const char *sim_fault_name(enum sim_fault f);
 
+/** sim_fault_needs_shim() - whether @f is made by the fault shim (sim_preload.h). */
+bool sim_fault_needs_shim(enum sim_fault f);
+
 /** sim_apply_fault() - start, hold or end the run's fault at simulated time @t_s. */
 void sim_apply_fault(struct sim *sim, double t_s);
 

@@ -106,6 +106,7 @@ void sim_meters_apply(struct sim_meters *mt, const struct board *b,
 		mt->period_ms = o->period_ms;
 	if (o->noise_pct >= 0)
 		mt->noise_pct = o->noise_pct;
+	mt->step_mw = o->step_mw;
 	mt->config = o->config;
 	if (o->all && !mt->n)
 		for (size_t k = 0; k < b->n_domains && k < PLANT_MAX_DOMAINS; k++) {
@@ -300,6 +301,14 @@ static double noise(struct sim_meters *mt)
 				 : 1;
 }
 
+/* A power of @uw µW as the meter gives it: to the nearest of its steps (step_mw), if any. */
+static double in_steps(const struct sim_meters *mt, double uw)
+{
+	double step_uw = mt->step_mw * 1000;
+
+	return step_uw > 0 ? round(uw / step_uw) * step_uw : uw;
+}
+
 /* The voltage of domain @k's OPP now, mV. */
 static double opp_mv(const struct plant *pl, size_t k)
 {
@@ -334,7 +343,7 @@ void sim_meters_step(struct sim_meters *mt, const struct plant *pl, double dt_s)
 		put_value(m->rapl_fd, fmod(m->energy_uj, SIM_METERS_ENERGY_RANGE_UJ + 1));
 		if (!sample)
 			continue;
-		put_value(m->power_fd, m->sample_j / mt->sample_s * 1e6 * noise(mt));
+		put_value(m->power_fd, in_steps(mt, m->sample_j / mt->sample_s * 1e6 * noise(mt)));
 		put_value(m->in_fd, opp_mv(pl, m->domain));
 		m->sample_j = 0;
 	}
@@ -346,6 +355,9 @@ void sim_meters_describe(const struct sim_meters *mt, char *buf, size_t size)
 {
 	if (!mt->n)
 		snprintf(buf, size, "none");
+	else if (mt->step_mw > 0)
+		snprintf(buf, size, "%s (hwmon%d), %d ms, noise %.1f %%, steps %.0f mW",
+			 SIM_METERS_HWMON_NAME, mt->hwmon, mt->period_ms, mt->noise_pct, mt->step_mw);
 	else
 		snprintf(buf, size, "%s (hwmon%d), %d ms, noise %.1f %%", SIM_METERS_HWMON_NAME,
 			 mt->hwmon, mt->period_ms, mt->noise_pct);

@@ -62,6 +62,8 @@ struct sim_meter {
  * @n: meters (0: none).
  * @period_ms: the hwmon power's sample period, simulated ms.
  * @noise_pct: the noise's standard deviation, % of the power.
+ * @step_mw: the hwmon power's resolution, mW: each reading rounded to a
+ *	multiple (a coarse rail monitor); 0 for none (to the µW).
  * @config: what the daemon is told.
  * @hwmon: the hwmon device's number.
  * @sample_s: the sample period so far, simulated s.
@@ -73,6 +75,7 @@ struct sim_meters {
 	struct sim_meter m[PLANT_MAX_DOMAINS];
 	int period_ms;
 	double noise_pct;
+	double step_mw;
 	enum sim_meter_config config;
 	int hwmon;
 	double sample_s;
@@ -84,12 +87,13 @@ struct sim_meters {
  * struct sim_meter_options - the command line's: @all gives every domain a
  * meter (labelled "vdd_" and its name) where the description gives none;
  * @period_ms and @noise_pct, when >= 0, replace the description's (-1:
- * keep); @config.
+ * keep); @step_mw (0: none); @config.
  */
 struct sim_meter_options {
 	bool all;
 	int period_ms;
 	double noise_pct;
+	double step_mw;
 	enum sim_meter_config config;
 };
 

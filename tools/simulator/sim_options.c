@@ -83,6 +83,8 @@ static void usage(FILE *out)
 		"      --meter-period-ms MS  how often powerN_input changes, the mean power\n"
 		"                          since (10 to 10000; default 1000); the energy\n"
 		"                          counters every step (10 ms)\n"
+		"      --meter-step-mw MW  powerN_input in steps of MW (1 to 1000; default: to\n"
+		"                          the uW), as a coarse rail monitor\n"
 		"      --meter-config KIND tell the daemon (a power_meter key per metered actor;\n"
 		"                          implies --meters): hwmon (by name and label),\n"
 		"                          power, energy or energy_uj (by path); default none:\n"
@@ -96,7 +98,16 @@ static void usage(FILE *out)
 		"                          tools/plot-trace uses for its time axis.  Unset,\n"
 		"                          the tree is removed when the run ends\n"
 		"  SIM_DAEMON_LOG_LEVEL    the daemon's --log-level (err ... debug) for its\n"
-		"                          powerallocd.log; unset, its configuration's\n");
+		"                          powerallocd.log; unset, its configuration's\n"
+		"  SIM_NETLINK_SHIM, SIM_FAULT_SHIM\n"
+		"                          the shims preloaded into the daemon: its thermal\n"
+		"                          netlink from the simulated kernel, on every run;\n"
+		"                          the calls failed by --fault sensor-eio and\n"
+		"                          cdev-vanish (default: the build's,\n"
+		"                          " SIM_NETLINK_SHIM_TARGET " and\n"
+		"                          " SIM_FAULT_SHIM_TARGET ").\n"
+		"                          A run whose shim does not load stops before the\n"
+		"                          daemon starts, with the ninja command that builds it\n");
 }
 
 /*
@@ -153,7 +164,7 @@ enum {
 	OPT_DIE_TAU = 256, OPT_CASE_TAU, OPT_DIE_SHARE, OPT_RESISTANCE, OPT_POWER_SCALE,
 	OPT_AMBIENT_STEP, OPT_SETTLED, OPT_SENSOR_STEP, OPT_SENSOR_NOISE, OPT_SEED,
 	OPT_SUSTAINABLE, OPT_NO_TRIP_EVENTS, OPT_METERS, OPT_METER_NOISE, OPT_METER_PERIOD,
-	OPT_METER_CONFIG, OPT_POWER_SCALE_DOMAIN,
+	OPT_METER_CONFIG, OPT_POWER_SCALE_DOMAIN, OPT_METER_STEP,
 };
 
 /* The meters' options. */
@@ -165,6 +176,7 @@ static int parse_meter_option(int c, const char *arg, struct sim_options *o)
 	switch (c) {
 	case OPT_METERS: m->all = true; return 0;
 	case OPT_METER_NOISE: return parse_number("meter-noise", arg, 0, 50, &m->noise_pct);
+	case OPT_METER_STEP: return parse_number("meter-step-mw", arg, 1, 1000, &m->step_mw);
 	case OPT_METER_PERIOD:
 		if (parse_number("meter-period-ms", arg, 10, 10000, &v) < 0)
 			return -1;
@@ -245,6 +257,7 @@ static const struct option longopts[] = {
 	{ "meters", no_argument, NULL, OPT_METERS },
 	{ "meter-noise", required_argument, NULL, OPT_METER_NOISE },
 	{ "meter-period-ms", required_argument, NULL, OPT_METER_PERIOD },
+	{ "meter-step-mw", required_argument, NULL, OPT_METER_STEP },
 	{ "meter-config", required_argument, NULL, OPT_METER_CONFIG },
 	{ 0 },
 };
