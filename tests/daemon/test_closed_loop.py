@@ -120,7 +120,8 @@ class ClosedLoop(unittest.TestCase):
         (74.13 against 75.13 °C, 0.98 against 0.03 °C mean error, in 60 s
         measured) and, 1 °C over it, about 1 °C higher (76.13 °C, 0.99 °C
         mean error), with the overshoot and error still measured against
-        control."""
+        control.  Half a degree is the margin: on a loaded 2-core machine late
+        periods raised the lower run's peak to 74.43 against 75.12 °C."""
         at_trip = simulate("steady", controller="step_wise")
         under = simulate("steady", controller="step_wise", trip_below_mc=1000)
         over = simulate("steady", controller="step_wise", trip_above_mc=1000)
@@ -128,11 +129,11 @@ class ClosedLoop(unittest.TestCase):
             self.assertEqual(s["returncode"], 0, s["output"])
             self.assertTrue(s["restored"], s["output"])
         self.assertIn("the daemon's control        74.00", under["output"])
-        self.assertLess(under["max"], at_trip["max"] - 0.7, under["output"])
+        self.assertLess(under["max"], at_trip["max"] - 0.5, under["output"])
         self.assertEqual(under["overshoot"], 0.0, under["output"])
         self.assertGreater(under["error"], at_trip["error"] + 0.5, under["output"])
         self.assertIn("the daemon's control        76.00", over["output"])
-        self.assertGreater(over["max"], at_trip["max"] + 0.7, over["output"])
+        self.assertGreater(over["max"], at_trip["max"] + 0.5, over["output"])
         self.assertGreater(over["overshoot"], 0.7, over["output"])
         self.assertGreater(over["error"], at_trip["error"] + 0.5, over["output"])
 
