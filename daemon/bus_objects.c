@@ -42,11 +42,12 @@ static int append_actor_path(sd_bus_message *reply, const struct actor *a)
 /* Actors: the zone's power actors; FallbackDevices: those on its step_wise fallback. */
 static int append_zone_actors(sd_bus_message *reply, const struct zone *z, bool fallback)
 {
-	size_t n = fallback ? z->n_fallback : z->n_actors;
+	size_t n = fallback ? z->setup.n_fallback : z->setup.n_actors;
 	int r = sd_bus_message_open_container(reply, 'a', "o");
 
 	for (size_t k = 0; r >= 0 && k < n; k++)
-		r = append_actor_path(reply, fallback ? z->fallback[k].actor : z->actors[k]);
+		r = append_actor_path(reply,
+				      fallback ? z->setup.fallback[k].actor : z->setup.actors[k]);
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -59,26 +60,26 @@ static int zone_property(sd_bus *bus, const char *path, const char *iface, const
 	(void)bus, (void)path, (void)iface, (void)error;
 	zone_sensor_name(z, sensor, sizeof(sensor));
 	if (strcmp(prop, "Name") == 0)
-		return sd_bus_message_append(reply, "s", z->name);
+		return sd_bus_message_append(reply, "s", z->setup.name);
 	if (strcmp(prop, "Sensor") == 0)
 		return sd_bus_message_append(reply, "s", sensor);
 	if (strcmp(prop, "Temperature") == 0)
 		return sd_bus_message_append(reply, "i", z->sensing.temp_mc);
 	if (strcmp(prop, "SwitchOnTemperature") == 0)
-		return sd_bus_message_append(reply, "i", z->switch_on_mc);
+		return sd_bus_message_append(reply, "i", z->setup.switch_on_mc);
 	if (strcmp(prop, "AlwaysOn") == 0)
-		return sd_bus_message_append(reply, "b", (int)z->always_on);
+		return sd_bus_message_append(reply, "b", (int)z->setup.always_on);
 	if (strcmp(prop, "ControlTemperature") == 0)
-		return sd_bus_message_append(reply, "i", z->control_mc);
+		return sd_bus_message_append(reply, "i", z->setup.control_mc);
 	if (strcmp(prop, "ControlMargin") == 0)	/* only the default controller aims under */
-		return sd_bus_message_append(reply, "u", z->pid.mode == PID_MODE_DEFAULT ?
-					     z->pid.fixes.control_margin_mc : 0);
+		return sd_bus_message_append(reply, "u", z->setup.pid.mode == PID_MODE_DEFAULT ?
+					     z->setup.pid.fixes.control_margin_mc : 0);
 	if (strcmp(prop, "PowerBudget") == 0)
 		return sd_bus_message_append(reply, "u", z->control.budget_mw);
 	if (strcmp(prop, "Active") == 0)
 		return sd_bus_message_append(reply, "b", (int)z->control.active);
 	if (strcmp(prop, "GivenUpTo") == 0)
-		return sd_bus_message_append(reply, "s", z->given_up_to);
+		return sd_bus_message_append(reply, "s", z->setup.given_up_to);
 	if (strcmp(prop, "LimitingReason") == 0)
 		return sd_bus_message_append(reply, "s", limit_reason_name(z->sensing.limit.shown));
 	if (strcmp(prop, "SensorFault") == 0)
@@ -103,7 +104,7 @@ static int zone_model_property(sd_bus *bus, const char *path, const char *iface,
 
 	(void)bus, (void)path, (void)iface, (void)error;
 	if (strcmp(prop, "SustainablePower") == 0)
-		return sd_bus_message_append(reply, "u", z->pid.sustainable_power_mw);
+		return sd_bus_message_append(reply, "u", z->setup.pid.sustainable_power_mw);
 	if (strcmp(prop, "SustainablePowerSource") == 0)
 		return sd_bus_message_append(reply, "s", zone_sp_source_name(z));
 	if (strcmp(prop, "SustainablePowerInUse") == 0)
@@ -129,7 +130,7 @@ static int method_get_headroom(sd_bus_message *m, void *userdata, sd_bus_error *
 		return r;
 	if (z->sensing.sensor_failed)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "zone %s: no temperature "
-					 "(its sensor failed)", z->name);
+					 "(its sensor failed)", z->setup.name);
 	return sd_bus_reply_method_return(m, "d", zone_headroom(z, forecast_s));
 }
 

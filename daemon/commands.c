@@ -37,7 +37,7 @@ struct pa_config *daemon_load_config(const struct options *opts)
 
 static void print_gains(const struct zone *z)
 {
-	const struct pid_params *p = &z->pid;
+	const struct pid_params *p = &z->setup.pid;
 	char target[48] = "";
 
 	if (p->mode == PID_MODE_DEFAULT)
@@ -47,7 +47,7 @@ static void print_gains(const struct zone *z)
 	/* Three lines, so that each fits 80 columns. */
 	printf("    controller %s, %s division, period %u ms\n", p->mode == PID_MODE_KERNEL ?
 	       "kernel" : p->mode == PID_MODE_STEP_WISE ? "step_wise (gains unused)" : "default",
-	       z->efficiency_division ? "efficiency" : "request", p->period_ms);
+	       z->setup.efficiency_division ? "efficiency" : "request", p->period_ms);
 	printf("    gains k_po %.1f k_pu %.1f k_i %.1f mW/°C, k_d %.3f\n",
 	       p->gains.k_po * 1000.0 / 1024, p->gains.k_pu * 1000.0 / 1024,
 	       p->gains.k_i * 1000.0 / 1024, p->gains.k_d / 1024.0);
@@ -120,27 +120,28 @@ static void print_zone_meter(const struct zone *z)
 {
 	uint64_t most_mw = 0;
 
-	if (!z->meter)
+	if (!z->setup.meter)
 		return;
-	for (size_t k = 0; k < z->n_actors; k++)
-		most_mw += z->actors[k]->max_mw;
+	for (size_t k = 0; k < z->setup.n_actors; k++)
+		most_mw += z->setup.actors[k]->max_mw;
 	printf("    board's power:\n");
-	print_meter(z->meter, most_mw < UINT32_MAX ? (uint32_t)most_mw : 0);
+	print_meter(z->setup.meter, most_mw < UINT32_MAX ? (uint32_t)most_mw : 0);
 }
 
 /* A combined sensor's inputs, as found: each thermal zone, its type and weight. */
 static void print_inputs(const struct zone *z)
 {
-	if (z->sensor_kind == SENSOR_ONE)
+	if (z->setup.sensor_kind == SENSOR_ONE)
 		return;
-	printf("    sensor %s of", sensor_kind_name(z->sensor_kind));
-	for (size_t k = 0; k < z->n_inputs; k++) {
-		printf("%s %s (thermal_zone%d", k ? "," : "", z->inputs[k].name, z->inputs[k].tz_id);
-		if (z->sensor_kind == SENSOR_SUM)
-			printf(", weight %g", z->inputs[k].weight);
+	printf("    sensor %s of", sensor_kind_name(z->setup.sensor_kind));
+	for (size_t k = 0; k < z->setup.n_inputs; k++) {
+		printf("%s %s (thermal_zone%d", k ? "," : "", z->setup.inputs[k].name,
+		       z->setup.inputs[k].tz_id);
+		if (z->setup.sensor_kind == SENSOR_SUM)
+			printf(", weight %g", z->setup.inputs[k].weight);
 		printf(")");
 	}
-	printf(", offset %d m°C\n", z->sensor_offset_mc);
+	printf(", offset %d m°C\n", z->setup.sensor_offset_mc);
 }
 
 /*
@@ -150,8 +151,8 @@ static void print_inputs(const struct zone *z)
 static const struct zone *shown_under(const struct engine *e, size_t i, const struct actor *a)
 {
 	for (size_t k = 0; k < i; k++)
-		for (size_t j = 0; j < e->zones[k].n_actors; j++)
-			if (e->zones[k].actors[j] == a)
+		for (size_t j = 0; j < e->zones[k].setup.n_actors; j++)
+			if (e->zones[k].setup.actors[j] == a)
 				return &e->zones[k];
 	return NULL;
 }
@@ -164,23 +165,25 @@ static void print_engine(const struct engine *e)
 
 		zone_sensor_name(z, sensor, sizeof(sensor));
 		printf("zone %s: %s, %s, control %d m°C\n    sustainable power %u mW (%s)\n",
-		       z->name, sensor, zone_switch_on_text(z, on, sizeof(on)),
-		       z->control_mc,
-		       z->pid.sustainable_power_mw, zone_sp_source_name(z));
+		       z->setup.name, sensor, zone_switch_on_text(z, on, sizeof(on)),
+		       z->setup.control_mc,
+		       z->setup.pid.sustainable_power_mw, zone_sp_source_name(z));
 		print_inputs(z);
 		print_zone_meter(z);
 		print_gains(z);
-		for (size_t k = 0; k < z->n_actors; k++) {
-			const struct zone *first = shown_under(e, i, z->actors[k]);
+		for (size_t k = 0; k < z->setup.n_actors; k++) {
+			const struct zone *first = shown_under(e, i, z->setup.actors[k]);
 
 			if (first)
-				printf("    actor %s (%s), as in zone %s above\n", z->actors[k]->name,
-				       actor_kind_name(z->actors[k]->kind), first->name);
+				printf("    actor %s (%s), as in zone %s above\n",
+				       z->setup.actors[k]->name,
+				       actor_kind_name(z->setup.actors[k]->kind),
+				       first->setup.name);
 			else
-				print_actor(z->actors[k]);
+				print_actor(z->setup.actors[k]);
 		}
-		for (size_t k = 0; k < z->n_fallback; k++)
-			print_fallback(&z->fallback[k]);
+		for (size_t k = 0; k < z->setup.n_fallback; k++)
+			print_fallback(&z->setup.fallback[k]);
 	}
 }
 
@@ -193,7 +196,7 @@ static void print_missing(const struct pa_config *c, const struct engine *e)
 		bool built = false;
 
 		for (size_t k = 0; k < e->n_zones && !built; k++)
-			built = strcmp(e->zones[k].name, c->zones[i].name) == 0;
+			built = strcmp(e->zones[k].setup.name, c->zones[i].name) == 0;
 		if (!built) {
 			fprintf(stderr, "%s%s", sep, c->zones[i].name);
 			sep = ", ";

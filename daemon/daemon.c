@@ -35,16 +35,18 @@ static void say_untripped_polls(const struct daemon *d)
 
 		if (!schedule_polls_untripped(&d->schedule, z))
 			continue;
-		snprintf(field, sizeof(field), "ZONE=%s", z->name);
-		if (z->tz_id >= 0)
-			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: switch-on %.2f °C is not a "
+		snprintf(field, sizeof(field), "ZONE=%s", z->setup.name);
+		if (z->setup.tz_id >= 0)
+			pa_log_fields(PA_LOG_NOTICE, fields,
+				      "zone %s: switch-on %.2f °C is not a "
 				      "trip of thermal_zone%d, so no kernel event says when it is "
-				      "crossed: read every %d ms while idle (idle_poll_ms = 0)", z->name,
-				      z->switch_on_mc / 1000.0, z->tz_id, SCHEDULE_NO_EVENTS_POLL_MS);
+				      "crossed: read every %d ms while idle (idle_poll_ms = 0)",
+				      z->setup.name, z->setup.switch_on_mc / 1000.0, z->setup.tz_id,
+				      SCHEDULE_NO_EVENTS_POLL_MS);
 		else
 			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: a combined sensor has no "
 				      "trips, so no kernel event says when it crosses switch-on: read "
-				      "every %d ms while idle (idle_poll_ms = 0)", z->name,
+				      "every %d ms while idle (idle_poll_ms = 0)", z->setup.name,
 				      SCHEDULE_NO_EVENTS_POLL_MS);
 	}
 }

@@ -195,7 +195,7 @@ void pa_log_zone(int priority, const struct zone *z, const char *fmt, ...)
 
 	if (!journal_enabled(priority))
 		return;
-	snprintf(zone, sizeof(zone), "ZONE=%s", z->name);
+	snprintf(zone, sizeof(zone), "ZONE=%s", z->setup.name);
 	snprintf(temp, sizeof(temp), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
 	snprintf(budget, sizeof(budget), "BUDGET_MW=%u", z->control.budget_mw);
 	va_start(ap, fmt);
@@ -211,7 +211,7 @@ void journal_cycle(const struct zone *z)
 
 	if (!journal_enabled(PA_LOG_DEBUG))
 		return;
-	snprintf(f[0], sizeof(f[0]), "ZONE=%s", z->name);
+	snprintf(f[0], sizeof(f[0]), "ZONE=%s", z->setup.name);
 	snprintf(f[1], sizeof(f[1]), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
 	snprintf(f[2], sizeof(f[2]), "BUDGET_MW=%u", z->control.budget_mw);
 	snprintf(f[3], sizeof(f[3]), "ERR_MC=%lld", (long long)o->err_mc);
@@ -223,12 +223,12 @@ void journal_cycle(const struct zone *z)
 		fields[i] = f[i];
 	fields[8] = NULL;
 	emit(PA_LOG_DEBUG, fields, z->control.active ? "period" : "period (below switch-on)");
-	for (size_t i = 0; i < z->n_actors; i++) {
-		const struct actor *a = z->actors[i];
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		const struct actor *a = z->setup.actors[i];
 		char g[7][80];
 		const char *afields[8];
 
-		snprintf(g[0], sizeof(g[0]), "ZONE=%s", z->name);
+		snprintf(g[0], sizeof(g[0]), "ZONE=%s", z->setup.name);
 		snprintf(g[1], sizeof(g[1]), "ACTOR=%s", a->name);
 		snprintf(g[2], sizeof(g[2]), "REQUESTED_MW=%u", z->control.request_mw[i]);
 		snprintf(g[3], sizeof(g[3]), "GRANTED_MW=%u", a->granted_mw);

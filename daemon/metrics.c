@@ -29,11 +29,14 @@ struct actor_family {
 };
 
 static double zone_temp(const struct zone *z) { return z->sensing.temp_mc / 1e3; }
-static double zone_switch_on(const struct zone *z) { return z->switch_on_mc / 1e3; }
-static double zone_control(const struct zone *z) { return z->control_mc / 1e3; }
+static double zone_switch_on(const struct zone *z) { return z->setup.switch_on_mc / 1e3; }
+static double zone_control(const struct zone *z) { return z->setup.control_mc / 1e3; }
 static double zone_active(const struct zone *z) { return z->control.active; }
 static double zone_budget(const struct zone *z) { return z->control.budget_mw / 1e3; }
-static double zone_sustainable(const struct zone *z) { return z->pid.sustainable_power_mw / 1e3; }
+static double zone_sustainable(const struct zone *z)
+{
+	return z->setup.pid.sustainable_power_mw / 1e3;
+}
 static double zone_learned(const struct zone *z)
 {
 	return thermal_model_sustainable_mw(&z->learning.model) / 1e3;
@@ -121,11 +124,11 @@ static void print_zones(FILE *f, const struct engine *e)
 
 	print_family(f, "powerallocd_zone_info", "gauge", "The zone's sensor and controller.");
 	for (size_t i = 0; i < e->n_zones; i++) {
-		snprintf(sensor, sizeof(sensor), "thermal_zone%d", e->zones[i].tz_id);
+		snprintf(sensor, sizeof(sensor), "thermal_zone%d", e->zones[i].setup.tz_id);
 		fputs("powerallocd_zone_info{", f);
-		print_label(f, true, "zone", e->zones[i].name);
+		print_label(f, true, "zone", e->zones[i].setup.name);
 		print_label(f, false, "sensor", sensor);
-		print_label(f, false, "controller", controller_name(e->zones[i].pid.mode));
+		print_label(f, false, "controller", controller_name(e->zones[i].setup.pid.mode));
 		fputs("} 1\n", f);
 	}
 	for (size_t k = 0; k < sizeof(zone_families) / sizeof(zone_families[0]); k++) {
@@ -134,7 +137,7 @@ static void print_zones(FILE *f, const struct engine *e)
 		print_family(f, fam->name, fam->type, fam->help);
 		for (size_t i = 0; i < e->n_zones; i++) {
 			fprintf(f, "%s{", fam->name);
-			print_label(f, true, "zone", e->zones[i].name);
+			print_label(f, true, "zone", e->zones[i].setup.name);
 			fprintf(f, "} %.12g\n", fam->value(&e->zones[i]));
 		}
 	}
@@ -147,7 +150,7 @@ static void print_zones(FILE *f, const struct engine *e)
 
 		for (size_t t = 0; t < 3; t++) {
 			fputs("powerallocd_zone_pid_term_watts{", f);
-			print_label(f, true, "zone", e->zones[i].name);
+			print_label(f, true, "zone", e->zones[i].setup.name);
 			print_label(f, false, "term", terms[t]);
 			fprintf(f, "} %.3f\n", mw[t] / 1e3);
 		}
@@ -155,7 +158,7 @@ static void print_zones(FILE *f, const struct engine *e)
 	print_family(f, "powerallocd_zone_limiting_reason", "gauge", "Why the zone holds its "
 		     "actors back: 1 for the reason shown, 0 for the others.");
 	for (size_t i = 0; i < e->n_zones; i++)
-		print_reasons(f, "powerallocd_zone_limiting_reason", "zone", e->zones[i].name,
+		print_reasons(f, "powerallocd_zone_limiting_reason", "zone", e->zones[i].setup.name,
 			      e->zones[i].sensing.limit.shown);
 }
 
@@ -166,16 +169,16 @@ static void print_actor_info(FILE *f, const struct engine *e, const struct actor
 		const struct zone *z = &e->zones[i];
 		bool serves = false;
 
-		for (size_t k = 0; k < z->n_actors; k++)
-			serves |= z->actors[k] == a;
-		for (size_t k = 0; k < z->n_fallback; k++)
-			serves |= z->fallback[k].actor == a;
+		for (size_t k = 0; k < z->setup.n_actors; k++)
+			serves |= z->setup.actors[k] == a;
+		for (size_t k = 0; k < z->setup.n_fallback; k++)
+			serves |= z->setup.fallback[k].actor == a;
 		if (!serves)
 			continue;
 		fputs("powerallocd_actor_info{", f);
 		print_label(f, true, "actor", a->name);
 		print_label(f, false, "kind", actor_kind_name(a->kind));
-		print_label(f, false, "zone", z->name);
+		print_label(f, false, "zone", z->setup.name);
 		fputs("} 1\n", f);
 	}
 }

@@ -20,7 +20,7 @@
 static bool name_taken(const struct engine *e, const struct zone *z)
 {
 	for (const struct zone *o = e->zones; o < z; o++)
-		if (strcmp(o->name, z->name) == 0)
+		if (strcmp(o->setup.name, z->setup.name) == 0)
 			return true;
 	return false;
 }
@@ -29,11 +29,11 @@ static bool name_taken(const struct engine *e, const struct zone *z)
 static int zone_path(const struct model_store *s, const struct engine *e, const struct zone *z,
 		     char *path)
 {
-	char key[sizeof(z->name) + 32], name[NAME_MAX + 1];
+	char key[sizeof(z->setup.name) + 32], name[NAME_MAX + 1];
 	int n;
 
-	snprintf(key, sizeof(key), name_taken(e, z) ? "%s@thermal_zone%d" : "%s", z->name,
-		 z->tz_id);
+	snprintf(key, sizeof(key), name_taken(e, z) ? "%s@thermal_zone%d" : "%s", z->setup.name,
+		 z->setup.tz_id);
 	if (model_record_file_name(key, name, sizeof(name)) < 0)
 		return -ENAMETOOLONG;
 	n = snprintf(path, PATH_MAX, "%s/%s", s->dir, name);
@@ -123,15 +123,15 @@ static int read_text(const char *path, char *text, size_t size)
 __attribute__((format(printf, 3, 4)))
 static void say(int priority, const struct zone *z, const char *fmt, ...)
 {
-	char field[sizeof(z->name) + 8], text[PATH_MAX + 256];
+	char field[sizeof(z->setup.name) + 8], text[PATH_MAX + 256];
 	const char *fields[] = { field, NULL };
 	va_list ap;
 
-	snprintf(field, sizeof(field), "ZONE=%s", z->name);
+	snprintf(field, sizeof(field), "ZONE=%s", z->setup.name);
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	pa_log_fields(priority, fields, "zone %s: %s", z->name, text);
+	pa_log_fields(priority, fields, "zone %s: %s", z->setup.name, text);
 }
 
 /* The saved model of @z is of no use: removed, said at @priority with @why. */
@@ -240,7 +240,7 @@ static int save_zone(const struct zone *z, const char *path)
 	int len, r;
 
 	model_record_of(z, &rec);
-	len = model_record_format(&rec, z->name, text, sizeof(text));
+	len = model_record_format(&rec, z->setup.name, text, sizeof(text));
 	if (len < 0)
 		return len;
 	if ((r = new_file_open(&nf, path, 0600)) < 0)

@@ -38,11 +38,11 @@ static void update_status(struct daemon *d)
 
 		if (z->control.active)
 			n = snprintf(status + len, sizeof(status) - len, "%s%s %.1f °C budget %u mW",
-				     i ? ", " : "", z->name, z->sensing.temp_mc / 1000.0,
+				     i ? ", " : "", z->setup.name, z->sensing.temp_mc / 1000.0,
 				     z->control.budget_mw);
 		else
 			n = snprintf(status + len, sizeof(status) - len, "%s%s idle", i ? ", " : "",
-				     z->name);
+				     z->setup.name);
 		len += n > 0 ? (size_t)n : 0;
 	}
 	if (strcmp(status, d->status) != 0) {

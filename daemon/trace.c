@@ -48,25 +48,29 @@ void trace_zone(struct trace *t, uint64_t time_ms, const struct zone *z, uint32_
 	 * the reasons, the caps; then the actor's meter and its table's calibration,
 	 * then its table's power (uncalibrated, beside the measured; 0 without a table).
 	 */
-	for (size_t i = 0; i < z->n_actors + z->n_fallback; i++) {
+	for (size_t i = 0; i < z->setup.n_actors + z->setup.n_fallback; i++) {
 		/* Power actors, then the devices on the step_wise fallback (0 mW). */
-		const struct actor *a = i < z->n_actors ? z->actors[i]
-							: z->fallback[i - z->n_actors].actor;
-		uint32_t req_mw = i < z->n_actors ? z->control.request_mw[i] : a->req_mw;
+		const struct actor *a = i < z->setup.n_actors
+						? z->setup.actors[i]
+						: z->setup.fallback[i - z->setup.n_actors].actor;
+		uint32_t req_mw = i < z->setup.n_actors ? z->control.request_mw[i] : a->req_mw;
 		struct meter_view_scale scale = meter_view_scale(a);
 		char measured[16] = "";	/* empty without a reading this period */
 
 		if (meter_view_state(a) == METER_VIEW_READING)
 			snprintf(measured, sizeof(measured), "%u", a->measured_mw);
-		fprintf(t->file, "%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
+		fprintf(t->file,
+			"%" PRIu64 ",%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%u,%s,%u,%u,%u,%u,%u,%lu,"
 			"%d,%d,%s,%d,%s,%s,%u,%u,%s,%.4f,%.3f,%u\n",
-			time_ms, z->name, z->sensing.temp_mc, z->control.active, (long long)o->err_mc,
-			(long long)o->err_integral_mc, (long long)o->p_mw, (long long)o->i_mw,
-			(long long)o->d_mw, z->control.budget_mw, a->name, a->load_pct, a->freq_khz, req_mw,
-			a->granted_mw, a->max_mw, a->state, z->switch_on_mc, z->control_mc, model,
-			pid_aim_mc(&z->control.pid_run, z->control_mc),
+			time_ms, z->setup.name, z->sensing.temp_mc, z->control.active,
+			(long long)o->err_mc, (long long)o->err_integral_mc, (long long)o->p_mw,
+			(long long)o->i_mw, (long long)o->d_mw, z->control.budget_mw, a->name,
+			a->load_pct, a->freq_khz, req_mw, a->granted_mw, a->max_mw, a->state,
+			z->setup.switch_on_mc, z->setup.control_mc, model,
+			pid_aim_mc(&z->control.pid_run, z->setup.control_mc),
 			limit_reason_name(z->sensing.limit.now), limit_reason_name(a->limit.now),
-			z->period.capped ? z->period.cap_mw : 0, power_limit_mw, measured, scale.scale, scale.confidence, meter_view_table_mw(a));
+			z->period.capped ? z->period.cap_mw : 0, power_limit_mw, measured,
+			scale.scale, scale.confidence, meter_view_table_mw(a));
 	}
 	/* A line-complete file at every period, so it can be followed while it grows. */
 	if (fflush(t->file) != 0) {

@@ -13,22 +13,27 @@ static void note_activity(struct zone_notes *n, const struct zone *z, uint64_t n
 	if (z->control.active) {
 		n->idle_since_us = 0;
 		/* Without a temperature the zone runs blind (logged by the library). */
-		if (!n->controlling && !z->sensing.sensor_failed && z->always_on)
-			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, one passive trip: no "
+		if (!n->controlling && !z->sensing.sensor_failed && z->setup.always_on)
+			pa_log_zone(PA_LOG_INFO, z,
+				    "zone %s: %.2f °C, one passive trip: no "
 				    "switch-on, controlling at every temperature as the kernel's "
-				    "power_allocator does", z->name, z->sensing.temp_mc / 1000.0);
+				    "power_allocator does",
+				    z->setup.name, z->sensing.temp_mc / 1000.0);
 		else if (!n->controlling && !z->sensing.sensor_failed)
 			pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, switch-on %.2f °C crossed; "
-				    "controlling", z->name, z->sensing.temp_mc / 1000.0,
-				    z->switch_on_mc / 1000.0);
+				    "controlling", z->setup.name, z->sensing.temp_mc / 1000.0,
+				    z->setup.switch_on_mc / 1000.0);
 		n->controlling |= !z->sensing.sensor_failed;
 		return;
 	}
 	if (!n->idle_since_us)
 		n->idle_since_us = now_us;
 	if (n->controlling && now_us - n->idle_since_us >= NOTES_RELEASE_QUIET_MS * USEC_PER_MSEC) {
-		pa_log_zone(PA_LOG_INFO, z, "zone %s: %.2f °C, below switch-on for %d s; limits "
-			    "released", z->name, z->sensing.temp_mc / 1000.0, NOTES_RELEASE_QUIET_MS / 1000);
+		pa_log_zone(PA_LOG_INFO, z,
+			    "zone %s: %.2f °C, below switch-on for %d s; limits "
+			    "released",
+			    z->setup.name, z->sensing.temp_mc / 1000.0,
+			    NOTES_RELEASE_QUIET_MS / 1000);
 		n->controlling = false;
 	}
 }
@@ -37,12 +42,13 @@ static void note_overshoot(struct zone_notes *n, const struct zone *z)
 {
 	if (z->sensing.sensor_failed)
 		return;
-	if (z->sensing.temp_mc <= z->control_mc) {
+	if (z->sensing.temp_mc <= z->setup.control_mc) {
 		n->over = false;
-	} else if (!n->over && z->sensing.temp_mc > z->control_mc + NOTES_OVER_MC) {
+	} else if (!n->over && z->sensing.temp_mc > z->setup.control_mc + NOTES_OVER_MC) {
 		pa_log_zone(PA_LOG_WARNING, z, "zone %s: %.2f °C, %.2f °C over control (%.2f °C)",
-			    z->name, z->sensing.temp_mc / 1000.0,
-			    (z->sensing.temp_mc - z->control_mc) / 1000.0, z->control_mc / 1000.0);
+			    z->setup.name, z->sensing.temp_mc / 1000.0,
+			    (z->sensing.temp_mc - z->setup.control_mc) / 1000.0,
+			    z->setup.control_mc / 1000.0);
 		n->over = true;
 	}
 }
@@ -52,8 +58,8 @@ static uint64_t lowest_sum_mw(const struct zone *z)
 {
 	uint64_t sum_mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		sum_mw += actor_lowest_mw(z->actors[i]);
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		sum_mw += actor_lowest_mw(z->setup.actors[i]);
 	return sum_mw;
 }
 
@@ -67,7 +73,7 @@ static uint64_t lowest_sum_mw(const struct zone *z)
  */
 static void say_lowest(const struct zone *z, size_t k)
 {
-	const struct actor *a = z->actors[k];
+	const struct actor *a = z->setup.actors[k];
 	uint64_t lowest_mw = lowest_sum_mw(z);
 	uint32_t draws_mw = actor_lowest_mw(a);
 
@@ -75,14 +81,14 @@ static void say_lowest(const struct zone *z, size_t k)
 		pa_log_zone(PA_LOG_NOTICE, z, "zone %s: %s has been at its lowest state (%lu) for "
 			    "%d s: the budget, %u mW, is under what the zone's actors draw at "
 			    "their lowest states, %llu mW; check sustainable_power and what else "
-			    "heats the zone", z->name, a->name, a->max_state,
+			    "heats the zone", z->setup.name, a->name, a->max_state,
 			    NOTES_LOWEST_MS / 1000, z->control.budget_mw,
 			    (unsigned long long)lowest_mw);
 	else if (z->control.grant_mw[k] < draws_mw)
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: %s has been at its lowest state (%lu) for "
 			    "%d s: its share of the budget, %u of %u mW, is under the %u mW it "
 			    "draws there; the division gives the zone's other actors more",
-			    z->name, a->name, a->max_state, NOTES_LOWEST_MS / 1000,
+			    z->setup.name, a->name, a->max_state, NOTES_LOWEST_MS / 1000,
 			    z->control.grant_mw[k], z->control.budget_mw, draws_mw);
 }
 
@@ -93,11 +99,11 @@ static void say_lowest(const struct zone *z, size_t k)
  */
 static void note_lowest(struct zone_notes *n, const struct zone *z, uint64_t now_us)
 {
-	for (size_t k = 0; k < z->n_actors; k++) {
-		const struct actor *a = z->actors[k];
+	for (size_t k = 0; k < z->setup.n_actors; k++) {
+		const struct actor *a = z->setup.actors[k];
 
 		if (!a->max_state || a->state < a->max_state || a->kind == ACTOR_COOLING_DEVICE ||
-		    z->pid.mode == PID_MODE_STEP_WISE) {
+		    z->setup.pid.mode == PID_MODE_STEP_WISE) {
 			n->lowest_since_us[k] = 0;
 			n->lowest_said[k] = false;
 			continue;
@@ -126,12 +132,14 @@ static void note_model(struct zone *z)
 
 	if (z->learning.model_departure_said || !zone_model_departs(z, &pct))
 		return;
-	pa_log_zone(PA_LOG_NOTICE, z, "zone %s: learned sustainable power %u mW departs from the "
+	pa_log_zone(PA_LOG_NOTICE, z,
+		    "zone %s: learned sustainable power %u mW departs from the "
 		    "%s %u mW by %+d %% (confidence %.2f, time constant %.0f s); the %s is "
-		    "probably wrong", z->name, thermal_model_sustainable_mw(&z->learning.model),
-		    zone_sp_source_adjective(z), z->pid.sustainable_power_mw, pct,
+		    "probably wrong",
+		    z->setup.name, thermal_model_sustainable_mw(&z->learning.model),
+		    zone_sp_source_adjective(z), z->setup.pid.sustainable_power_mw, pct,
 		    z->learning.model.est.confidence, z->learning.model.est.time_constant_s,
-		    wrong[z->sp_source]);
+		    wrong[z->setup.sp_source]);
 	z->learning.model_departure_said = true;
 }
 
@@ -146,20 +154,21 @@ static void note_tuning(struct zone_notes *n, const struct zone *z)
 	if (n->tuned)
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: tuned from its thermal model (confidence "
 			    "%.2f): sustainable power %u mW (%s %u mW), gain %.0f mW/°C",
-			    z->name, z->learning.model.est.confidence,
+			    z->setup.name, z->learning.model.est.confidence,
 			    z->control.pid_run.sustainable_power_mw, zone_sp_source_adjective(z),
-			    z->pid.sustainable_power_mw, g->k_pu * 1000.0 / 1024);
+			    z->setup.pid.sustainable_power_mw, g->k_pu * 1000.0 / 1024);
 	else if (zone_first_approach(z))
 		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
 			    "back to the first approach: the lowest power, %u mW, fed forward "
-			    "with the gains from the %s sustainable power %u mW", z->name,
+			    "with the gains from the %s sustainable power %u mW", z->setup.name,
 			    z->learning.model.est.confidence, zone_feed_forward_mw(z),
-			    zone_sp_source_adjective(z), z->pid.sustainable_power_mw);
+			    zone_sp_source_adjective(z), z->setup.pid.sustainable_power_mw);
 	else
-		pa_log_zone(PA_LOG_INFO, z, "zone %s: thermal model no longer confident (%.2f); "
+		pa_log_zone(PA_LOG_INFO, z,
+			    "zone %s: thermal model no longer confident (%.2f); "
 			    "back to the %s sustainable power %u mW and the gains from it",
-			    z->name, z->learning.model.est.confidence, zone_sp_source_adjective(z),
-			    z->pid.sustainable_power_mw);
+			    z->setup.name, z->learning.model.est.confidence,
+			    zone_sp_source_adjective(z), z->setup.pid.sustainable_power_mw);
 }
 
 /* The zone's limiting reason, when it is to be said (limit_log_due()): what its budget and requests are. */
@@ -171,10 +180,10 @@ static void note_reason(struct zone_notes *n, const struct zone *z, uint64_t now
 	n->reason = z->sensing.limit.shown;
 	if (!limit_log_due(&n->reason_log, n->reason, now_us))
 		return;
-	for (size_t i = 0; i < z->n_actors; i++)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
 		asked_mw += z->control.request_mw[i];
 	pa_log_zone(PA_LOG_INFO, z, "zone %s: limiting reason %s (was %s); %.2f °C, budget %u mW "
-		    "for %llu mW requested", z->name, limit_reason_name(n->reason),
+		    "for %llu mW requested", z->setup.name, limit_reason_name(n->reason),
 		    limit_reason_name(was), z->sensing.temp_mc / 1000.0, z->control.budget_mw,
 		    (unsigned long long)asked_mw);
 }

@@ -81,8 +81,8 @@ size_t engine_resume(struct engine *e, uint64_t now_us)
 		actor_break_scale(e->actors[i]);
 	}
 	for (size_t z = 0; z < e->n_zones; z++)
-		if (e->zones[z].meter)
-			power_meter_restart(e->zones[z].meter);
+		if (e->zones[z].setup.meter)
+			power_meter_restart(e->zones[z].setup.meter);
 	e->force_writes = true;
 	return n_read;
 }
@@ -100,17 +100,18 @@ static unsigned long step_floor(const struct engine *e, const struct actor *a, b
 	for (size_t z = 0; z < e->n_zones; z++) {
 		const struct zone *zone = &e->zones[z];
 
-		for (size_t i = 0; i < zone->n_actors && zone->pid.mode == PID_MODE_STEP_WISE; i++)
-			if (zone->actors[i] == a) {
+		for (size_t i = 0;
+		     i < zone->setup.n_actors && zone->setup.pid.mode == PID_MODE_STEP_WISE; i++)
+			if (zone->setup.actors[i] == a) {
 				*held = true;
 				if (zone->control.step_state[i] > floor)
 					floor = zone->control.step_state[i];
 			}
-		for (size_t i = 0; i < zone->n_fallback; i++)
-			if (zone->fallback[i].actor == a) {
+		for (size_t i = 0; i < zone->setup.n_fallback; i++)
+			if (zone->setup.fallback[i].actor == a) {
 				*held = true;
-				if (zone->fallback[i].state > floor)
-					floor = zone->fallback[i].state;
+				if (zone->setup.fallback[i].state > floor)
+					floor = zone->setup.fallback[i].state;
 			}
 	}
 	return floor;
@@ -129,11 +130,12 @@ static uint32_t restrictive_grant(const struct engine *e, const struct actor *a,
 	for (size_t z = 0; z < e->n_zones; z++) {
 		const struct zone *zone = &e->zones[z];
 
-		for (size_t i = 0; i < zone->n_actors; i++) {
-			if (zone->actors[i] != a)
+		for (size_t i = 0; i < zone->setup.n_actors; i++) {
+			if (zone->setup.actors[i] != a)
 				continue;
 			held = true;
-			if (zone->pid.mode != PID_MODE_DEFAULT || !zone->pid.fixes.dither_grants)
+			if (zone->setup.pid.mode != PID_MODE_DEFAULT ||
+			    !zone->setup.pid.fixes.dither_grants)
 				all_dither = false;
 			if (zone->control.grant_mw[i] < grant)
 				grant = zone->control.grant_mw[i];
@@ -195,7 +197,7 @@ int engine_cycle(struct engine *e, uint64_t now_us, const bool *due)
 		struct zone *zone = &e->zones[z];
 		bool have_temp;
 
-		if (zone->given_up_to[0])
+		if (zone->setup.given_up_to[0])
 			continue;	/* another governor has it */
 		zone_observe_power(zone, now_us);
 		if (due && !due[z])
@@ -241,12 +243,14 @@ int engine_restore(struct engine *e)
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 
-		if (!zone->original_policy[0])
+		if (!zone->setup.original_policy[0])
 			continue;
-		r = thermal_zone_set_policy(zone->tz_id, zone->original_policy);
+		r = thermal_zone_set_policy(zone->setup.tz_id, zone->setup.original_policy);
 		if (r < 0) {
-			pa_log(PA_LOG_ERR, THERMAL_CLASS_DIR "/thermal_zone%d/policy: cannot restore "
-			       "\"%s\": %s", zone->tz_id, zone->original_policy, strerror(-r));
+			pa_log(PA_LOG_ERR,
+			       THERMAL_CLASS_DIR "/thermal_zone%d/policy: cannot restore "
+						 "\"%s\": %s",
+			       zone->setup.tz_id, zone->setup.original_policy, strerror(-r));
 			if (!first_error)
 				first_error = r;
 		}
@@ -283,10 +287,11 @@ int engine_save(const struct engine *e, saved_value_fn fn, void *userdata)
 			return r;
 	}
 	for (size_t z = 0; z < e->n_zones; z++) {
-		if (!e->zones[z].original_policy[0])
+		if (!e->zones[z].setup.original_policy[0])
 			continue;
-		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy", e->zones[z].tz_id);
-		r = fn(userdata, path, e->zones[z].original_policy, "user_space");
+		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/policy",
+			    e->zones[z].setup.tz_id);
+		r = fn(userdata, path, e->zones[z].setup.original_policy, "user_space");
 		if (r < 0)
 			return r;
 	}

@@ -23,7 +23,8 @@ static struct actor *old_actor(const struct engine *old, const struct actor *a)
 long engine_zone_index(const struct engine *e, const struct zone *z)
 {
 	for (size_t i = 0; i < e->n_zones; i++)
-		if (e->zones[i].tz_id == z->tz_id && strcmp(e->zones[i].name, z->name) == 0)
+		if (e->zones[i].setup.tz_id == z->setup.tz_id &&
+		    strcmp(e->zones[i].setup.name, z->setup.name) == 0)
 			return (long)i;
 	return -1;
 }
@@ -31,8 +32,8 @@ long engine_zone_index(const struct engine *e, const struct zone *z)
 /* Index of @o's power actor for the device of @a, or -1. */
 static long old_index(const struct zone *o, const struct actor *a)
 {
-	for (size_t i = 0; i < o->n_actors; i++)
-		if (actor_same_device(o->actors[i], a))
+	for (size_t i = 0; i < o->setup.n_actors; i++)
+		if (actor_same_device(o->setup.actors[i], a))
 			return (long)i;
 	return -1;
 }
@@ -51,13 +52,14 @@ static void adopt_controller(struct zone *z, const struct zone *o)
 {
 	struct zone_control built = z->control;
 
-	if (z->pid.mode != o->pid.mode || z->switch_on_mc != o->switch_on_mc ||
-	    z->always_on != o->always_on || z->control_mc != o->control_mc)
+	if (z->setup.pid.mode != o->setup.pid.mode ||
+	    z->setup.switch_on_mc != o->setup.switch_on_mc ||
+	    z->setup.always_on != o->setup.always_on || z->setup.control_mc != o->setup.control_mc)
 		return;
 	z->control = o->control;
 	z->control.tuning.gains_fixed = built.tuning.gains_fixed;
 	for (size_t i = 0; i < ZONE_MAX_ACTORS; i++) {
-		long k = i < z->n_actors ? old_index(o, z->actors[i]) : -1;
+		long k = i < z->setup.n_actors ? old_index(o, z->setup.actors[i]) : -1;
 		const struct zone_control *from = k < 0 ? &built : &o->control;
 		size_t j = k < 0 ? i : (size_t)k;
 
@@ -70,11 +72,11 @@ static void adopt_controller(struct zone *z, const struct zone *o)
 /* The step_wise fallback's state per device, and the trips crossed while they are the same trips. */
 static void adopt_fallback(struct zone *z, const struct zone *o)
 {
-	for (size_t i = 0; i < z->n_fallback; i++) {
-		struct fallback_device *f = &z->fallback[i];
+	for (size_t i = 0; i < z->setup.n_fallback; i++) {
+		struct fallback_device *f = &z->setup.fallback[i];
 
-		for (size_t k = 0; k < o->n_fallback; k++) {
-			const struct fallback_device *of = &o->fallback[k];
+		for (size_t k = 0; k < o->setup.n_fallback; k++) {
+			const struct fallback_device *of = &o->setup.fallback[k];
 
 			if (!actor_same_device(of->actor, f->actor))
 				continue;
@@ -99,20 +101,22 @@ static void adopt_model(struct zone *z, const struct zone *o)
 
 	model_fingerprint_of(z, &now);
 	model_fingerprint_of(o, &before);
-	if (z->n_actors != o->n_actors || model_fingerprint_differs(&before, &now))
+	if (z->setup.n_actors != o->setup.n_actors || model_fingerprint_differs(&before, &now))
 		return;
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (old_index(o, z->actors[i]) < 0)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (old_index(o, z->setup.actors[i]) < 0)
 			return;
 	z->learning = o->learning;
-	z->learning.model_departure_said &= z->pid.sustainable_power_mw == o->pid.sustainable_power_mw;
+	z->learning.model_departure_said &=
+		z->setup.pid.sustainable_power_mw == o->setup.pid.sustainable_power_mw;
 }
 
 static void adopt_zone(struct zone *z, const struct zone *o)
 {
 	/* The governor found before the first takeover, not the user_space we set. */
-	if (z->original_policy[0] && o->original_policy[0])
-		memcpy(z->original_policy, o->original_policy, sizeof(z->original_policy));
+	if (z->setup.original_policy[0] && o->setup.original_policy[0])
+		memcpy(z->setup.original_policy, o->setup.original_policy,
+		       sizeof(z->setup.original_policy));
 	z->sensing = o->sensing;
 	zone_sensor_adopt(z, o);
 	adopt_fallback(z, o);
@@ -124,17 +128,18 @@ static void adopt_zone(struct zone *z, const struct zone *o)
 static const char *given_up_to(const struct engine *old, const struct zone *z)
 {
 	for (size_t i = 0; i < old->n_zones; i++)
-		if (old->zones[i].tz_id == z->tz_id && old->zones[i].given_up_to[0])
-			return old->zones[i].given_up_to;
+		if (old->zones[i].setup.tz_id == z->setup.tz_id &&
+		    old->zones[i].setup.given_up_to[0])
+			return old->zones[i].setup.given_up_to;
 	return NULL;
 }
 
 /* Building @z took over a zone given up to @policy: @policy is put back. */
 static void put_back_policy(const struct zone *z, const char *policy)
 {
-	if (z->original_policy[0] && thermal_zone_set_policy(z->tz_id, policy) < 0)
+	if (z->setup.original_policy[0] && thermal_zone_set_policy(z->setup.tz_id, policy) < 0)
 		pa_log(PA_LOG_ERR, "zone %s: cannot put back \"%s\" in thermal_zone%d/policy, "
-		       "which another program had set", z->name, policy, z->tz_id);
+		       "which another program had set", z->setup.name, policy, z->setup.tz_id);
 }
 
 void engine_put_back_given_up(const struct engine *e, const struct engine *old)

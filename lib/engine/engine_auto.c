@@ -30,18 +30,18 @@ static int control_trip(const struct thermal_zone_info *tz)
  */
 static bool auto_temps(const struct thermal_zone_info *tz, struct zone *z)
 {
-	size_t passive = build_passive_range(tz, &z->switch_on_mc, &z->control_mc);
+	size_t passive = build_passive_range(tz, &z->setup.switch_on_mc, &z->setup.control_mc);
 
 	if (passive == 0) {
 		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no passive trip (the control "
 		       "temperature); not controlled", tz->id, tz->type);
 		return false;
 	}
-	z->always_on = passive == 1;
-	if (!z->always_on && z->control_mc <= z->switch_on_mc) {
+	z->setup.always_on = passive == 1;
+	if (!z->setup.always_on && z->setup.control_mc <= z->setup.switch_on_mc) {
 		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): its first and last passive trips are "
 		       "both at %d m°C, no range to control in; not controlled", tz->id, tz->type,
-		       z->control_mc);
+		       z->setup.control_mc);
 		return false;
 	}
 	return true;
@@ -155,20 +155,20 @@ int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *
 	trip = control_trip(tz);
 	/* Named by its type, or by its directory where another zone has that type. */
 	if (thermal_count_zones(&b->thermal, tz->type) == 1)
-		snprintf(z->name, sizeof(z->name), "%s", tz->type);
+		snprintf(z->setup.name, sizeof(z->setup.name), "%s", tz->type);
 	else
-		snprintf(z->name, sizeof(z->name), "thermal_zone%d", tz->id);
-	z->tz_id = tz->id;
-	z->sensor_kind = SENSOR_ONE;
-	z->n_inputs = 1;
-	z->inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
+		snprintf(z->setup.name, sizeof(z->setup.name), "thermal_zone%d", tz->id);
+	z->setup.tz_id = tz->id;
+	z->setup.sensor_kind = SENSOR_ONE;
+	z->setup.n_inputs = 1;
+	z->setup.inputs[0] = (struct sensor_input){ .tz_id = tz->id, .weight = 1.0,
 					      .attr = SYSFS_ATTR_INIT };
-	snprintf(z->inputs[0].name, sizeof(z->inputs[0].name), "%s", tz->type);
+	snprintf(z->setup.inputs[0].name, sizeof(z->setup.inputs[0].name), "%s", tz->type);
 	if (build_is_x86_package_zone(tz))
 		return build_x86_package_zone(b, tz, z);
 	if (!auto_temps(tz, z))
 		return -EINVAL;
-	if (!build_offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
+	if (!build_offers_user_space(tz, z->setup.name, PA_LOG_WARNING, "not controlled"))
 		return -EOPNOTSUPP;
 	for (size_t i = 0; i < tz->n_bindings; i++)
 		if (tz->bindings[i].trip == trip)
@@ -189,16 +189,16 @@ int build_auto_zone(struct build *b, struct thermal_zone_info *tz, struct zone *
 			return -ENODEV;
 		}
 	}
-	if (z->n_actors == 0 && unmodelled_devices(b, tz, trip, devices, sizeof(devices))) {
+	if (z->setup.n_actors == 0 && unmodelled_devices(b, tz, trip, devices, sizeof(devices))) {
 		say_unmodelled(b, tz, trip, devices);
 		return -ENODEV;
 	}
-	if (z->n_actors == 0) {
+	if (z->setup.n_actors == 0) {
 		pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): no cpufreq or devfreq cooling device is "
 		       "bound to its control trip (trip %d); not controlled", tz->id, tz->type, trip);
 		return -ENODEV;
 	}
-	if (z->always_on && !thermal_zone_sustainable_power(tz)) {
+	if (z->setup.always_on && !thermal_zone_sustainable_power(tz)) {
 		say_no_sustainable_power(tz, trip);
 		return -ENODEV;
 	}

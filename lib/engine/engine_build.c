@@ -47,12 +47,12 @@ static int open_load(struct engine *e)
 
 int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 {
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->actors[i] == a)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (z->setup.actors[i] == a)
 			return 0;
-	if (z->n_actors == ZONE_MAX_ACTORS)
+	if (z->setup.n_actors == ZONE_MAX_ACTORS)
 		return -E2BIG;
-	z->actors[z->n_actors++] = a;
+	z->setup.actors[z->setup.n_actors++] = a;
 	a->weight_q10 = weight_q10 > DIVVY_MAX_WEIGHT ? DIVVY_MAX_WEIGHT : weight_q10;
 	return 0;
 }
@@ -64,14 +64,17 @@ int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
  */
 static void limit_control_margin(struct zone *z)
 {
-	uint32_t half_mc = pid_control_margin_limit_mc(z->switch_on_mc, z->control_mc);
+	uint32_t half_mc = pid_control_margin_limit_mc(z->setup.switch_on_mc, z->setup.control_mc);
 
-	if (z->pid.mode != PID_MODE_DEFAULT || z->pid.fixes.control_margin_mc <= half_mc)
+	if (z->setup.pid.mode != PID_MODE_DEFAULT ||
+	    z->setup.pid.fixes.control_margin_mc <= half_mc)
 		return;
-	pa_log(PA_LOG_WARNING, "zone %s: control_margin %u m°C is more than half of control - "
-	       "switch-on (%d m°C); using %u m°C", z->name, z->pid.fixes.control_margin_mc,
-	       z->control_mc - z->switch_on_mc, half_mc);
-	z->pid.fixes.control_margin_mc = half_mc;
+	pa_log(PA_LOG_WARNING,
+	       "zone %s: control_margin %u m°C is more than half of control - "
+	       "switch-on (%d m°C); using %u m°C",
+	       z->setup.name, z->setup.pid.fixes.control_margin_mc,
+	       z->setup.control_mc - z->setup.switch_on_mc, half_mc);
+	z->setup.pid.fixes.control_margin_mc = half_mc;
 }
 
 /* The gains the configuration sets replace the rule's, and keep the model's off them. */
@@ -98,27 +101,28 @@ static void set_configured_gains(struct pid_params *pp, const struct zone_config
 static void setup_controller(struct zone *z, const struct thermal_zone_info *tz,
 			     const struct zone_config *zc)
 {
-	struct pid_params *pp = &z->pid;
+	struct pid_params *pp = &z->setup.pid;
 	/* Read only when the config gives none: an ACPI zone's read fails (EIO). */
 	uint32_t sysfs_mw = zc && zc->sustainable_power_mw ? 0 :
 			    tz ? thermal_zone_sustainable_power(tz) : 0;
 
 	pp->mode = zc ? zc->controller : PID_MODE_DEFAULT;
-	z->efficiency_division = zc ? zc->efficiency_division : true;
+	z->setup.efficiency_division = zc ? zc->efficiency_division : true;
 	pp->period_ms = zc ? zc->period_ms : 100;
 	if (zc && zc->sustainable_power_mw) {
 		pp->sustainable_power_mw = zc->sustainable_power_mw;
-		z->sp_source = SP_FROM_CONFIG;
-	} else if (!zc && z->sp_source == SP_FROM_RAPL) {
+		z->setup.sp_source = SP_FROM_CONFIG;
+	} else if (!zc && z->setup.sp_source == SP_FROM_RAPL) {
 		/* An x86 package's RAPL limit, set by engine_x86.c. */
 	} else if (sysfs_mw) {
 		pp->sustainable_power_mw = sysfs_mw;
-		z->sp_source = SP_FROM_SYSFS;
+		z->setup.sp_source = SP_FROM_SYSFS;
 	} else {
 		pp->sustainable_power_mw = zone_estimate_sustainable_power(z);
-		z->sp_source = SP_ESTIMATED;
+		z->setup.sp_source = SP_ESTIMATED;
 	}
-	pid_default_gains(pp->sustainable_power_mw, z->switch_on_mc, z->control_mc, &pp->gains);
+	pid_default_gains(pp->sustainable_power_mw, z->setup.switch_on_mc, z->setup.control_mc,
+			  &pp->gains);
 	pid_default_fixes(&pp->fixes);
 	if (zc)
 		pp->fixes = zc->fixes;
@@ -141,19 +145,20 @@ static int take_over(struct zone *z, const struct thermal_zone_info *tz)
 {
 	int r;
 
-	snprintf(z->original_policy, sizeof(z->original_policy), "%s", tz->policy);
-	for (z->n_bound = 0; z->n_bound < tz->n_bindings; z->n_bound++)
-		z->bound_cdev[z->n_bound] = tz->bindings[z->n_bound].cdev_id;
+	snprintf(z->setup.original_policy, sizeof(z->setup.original_policy), "%s", tz->policy);
+	for (z->setup.n_bound = 0; z->setup.n_bound < tz->n_bindings; z->setup.n_bound++)
+		z->setup.bound_cdev[z->setup.n_bound] = tz->bindings[z->setup.n_bound].cdev_id;
 	if (sysfs_read_only()) {
-		z->original_policy[0] = '\0';	/* discovery only: nothing taken over */
+		z->setup.original_policy[0] = '\0';	/* discovery only: nothing taken over */
 	} else if ((r = thermal_zone_set_policy(tz->id, "user_space")) < 0) {
-		pa_log(PA_LOG_ERR, "zone %s: cannot set thermal_zone%d/policy to user_space: %s; "
-		       "zone skipped: its policy stays %s", z->name, tz->id, sysfs_strerror(r),
-		       tz->policy);
-		z->original_policy[0] = '\0';
+		pa_log(PA_LOG_ERR,
+		       "zone %s: cannot set thermal_zone%d/policy to user_space: %s; "
+		       "zone skipped: its policy stays %s",
+		       z->setup.name, tz->id, sysfs_strerror(r), tz->policy);
+		z->setup.original_policy[0] = '\0';
 		return r;
-	} else if (thermal_zone_open_policy(tz->id, &z->policy) == 0) {
-		z->policy_open = true;	/* else not watched: another writer goes unseen */
+	} else if (thermal_zone_open_policy(tz->id, &z->setup.policy) == 0) {
+		z->setup.policy_open = true;	/* else not watched: another writer goes unseen */
 	}
 	return 0;
 }
@@ -173,29 +178,33 @@ int build_finish_zone(struct build *b, struct zone *z, const struct thermal_zone
 	/* What its thermal model is learnt on: the zone's type, or what a combined sensor reads
 	 * (its description, cut to the field). */
 	type = tz ? tz->type : sensor;
-	len = strnlen(type, sizeof(z->sensor_type) - 1);
-	memcpy(z->sensor_type, type, len);
-	z->sensor_type[len] = '\0';
-	for (size_t i = 0; i < z->n_actors; i++)
-		actor_sample(z->actors[i], &s);
+	len = strnlen(type, sizeof(z->setup.sensor_type) - 1);
+	memcpy(z->setup.sensor_type, type, len);
+	z->setup.sensor_type[len] = '\0';
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		actor_sample(z->setup.actors[i], &s);
 	setup_controller(z, tz, zc);
 	if (build_check_power(z, zc) < 0) {
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}
-	thermal_model_init(&z->learning.model, z->pid.period_ms, z->control_mc, z->pid.sustainable_power_mw);
-	z->switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->switch_on_mc);
+	thermal_model_init(&z->learning.model, z->setup.pid.period_ms, z->setup.control_mc,
+			   z->setup.pid.sustainable_power_mw);
+	z->setup.switch_on_trip = tz && thermal_zone_has_trip_at(tz, z->setup.switch_on_mc);
 	if (tz && (r = take_over(z, tz)) < 0)
 		return r;
 	if (tz && (!zc || zc->step_wise_fallback))
 		build_add_fallback_devices(b, z, tz);
-	pa_log(PA_LOG_INFO, "zone %s: %s (%s), %s, control %d m°C, sustainable power %u mW "
-	       "(%s), %zu %s, %zu on the step_wise fallback, %s controller", z->name, sensor,
-	       tz ? tz->type : "combined", zone_switch_on_text(z, on, sizeof(on)), z->control_mc,
-	       z->pid.sustainable_power_mw, zone_sp_source_name(z), z->n_actors,
-	       plural(z->n_actors, "actor", "actors"), z->n_fallback,
-	       z->pid.mode == PID_MODE_KERNEL ? "kernel" :
-	       z->pid.mode == PID_MODE_STEP_WISE ? "step_wise" : "default");
+	pa_log(PA_LOG_INFO,
+	       "zone %s: %s (%s), %s, control %d m°C, sustainable power %u mW "
+	       "(%s), %zu %s, %zu on the step_wise fallback, %s controller",
+	       z->setup.name, sensor, tz ? tz->type : "combined",
+	       zone_switch_on_text(z, on, sizeof(on)), z->setup.control_mc,
+	       z->setup.pid.sustainable_power_mw, zone_sp_source_name(z), z->setup.n_actors,
+	       plural(z->setup.n_actors, "actor", "actors"), z->setup.n_fallback,
+	       z->setup.pid.mode == PID_MODE_KERNEL	 ? "kernel"
+	       : z->setup.pid.mode == PID_MODE_STEP_WISE ? "step_wise"
+							 : "default");
 	zone_sensor_start(z);
 	return 0;
 }
@@ -285,10 +294,10 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 		b->e->n_missing++;
 	}
 	if (refused.n) {
-		say_refused(zc, &refused, z->n_actors);
+		say_refused(zc, &refused, z->setup.n_actors);
 		return -ENODEV;
 	}
-	if (z->n_actors == 0) {
+	if (z->setup.n_actors == 0) {
 		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",
 		       zc->name);
 		return -ENODEV;
@@ -331,8 +340,8 @@ static int find_inputs(struct build *b, const struct zone_config *zc, struct zon
 	const struct sensor_config *sc = &zc->sensor;
 	char list[INVENTORY_TEXT_MAX];
 
-	z->sensor_kind = sc->kind;
-	z->sensor_offset_mc = sc->offset_mc;
+	z->setup.sensor_kind = sc->kind;
+	z->setup.sensor_offset_mc = sc->offset_mc;
 	for (size_t i = 0; i < sc->n_inputs; i++) {
 		struct thermal_zone_info *in = thermal_find_zone(&b->thermal, sc->input[i]);
 
@@ -351,17 +360,18 @@ static int find_inputs(struct build *b, const struct zone_config *zc, struct zon
 			       "skipped", zc->name, sc->input[i], in->id);
 			return -EINVAL;
 		}
-		z->inputs[i] = (struct sensor_input){ .tz_id = in->id, .weight = sc->weight[i],
-						      .attr = SYSFS_ATTR_INIT };
-		snprintf(z->inputs[i].name, sizeof(z->inputs[i].name), "%s", in->type);
-		z->n_inputs = i + 1;
+		z->setup.inputs[i] = (struct sensor_input){ .tz_id = in->id,
+							    .weight = sc->weight[i],
+							    .attr = SYSFS_ATTR_INIT };
+		snprintf(z->setup.inputs[i].name, sizeof(z->setup.inputs[i].name), "%s", in->type);
+		z->setup.n_inputs = i + 1;
 		*tz = in;
 	}
 	if (sc->kind != SENSOR_ONE)
 		*tz = NULL;
 	if (*tz)
 		thermal_zone_load(*tz);
-	z->tz_id = *tz ? (*tz)->id : -1;
+	z->setup.tz_id = *tz ? (*tz)->id : -1;
 	return 0;
 }
 
@@ -378,17 +388,17 @@ static int zone_temps(struct zone *z, const struct zone_config *zc,
 	size_t passive = from_trips ? build_passive_range(tz, &on, &control) :
 			 tz ? thermal_passive_range(tz, &on, &control) : 0;
 
-	z->always_on = !zc->has_switch_on_temp && passive == 1;
-	z->switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
-	z->control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
+	z->setup.always_on = !zc->has_switch_on_temp && passive == 1;
+	z->setup.switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
+	z->setup.control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
 	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive == 0) {
 		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has no passive trip; set control_temp "
-		       "and switch_on_temp; zone skipped", zc->name, z->tz_id);
+		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id);
 		return -EINVAL;
 	}
-	if (!z->always_on && z->control_mc <= z->switch_on_mc) {
+	if (!z->setup.always_on && z->setup.control_mc <= z->setup.switch_on_mc) {
 		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
-		       "skipped", zc->name, z->control_mc, z->switch_on_mc);
+		       "skipped", zc->name, z->setup.control_mc, z->setup.switch_on_mc);
 		return -EINVAL;
 	}
 	return 0;
@@ -400,7 +410,7 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 	int r;
 
 	memset(z, 0, sizeof(*z));
-	snprintf(z->name, sizeof(z->name), "%s", zc->name);
+	snprintf(z->setup.name, sizeof(z->setup.name), "%s", zc->name);
 	if ((r = find_inputs(b, zc, z, &tz)) < 0)
 		return r;
 	if (tz && !build_offers_user_space(tz, zc->name, PA_LOG_ERR, "zone skipped")) {

@@ -20,8 +20,8 @@ static unsigned int holders(const struct engine *e, const struct actor *a)
 	unsigned int n = 0;
 
 	for (size_t z = 0; z < e->n_zones; z++)
-		for (size_t i = 0; i < e->zones[z].n_actors; i++)
-			n += e->zones[z].actors[i] == a;
+		for (size_t i = 0; i < e->zones[z].setup.n_actors; i++)
+			n += e->zones[z].setup.actors[i] == a;
 	return n ? n : 1;
 }
 
@@ -35,12 +35,12 @@ static void zone_demand(const struct engine *e, const struct zone *z, uint64_t *
 			uint64_t *max_mw, uint64_t *floor_mw)
 {
 	*req_mw = *max_mw = *floor_mw = 0;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		unsigned int n = holders(e, z->actors[i]);
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		unsigned int n = holders(e, z->setup.actors[i]);
 
 		*req_mw += z->control.request_mw[i] / n;
-		*max_mw += z->actors[i]->max_mw / n;
-		*floor_mw += actor_lowest_mw(z->actors[i]) / n;
+		*max_mw += z->setup.actors[i]->max_mw / n;
+		*floor_mw += actor_lowest_mw(z->setup.actors[i]) / n;
 	}
 }
 

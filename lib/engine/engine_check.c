@@ -55,10 +55,10 @@ static bool zone_power_range(const struct zone *z, bool complete, uint64_t *min_
 	bool known = complete;
 
 	*min_mw = *max_mw = 0;
-	for (size_t i = 0; i < z->n_actors; i++) {
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
 		uint64_t lo, hi;
 
-		known = actor_power_range(z->actors[i], &lo, &hi) && known;
+		known = actor_power_range(z->setup.actors[i], &lo, &hi) && known;
 		*min_mw += lo;
 		*max_mw += hi;
 	}
@@ -71,24 +71,24 @@ static void actor_list(char *buf, size_t size, const struct zone *z, bool highes
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < z->n_actors && len < size; i++) {
+	for (size_t i = 0; i < z->setup.n_actors && len < size; i++) {
 		uint64_t lo, hi;
 
 		if (i == CHECK_LIST_ACTORS) {
-			snprintf(buf + len, size - len, " and %zu more", z->n_actors - i);
+			snprintf(buf + len, size - len, " and %zu more", z->setup.n_actors - i);
 			return;
 		}
-		actor_power_range(z->actors[i], &lo, &hi);
+		actor_power_range(z->setup.actors[i], &lo, &hi);
 		len += (size_t)snprintf(buf + len, size - len, "%s%s %" PRIu64 " mW", i ? ", " : "",
-					z->actors[i]->name, highest ? hi : lo);
+					z->setup.actors[i]->name, highest ? hi : lo);
 	}
 }
 
 /* Whether an actor of @z limits CPUs (whose power counts each CPU). */
 static bool limits_cpus(const struct zone *z)
 {
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (cpumask_weight(&z->actors[i]->cpus))
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (cpumask_weight(&z->setup.actors[i]->cpus))
 			return true;
 	return false;
 }
@@ -138,13 +138,13 @@ static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, ui
 	watts_hint(hint, sizeof(hint), below && !estimated ? sp_mw : 0, min_mw, max_mw, max_known);
 	pa_log(refuse ? PA_LOG_ERR : PA_LOG_WARNING, "zone %s: %s %" PRIu32 " mW is "
 	       "%s %s%s its actors draw together (%" PRIu64 " mW: %s): at control_temp the budget "
-	       "would %s, and k_po %s %.1f mW/°C%s; %s %s%s", z->name,
+	       "would %s, and k_po %s %.1f mW/°C%s; %s %s%s", z->setup.name,
 	       estimated ? "the estimated sustainable power (its actors' lowest power together)" :
 	       "sustainable_power", sp_mw, above ? "more than" : "less than",
 	       refuse ? (above ? "ten times " : "a tenth of ") : "",
 	       above ? "the most" : "the least", above ? max_mw : min_mw, list,
 	       above ? "limit none of them" : "hold them all at their lowest state",
-	       refuse ? "would be" : "is", z->pid.gains.k_po * 1000.0 / 1024, hint,
+	       refuse ? "would be" : "is", z->setup.pid.gains.k_po * 1000.0 / 1024, hint,
 	       !refuse ? "this zone's range is" : estimated ? "its range is" : "give", range,
 	       !refuse ? "" : estimated ? ": set sustainable_power, or give power tables that "
 	       "rise with frequency; zone skipped" : ", or leave it out for the default; zone "
@@ -155,17 +155,18 @@ static int check_range(const struct zone *z, uint32_t sp_mw, uint64_t min_mw, ui
 int build_check_power(const struct zone *z, const struct zone_config *zc)
 {
 	uint64_t min_mw, max_mw;
-	bool max_known = zone_power_range(z, !zc || z->n_actors == zc->n_actors, &min_mw, &max_mw);
-	const struct pid_params *pp = &z->pid;
+	bool max_known =
+		zone_power_range(z, !zc || z->setup.n_actors == zc->n_actors, &min_mw, &max_mw);
+	const struct pid_params *pp = &z->setup.pid;
 	bool k_po_zero, k_pu_zero;
 	int64_t span_mc;
 	uint64_t need_mw;
 
 	if (pp->mode == PID_MODE_STEP_WISE)
 		return 0;	/* no budget: neither is used */
-	if ((z->sp_source == SP_FROM_CONFIG || z->sp_source == SP_ESTIMATED) &&
+	if ((z->setup.sp_source == SP_FROM_CONFIG || z->setup.sp_source == SP_ESTIMATED) &&
 	    check_range(z, pp->sustainable_power_mw, min_mw, max_mw, max_known,
-			z->sp_source == SP_ESTIMATED) < 0)
+			z->setup.sp_source == SP_ESTIMATED) < 0)
 		return -EINVAL;
 	if (!zc)
 		return 0;	/* the gains of an automatic zone are the kernel's rule */
@@ -174,13 +175,13 @@ int build_check_power(const struct zone *z, const struct zone_config *zc)
 	if (!k_po_zero && !k_pu_zero)
 		return 0;
 	/* k_po = sp * 1024 / span and k_pu twice that, in 1/1024 mW per m°C (pid_default_gains()). */
-	span_mc = z->control_mc - z->switch_on_mc;
+	span_mc = z->setup.control_mc - z->setup.switch_on_mc;
 	need_mw = ((uint64_t)span_mc + (k_po_zero ? 1023 : 2047)) / (k_po_zero ? 1024 : 2048);
 	pa_log(PA_LOG_ERR, "zone %s: the %s sustainable power %" PRIu32 " mW over the %" PRId64
 	       " m°C from switch-on to control gives k_po %.1f and k_pu %.1f mW/°C (under %" PRIu64
 	       " mW over this span they round to zero): the controller would not answer the "
 	       "temperature; set sustainable_power (%" PRIu64 " mW or more), a control_temp nearer "
-	       "switch_on_temp, or k_po and k_pu; zone skipped", z->name,
+	       "switch_on_temp, or k_po and k_pu; zone skipped", z->setup.name,
 	       zone_sp_source_adjective(z), pp->sustainable_power_mw, span_mc,
 	       pp->gains.k_po * 1000.0 / 1024, pp->gains.k_pu * 1000.0 / 1024, need_mw,
 	       need_mw > min_mw ? need_mw : min_mw);

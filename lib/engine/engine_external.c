@@ -56,11 +56,11 @@ static bool held_by_controlled_zone(const struct engine *e, const struct actor *
 	for (size_t z = 0; z < e->n_zones; z++) {
 		const struct zone *zone = &e->zones[z];
 
-		for (size_t i = 0; i < zone->n_actors && !zone->given_up_to[0]; i++)
-			if (zone->actors[i] == a)
+		for (size_t i = 0; i < zone->setup.n_actors && !zone->setup.given_up_to[0]; i++)
+			if (zone->setup.actors[i] == a)
 				return true;
-		for (size_t i = 0; i < zone->n_fallback && !zone->given_up_to[0]; i++)
-			if (zone->fallback[i].actor == a)
+		for (size_t i = 0; i < zone->setup.n_fallback && !zone->setup.given_up_to[0]; i++)
+			if (zone->setup.fallback[i].actor == a)
 				return true;
 	}
 	return false;
@@ -83,40 +83,42 @@ void engine_give_up_zone(struct engine *e, struct zone *z, const char *policy, b
 {
 	size_t released = 0;
 
-	snprintf(z->given_up_to, sizeof(z->given_up_to), "%s", policy);
-	z->original_policy[0] = '\0';	/* theirs now: not put back at stop */
+	snprintf(z->setup.given_up_to, sizeof(z->setup.given_up_to), "%s", policy);
+	z->setup.original_policy[0] = '\0';	/* theirs now: not put back at stop */
 	z->control.active = z->period.cap_limited = false;
 	z->control.budget_mw = 0;
 	/* Its grants and states hold nothing back of a device another zone shares. */
-	for (size_t i = 0; i < z->n_actors; i++) {
-		z->control.grant_mw[i] = z->actors[i]->max_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		z->control.grant_mw[i] = z->setup.actors[i]->max_mw;
 		z->control.step_state[i] = 0;
 	}
-	for (size_t i = 0; i < z->n_fallback; i++)
-		z->fallback[i].state = 0;
-	for (size_t i = 0; i < z->n_actors; i++)
-		released += release_actor(e, z->actors[i]);
-	for (size_t i = 0; i < z->n_fallback; i++)
-		released += release_actor(e, z->fallback[i].actor);
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		z->setup.fallback[i].state = 0;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		released += release_actor(e, z->setup.actors[i]);
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		released += release_actor(e, z->setup.fallback[i].actor);
 	engine_note_given_up_bound(e, z);	/* those still held: the kernel writes them too */
 	if (say)
-		pa_log(PA_LOG_WARNING, "zone %s: another program set thermal_zone%d/policy to "
+		pa_log(PA_LOG_WARNING,
+		       "zone %s: another program set thermal_zone%d/policy to "
 		       "\"%s\": the zone is given up to it, not fought over; %zu of its %zu devices "
 		       "put back as they were found (the others serve zones still controlled); "
-		       "not controlled again until powerallocd restarts", z->name, z->tz_id,
-		       policy, released, z->n_actors + z->n_fallback);
+		       "not controlled again until powerallocd restarts",
+		       z->setup.name, z->setup.tz_id, policy, released,
+		       z->setup.n_actors + z->setup.n_fallback);
 }
 
 /* A zone whose policy another writer changed from user_space is given up. */
 static void check_policies(struct engine *e)
 {
-	char policy[sizeof(e->zones[0].given_up_to)];
+	char policy[sizeof(e->zones[0].setup.given_up_to)];
 
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 
-		if (!zone->policy_open || zone->given_up_to[0] ||
-		    thermal_zone_read_policy(&zone->policy, policy, sizeof(policy)) < 0 ||
+		if (!zone->setup.policy_open || zone->setup.given_up_to[0] ||
+		    thermal_zone_read_policy(&zone->setup.policy, policy, sizeof(policy)) < 0 ||
 		    !policy[0] || strcmp(policy, "user_space") == 0)
 			continue;
 		engine_give_up_zone(e, zone, policy, true);
@@ -127,9 +129,9 @@ void engine_zone_close(struct zone *z)
 {
 	zone_sensor_close(z);
 	engine_zone_free_meter(z);
-	if (z->policy_open)
-		sysfs_attr_close(&z->policy);
-	z->policy_open = false;
+	if (z->setup.policy_open)
+		sysfs_attr_close(&z->setup.policy);
+	z->setup.policy_open = false;
 }
 
 void engine_check_writes(struct engine *e, uint64_t now_us)

@@ -30,17 +30,18 @@ static struct fallback_device *fallback_for(struct build *b, struct zone *z,
 		b->unusable_fallback[b->n_unusable_fallback++] = cdev->id;
 	if (!a || a->kind != ACTOR_COOLING_DEVICE)
 		return NULL;	/* its cur_state could not be opened (logged with the file) */
-	for (size_t i = 0; i < z->n_fallback; i++)
-		if (z->fallback[i].actor == a)
-			return &z->fallback[i];
-	if (z->n_fallback == ZONE_MAX_FALLBACK) {
-		pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d devices on the "
-		       "step_wise fallback; this one is left alone", z->name, cdev->id, cdev->type,
-		       ZONE_MAX_FALLBACK);
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		if (z->setup.fallback[i].actor == a)
+			return &z->setup.fallback[i];
+	if (z->setup.n_fallback == ZONE_MAX_FALLBACK) {
+		pa_log(PA_LOG_WARNING,
+		       "zone %s: cooling_device%d (%s): more than %d devices on the "
+		       "step_wise fallback; this one is left alone",
+		       z->setup.name, cdev->id, cdev->type, ZONE_MAX_FALLBACK);
 		return NULL;
 	}
-	z->fallback[z->n_fallback].actor = a;
-	return &z->fallback[z->n_fallback++];
+	z->setup.fallback[z->setup.n_fallback].actor = a;
+	return &z->setup.fallback[z->setup.n_fallback++];
 }
 
 void build_add_fallback_devices(struct build *b, struct zone *z,
@@ -58,7 +59,7 @@ void build_add_fallback_devices(struct build *b, struct zone *z,
 		f = fallback_for(b, z, cdev);
 		if (f && fallback_add_trip(f, trip->temp_mc, trip->hyst_mc) < 0)
 			pa_log(PA_LOG_WARNING, "zone %s: cooling_device%d (%s): more than %d trips; "
-			       "the step_wise fallback ignores trip %d", z->name, cdev->id,
+			       "the step_wise fallback ignores trip %d", z->setup.name, cdev->id,
 			       cdev->type, FALLBACK_MAX_TRIPS, bd->trip);
 	}
 }

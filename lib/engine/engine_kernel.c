@@ -24,8 +24,8 @@ static bool kernel_governs(const struct thermal_zone_info *tz)
 static bool controlled(const struct engine *e, int tz_id)
 {
 	for (size_t z = 0; z < e->n_zones; z++)
-		if (e->zones[z].tz_id == tz_id && e->zones[z].original_policy[0] &&
-		    !e->zones[z].given_up_to[0])
+		if (e->zones[z].setup.tz_id == tz_id && e->zones[z].setup.original_policy[0] &&
+		    !e->zones[z].setup.given_up_to[0])
 			return true;
 	return false;
 }
@@ -53,8 +53,8 @@ void build_note_kernel_bound(struct build *b)
 
 void engine_note_given_up_bound(struct engine *e, const struct zone *z)
 {
-	for (size_t k = 0; k < z->n_bound; k++)
-		mark_bound(e, z->bound_cdev[k], z->tz_id);
+	for (size_t k = 0; k < z->setup.n_bound; k++)
+		mark_bound(e, z->setup.bound_cdev[k], z->setup.tz_id);
 }
 
 bool engine_leave_to_kernel(struct actor *a, const struct external_found *f)

@@ -13,7 +13,7 @@
  */
 static uint32_t holdable_mw(const struct zone *z, size_t i)
 {
-	uint32_t max_mw = z->actors[i]->max_mw;
+	uint32_t max_mw = z->setup.actors[i]->max_mw;
 
 	return z->control.request_mw[i] < max_mw ? z->control.request_mw[i] : max_mw;
 }
@@ -26,11 +26,11 @@ static uint32_t holdable_mw(const struct zone *z, size_t i)
  */
 static bool holds_back(const struct zone *z)
 {
-	bool step_wise = z->pid.mode == PID_MODE_STEP_WISE;
+	bool step_wise = z->setup.pid.mode == PID_MODE_STEP_WISE;
 	bool budgeted = z->period.cap_limited || (!step_wise && z->control.active);
 	uint64_t asked_mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++) {
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
 		if ((step_wise && z->control.step_state[i]) || (budgeted && zone_holds_saturated(z, i)))
 			return true;
 		asked_mw += holdable_mw(z, i);
@@ -48,8 +48,8 @@ static bool zone_released(const struct zone *z)
 {
 	if (z->period.cap_limited)
 		return false;
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->control.step_state[i] || z->control.grant_mw[i] < z->actors[i]->max_mw)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (z->control.step_state[i] || z->control.grant_mw[i] < z->setup.actors[i]->max_mw)
 			return false;
 	return true;
 }
@@ -66,15 +66,15 @@ static bool actor_released(const struct actor *a)
 
 enum limit_reason zone_limit_reason(const struct zone *z)
 {
-	bool all_lowest = z->n_actors > 0;
+	bool all_lowest = z->setup.n_actors > 0;
 
 	if (!holds_back(z))
 		return LIMIT_NONE;
 	if (z->sensing.sensor_failed)
 		return LIMIT_SENSOR_FAULT;
-	for (size_t i = 0; i < z->n_actors; i++)
-		all_lowest &= actor_at_lowest(z->actors[i]);
-	if (all_lowest && z->sensing.temp_mc > z->control_mc)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		all_lowest &= actor_at_lowest(z->setup.actors[i]);
+	if (all_lowest && z->sensing.temp_mc > z->setup.control_mc)
 		return LIMIT_LOWEST_STATE;
 	return z->period.cap_limited ? LIMIT_POWER_LIMIT : LIMIT_TEMPERATURE;
 }
@@ -93,7 +93,8 @@ static enum limit_reason held_by(const struct zone *z, const struct actor *a, bo
 	/* A fallback device of a zone that holds no actor, or held by the cap. */
 	if (r == LIMIT_NONE || r == LIMIT_LOWEST_STATE || (fallback && r == LIMIT_POWER_LIMIT))
 		r = LIMIT_TEMPERATURE;
-	if (!fallback && r != LIMIT_SENSOR_FAULT && actor_at_lowest(a) && z->sensing.temp_mc > z->control_mc)
+	if (!fallback && r != LIMIT_SENSOR_FAULT && actor_at_lowest(a) &&
+	    z->sensing.temp_mc > z->setup.control_mc)
 		return LIMIT_LOWEST_STATE;
 	return r;
 }
@@ -105,17 +106,19 @@ static enum limit_reason actor_limit_reason(const struct engine *e, const struct
 	for (size_t k = 0; k < e->n_zones; k++) {
 		const struct zone *z = &e->zones[k];
 
-		for (size_t i = 0; i < z->n_actors; i++) {
-			bool held = z->pid.mode == PID_MODE_STEP_WISE ? z->control.step_state[i] > 0 :
-				    z->control.grant_mw[i] < holdable_mw(z, i) || zone_holds_saturated(z, i);
+		for (size_t i = 0; i < z->setup.n_actors; i++) {
+			bool held = z->setup.pid.mode == PID_MODE_STEP_WISE
+					    ? z->control.step_state[i] > 0
+					    : z->control.grant_mw[i] < holdable_mw(z, i) ||
+						      zone_holds_saturated(z, i);
 
-			if (z->actors[i] != a || z->sensing.limit.now == LIMIT_NONE || !held)
+			if (z->setup.actors[i] != a || z->sensing.limit.now == LIMIT_NONE || !held)
 				continue;
 			if ((r = held_by(z, a, false)) > worst)
 				worst = r;
 		}
-		for (size_t i = 0; i < z->n_fallback; i++)
-			if (z->fallback[i].actor == a && z->fallback[i].state > 0 &&
+		for (size_t i = 0; i < z->setup.n_fallback; i++)
+			if (z->setup.fallback[i].actor == a && z->setup.fallback[i].state > 0 &&
 			    (r = held_by(z, a, true)) > worst)
 				worst = r;
 	}

@@ -94,16 +94,16 @@ void build_open_zone_meter(struct build *b, const struct zone_config *zc, struct
 	if (!meter_configured(&zc->meter))
 		return;
 	snprintf(who, sizeof(who), "zone %s", zc->name);
-	z->meter = open_meter(b->e, &zc->meter, who);
+	z->setup.meter = open_meter(b->e, &zc->meter, who);
 }
 
 void engine_zone_free_meter(struct zone *z)
 {
-	if (z->meter) {
-		power_meter_close(z->meter);
-		free(z->meter);
+	if (z->setup.meter) {
+		power_meter_close(z->setup.meter);
+		free(z->setup.meter);
 	}
-	z->meter = NULL;
+	z->setup.meter = NULL;
 	z->period.measured_valid = false;
 }
 
@@ -114,26 +114,26 @@ static void read_zone_meter(struct zone *z, uint64_t now_us)
 	uint32_t mw = 0;
 	int r;
 
-	for (size_t k = 0; k < z->n_actors; k++) {
-		most_mw += z->actors[k]->max_mw;
-		model_mw += z->actors[k]->model_mw;
+	for (size_t k = 0; k < z->setup.n_actors; k++) {
+		most_mw += z->setup.actors[k]->max_mw;
+		model_mw += z->setup.actors[k]->model_mw;
 	}
 	most_mw *= METER_JUMP_FACTOR;
-	z->meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
+	z->setup.meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
 	/* Its actors' modelled power together: whether the board's meter should move. */
-	r = power_meter_read(z->meter, now_us, model_mw < UINT32_MAX ? (uint32_t)model_mw : UINT32_MAX,
-			     &mw);
+	r = power_meter_read(z->setup.meter, now_us,
+			     model_mw < UINT32_MAX ? (uint32_t)model_mw : UINT32_MAX, &mw);
 	z->period.measured_valid = r == 1;
 	z->period.measured_mw = r == 1 ? mw : z->period.measured_mw;
 	if (r >= 0)
 		return;
 	if (-r == METER_UNREADABLE || -r == METER_VANISHED)
 		pa_log(PA_LOG_WARNING, "zone %s: power meter %s %s (%s); dropped until a reload, "
-		       "going on from the power table", z->name, z->meter->name,
-		       meter_fault_name((enum meter_fault)-r), strerror(z->meter->error));
+		       "going on from the power table", z->setup.name, z->setup.meter->name,
+		       meter_fault_name((enum meter_fault)-r), strerror(z->setup.meter->error));
 	else
 		pa_log(PA_LOG_WARNING, "zone %s: power meter %s %s; dropped until a reload, going "
-		       "on from the power table", z->name, z->meter->name,
+		       "on from the power table", z->setup.name, z->setup.meter->name,
 		       meter_fault_name((enum meter_fault)-r));
 	engine_zone_free_meter(z);
 }
@@ -143,14 +143,14 @@ void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 
-		if (zone->given_up_to[0] || (due && !due[z]) || !zone->control.active) {
+		if (zone->setup.given_up_to[0] || (due && !due[z]) || !zone->control.active) {
 			zone->period.measured_valid = false;
 			continue;
 		}
-		if (zone->meter)
+		if (zone->setup.meter)
 			read_zone_meter(zone, now_us);
-		for (size_t k = 0; k < zone->n_actors; k++)
-			actor_read_meter(zone->actors[k], now_us);
+		for (size_t k = 0; k < zone->setup.n_actors; k++)
+			actor_read_meter(zone->setup.actors[k], now_us);
 	}
 	/* An actor no active zone read this period has no reading for it. */
 	for (size_t i = 0; i < e->n_actors; i++) {

@@ -61,20 +61,24 @@ int build_check_control_temp(struct build *b, const struct zone_config *zc,
 
 	if (!zc->has_control_temp || !tz)
 		return 0;
-	if (limit && z->control_mc >= limit->temp_mc) {
-		pa_log(PA_LOG_ERR, "zone %s: control_temp %d m°C is at or above the %s trip of "
+	if (limit && z->setup.control_mc >= limit->temp_mc) {
+		pa_log(PA_LOG_ERR,
+		       "zone %s: control_temp %d m°C is at or above the %s trip of "
 		       "thermal_zone%d (%s) (trip %u, %d m°C), where %s: the zone would never be "
-		       "held at it; give a control_temp under %d m°C; zone skipped", z->name,
-		       z->control_mc, trip_type_name(limit->type), tz->id, tz->type, limit->index,
-		       limit->temp_mc, kernel_action(limit->type), limit->temp_mc);
+		       "held at it; give a control_temp under %d m°C; zone skipped",
+		       z->setup.name, z->setup.control_mc, trip_type_name(limit->type), tz->id,
+		       tz->type, limit->index, limit->temp_mc, kernel_action(limit->type),
+		       limit->temp_mc);
 		b->e->n_refused++;	/* only a change to the config fixes it */
 		return -EINVAL;
 	}
 	/* 0 is an unset trip (x86_pkg_temp's until thermald writes one): no firmware's ask. */
-	if (passive && passive->temp_mc > 0 && z->control_mc > passive->temp_mc)
-		pa_log(PA_LOG_WARNING, "zone %s: control_temp %d m°C is above the highest passive "
+	if (passive && passive->temp_mc > 0 && z->setup.control_mc > passive->temp_mc)
+		pa_log(PA_LOG_WARNING,
+		       "zone %s: control_temp %d m°C is above the highest passive "
 		       "trip of thermal_zone%d (%s) (trip %u, %d m°C), where its firmware has the "
-		       "kernel throttle: the zone is held hotter than its firmware asks", z->name,
-		       z->control_mc, tz->id, tz->type, passive->index, passive->temp_mc);
+		       "kernel throttle: the zone is held hotter than its firmware asks",
+		       z->setup.name, z->setup.control_mc, tz->id, tz->type, passive->index,
+		       passive->temp_mc);
 	return 0;
 }

@@ -118,8 +118,8 @@ static bool temps_from_trips(const struct thermal_zone_info *tz, int32_t tjmax_m
 		return false;
 	if (n_passive >= 2 && n_set == n_passive && thermal_passive_range(tz, &on, &control) &&
 	    on < control && control < tjmax_mc) {
-		z->switch_on_mc = on;
-		z->control_mc = control;
+		z->setup.switch_on_mc = on;
+		z->setup.control_mc = control;
 		return true;
 	}
 	pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): %zu of its %zu passive trips set, not a "
@@ -171,7 +171,7 @@ int build_x86_package_zone(struct build *b, struct thermal_zone_info *tz, struct
 		       tz->id, tz->type, tz->id);
 		return -ENODEV;
 	}
-	if (!build_offers_user_space(tz, z->name, PA_LOG_WARNING, "not controlled"))
+	if (!build_offers_user_space(tz, z->setup.name, PA_LOG_WARNING, "not controlled"))
 		return -EOPNOTSUPP;
 	snprintf(rapl.want, sizeof(rapl.want), "package-%d", package);
 	sysfs_list_dir(POWERCAP_CLASS_DIR, visit_powercap, &rapl);
@@ -180,20 +180,24 @@ int build_x86_package_zone(struct build *b, struct thermal_zone_info *tz, struct
 	tjmax_mc = package_tjmax(tz, package, &tj_from);
 	from_trips = temps_from_trips(tz, tjmax_mc, z);
 	if (!from_trips) {
-		z->control_mc = tjmax_mc - X86_CONTROL_UNDER_TJMAX_MC;
-		z->switch_on_mc = z->control_mc - X86_SWITCH_ON_UNDER_CONTROL_MC;
+		z->setup.control_mc = tjmax_mc - X86_CONTROL_UNDER_TJMAX_MC;
+		z->setup.switch_on_mc = z->setup.control_mc - X86_SWITCH_ON_UNDER_CONTROL_MC;
 	}
 	/* What the firmware lets the package draw for long (at most its TDP, RAPL's
 	 * constraint_0_max_power_uw) is what it found the cooling sustains. */
-	z->pid.sustainable_power_mw = z->actors[0]->max_mw;
-	if (z->pid.sustainable_power_mw)
-		z->sp_source = SP_FROM_RAPL;
-	pa_log(PA_LOG_NOTICE, "thermal_zone%d (%s): package %d, TjMax %.1f °C (%s); switch-on "
+	z->setup.pid.sustainable_power_mw = z->setup.actors[0]->max_mw;
+	if (z->setup.pid.sustainable_power_mw)
+		z->setup.sp_source = SP_FROM_RAPL;
+	pa_log(PA_LOG_NOTICE,
+	       "thermal_zone%d (%s): package %d, TjMax %.1f °C (%s); switch-on "
 	       "%.1f °C, control %.1f °C (%s); actor %s (%s), sustainable power %u mW (%s)",
-	       tz->id, tz->type, package, tjmax_mc / 1000.0, tj_from, z->switch_on_mc / 1000.0,
-	       z->control_mc / 1000.0, from_trips ? "its passive trips" : "20 and 10 °C under "
-	       "TjMax", rapl.zone, rapl.want, z->pid.sustainable_power_mw,
-	       z->sp_source == SP_FROM_RAPL ? "its long-term limit, at most its TDP" :
-	       "none readable: estimated");
+	       tz->id, tz->type, package, tjmax_mc / 1000.0, tj_from,
+	       z->setup.switch_on_mc / 1000.0, z->setup.control_mc / 1000.0,
+	       from_trips ? "its passive trips"
+			  : "20 and 10 °C under "
+			    "TjMax",
+	       rapl.zone, rapl.want, z->setup.pid.sustainable_power_mw,
+	       z->setup.sp_source == SP_FROM_RAPL ? "its long-term limit, at most its TDP"
+						  : "none readable: estimated");
 	return build_finish_zone(b, z, tz, NULL);
 }

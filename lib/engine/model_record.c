@@ -85,15 +85,15 @@ void model_fingerprint_of(const struct zone *z, struct model_fingerprint *fp)
 	uint64_t actors = 0, tables = 0;
 
 	memset(fp, 0, sizeof(*fp));
-	snprintf(fp->sensor_type, sizeof(fp->sensor_type), "%s", z->sensor_type);
-	for (size_t i = 0; i < z->n_actors; i++) {
-		actors += actor_hash(z->actors[i]);
-		tables += table_hash(z->actors[i]);
+	snprintf(fp->sensor_type, sizeof(fp->sensor_type), "%s", z->setup.sensor_type);
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		actors += actor_hash(z->setup.actors[i]);
+		tables += table_hash(z->setup.actors[i]);
 	}
-	fp->actors = fnv_u32(fnv(FNV_OFFSET, &actors, sizeof(actors)), (uint32_t)z->n_actors);
+	fp->actors = fnv_u32(fnv(FNV_OFFSET, &actors, sizeof(actors)), (uint32_t)z->setup.n_actors);
 	fp->power_tables = fnv(FNV_OFFSET, &tables, sizeof(tables));
-	fp->control_mc = z->control_mc;
-	fp->period_ms = z->pid.period_ms;
+	fp->control_mc = z->setup.control_mc;
+	fp->period_ms = z->setup.pid.period_ms;
 }
 
 const char *model_fingerprint_differs(const struct model_fingerprint *saved,
@@ -118,8 +118,8 @@ void model_record_of(const struct zone *z, struct model_record *r)
 	model_fingerprint_of(z, &r->fp);
 	thermal_model_export(&z->learning.model, &r->state);
 	r->est = z->learning.model.est;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		const struct actor *a = z->actors[i];
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		const struct actor *a = z->setup.actors[i];
 
 		if (!a->calibrating || a->power_scale.sums.weight <= 0)
 			continue;
@@ -132,8 +132,8 @@ size_t model_record_resume_scales(struct zone *z, const struct model_record *r)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++) {
-		struct actor *a = z->actors[i];
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		struct actor *a = z->setup.actors[i];
 
 		if (!a->calibrating || a->power_scale.sums.weight > 0)
 			continue;	/* none, or learnt already (an actor another zone resumed) */

@@ -24,7 +24,7 @@ struct zone_fields {
 
 static const char *const *zone_fields(const struct zone *z, struct zone_fields *f)
 {
-	snprintf(f->zone, sizeof(f->zone), "ZONE=%s", z->name);
+	snprintf(f->zone, sizeof(f->zone), "ZONE=%s", z->setup.name);
 	snprintf(f->temp, sizeof(f->temp), "TEMPERATURE_MC=%d", z->sensing.temp_mc);
 	f->list[0] = f->zone;
 	f->list[1] = f->temp;
@@ -35,8 +35,8 @@ static const char *const *zone_fields(const struct zone *z, struct zone_fields *
 /* For messages: a single sensor by its file, a combined one by its inputs. */
 static const char *sensor_words(const struct zone *z, char *buf, size_t size)
 {
-	if (z->sensor_kind == SENSOR_ONE)
-		return z->inputs[0].attr.path;
+	if (z->setup.sensor_kind == SENSOR_ONE)
+		return z->setup.inputs[0].attr.path;
 	zone_sensor_name(z, buf, size);
 	return buf;
 }
@@ -59,8 +59,8 @@ static void say_fault(struct zone *z, int r, const char *why, uint64_t now_us)
 		snprintf(unsaid_words, sizeof(unsaid_words), " (and %" PRIu32 " spikes since the last "
 			 "one said, not said: one is said at most every %u min)", unsaid, SPIKE_QUIET_MS / 60000);
 	if (say) {
-		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current "
-			      "limits%s", z->name, sensor_words(z, sensor, sizeof(sensor)), why,
+		pa_log_fields(PA_LOG_ERR, fields, "zone %s: %s: %s; holding the current limits%s",
+			      z->setup.name, sensor_words(z, sensor, sizeof(sensor)), why,
 			      unsaid_words);
 		z->sensing.fault_said = true;
 	}
@@ -73,7 +73,7 @@ int zone_read_temp(struct zone *z, uint64_t now_us)
 	char sensor[SYSFS_PATH_MAX], why[256];
 	int64_t temp = 0;
 	int r = zone_sensor_read(z, &temp);
-	bool no_input = r < 0 && z->sensor_kind != SENSOR_ONE;
+	bool no_input = r < 0 && z->setup.sensor_kind != SENSOR_ONE;
 
 	r = zone_sensor_judge(z, r, temp, why, sizeof(why));
 	if (r < 0) {
@@ -88,8 +88,9 @@ int zone_read_temp(struct zone *z, uint64_t now_us)
 	z->sensing.reading_sane = true;
 	z->sensing.temp_mc = (int32_t)temp;
 	if (z->sensing.sensor_failed && z->sensing.fault_said)
-		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f), "zone %s: %s reads again (%lld m°C)",
-			      z->name, sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
+		pa_log_fields(PA_LOG_NOTICE, zone_fields(z, &f),
+			      "zone %s: %s reads again (%lld m°C)", z->setup.name,
+			      sensor_words(z, sensor, sizeof(sensor)), (long long)temp);
 	z->sensing.sensor_failed = false;
 	z->sensing.fault_said = false;
 	return 0;
@@ -101,10 +102,10 @@ int zone_read_temp(struct zone *z, uint64_t now_us)
  */
 static bool divides_by_request(const struct zone *z)
 {
-	if (!z->efficiency_division)
+	if (!z->setup.efficiency_division)
 		return true;
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (!z->actors[i]->table.n)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (!z->setup.actors[i]->table.n)
 			return true;
 	return false;
 }
@@ -122,8 +123,8 @@ static uint32_t request_of(const struct zone *z, const struct actor *a)
 	unsigned int saturated = a->saturated < a->n_cpus ? a->saturated : a->n_cpus;
 	uint64_t req;
 
-	if (z->pid.mode != PID_MODE_DEFAULT || !z->pid.fixes.saturated_request || !saturated ||
-	    !divides_by_request(z))
+	if (z->setup.pid.mode != PID_MODE_DEFAULT || !z->setup.pid.fixes.saturated_request ||
+	    !saturated || !divides_by_request(z))
 		return a->req_mw;
 	req = a->req_mw + (uint64_t)power_table_step_up_mw(&a->table, a->freq_khz) * saturated;
 	return req > UINT32_MAX ? UINT32_MAX : (uint32_t)req;
@@ -133,8 +134,8 @@ static uint32_t request_of(const struct zone *z, const struct actor *a)
 static void gather(struct zone *z, struct divvy_actor *d, uint32_t *max_mw, uint32_t *min_mw)
 {
 	*max_mw = *min_mw = 0;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		const struct actor *a = z->actors[i];
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		const struct actor *a = z->setup.actors[i];
 
 		z->control.request_mw[i] = request_of(z, a);
 		d[i].req_mw = z->control.request_mw[i];
@@ -173,7 +174,7 @@ static void divide_by_efficiency(const void *ctx, const size_t *idx, size_t n,
 	struct eff_actor e[ZONE_MAX_ACTORS];
 
 	for (size_t j = 0; j < n; j++) {
-		const struct actor *a = z->actors[idx[j]];
+		const struct actor *a = z->setup.actors[idx[j]];
 
 		e[j] = (struct eff_actor){ .table = &a->table, .n_cpus = a->n_cpus ? a->n_cpus : 1,
 					   .demand = demand_of(a), .capacity = a->capacity,
@@ -194,13 +195,14 @@ static void fill_opps(struct zone *z)
 	const struct power_table *tables[ZONE_MAX_ACTORS];
 	uint32_t load_pct[ZONE_MAX_ACTORS];
 
-	if (z->pid.mode == PID_MODE_DEFAULT && z->pid.fixes.dither_grants)
+	if (z->setup.pid.mode == PID_MODE_DEFAULT && z->setup.pid.fixes.dither_grants)
 		return;
-	for (size_t i = 0; i < z->n_actors; i++) {
-		tables[i] = &z->actors[i]->table;
-		load_pct[i] = z->actors[i]->load_pct;
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
+		tables[i] = &z->setup.actors[i]->table;
+		load_pct[i] = z->setup.actors[i]->load_pct;
 	}
-	floors_fill_opps(tables, load_pct, z->n_actors, z->control.budget_mw, z->control.grant_mw);
+	floors_fill_opps(tables, load_pct, z->setup.n_actors, z->control.budget_mw,
+			 z->control.grant_mw);
 }
 
 /*
@@ -216,15 +218,16 @@ static void divide(struct zone *z, struct divvy_actor *d)
 {
 	uint32_t floor_mw[ZONE_MAX_ACTORS] = { 0 };
 
-	for (size_t i = 0; i < z->n_actors && z->period.cap_limited; i++)
-		floor_mw[i] = actor_lowest_mw(z->actors[i]);
+	for (size_t i = 0; i < z->setup.n_actors && z->period.cap_limited; i++)
+		floor_mw[i] = actor_lowest_mw(z->setup.actors[i]);
 	if (divides_by_request(z)) {
-		floors_divvy(d, z->n_actors, floor_mw, z->control.budget_mw, z->pid.mode == PID_MODE_KERNEL);
-		for (size_t i = 0; i < z->n_actors; i++)
+		floors_divvy(d, z->setup.n_actors, floor_mw, z->control.budget_mw,
+			     z->setup.pid.mode == PID_MODE_KERNEL);
+		for (size_t i = 0; i < z->setup.n_actors; i++)
 			z->control.grant_mw[i] = d[i].granted_mw;
 	} else {
-		floors_divide(z->n_actors, floor_mw, z->control.budget_mw, divide_by_efficiency, z,
-			      z->control.grant_mw);
+		floors_divide(z->setup.n_actors, floor_mw, z->control.budget_mw,
+			      divide_by_efficiency, z, z->control.grant_mw);
 	}
 	if (z->period.cap_limited)
 		fill_opps(z);
@@ -252,7 +255,7 @@ void zone_cycle_blind(struct zone *z)
 		struct zone_fields f;
 
 		pa_log_fields(PA_LOG_WARNING, zone_fields(z, &f), "zone %s: no temperature for %u "
-			      "periods; limiting to the %s sustainable power, %u mW", z->name,
+			      "periods; limiting to the %s sustainable power, %u mW", z->setup.name,
 			      ZONE_FAULT_PERIODS, what, blind_mw);
 	}
 	pid_reset(&z->control.pid_state);
@@ -261,8 +264,8 @@ void zone_cycle_blind(struct zone *z)
 	apply_cap(z);
 	divide(z, d);
 	/* Without a temperature there is no trend to follow: fans to full. */
-	for (size_t i = 0; i < z->n_fallback; i++)
-		z->fallback[i].state = z->fallback[i].actor->max_state;
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		z->setup.fallback[i].state = z->setup.fallback[i].actor->max_state;
 }
 
 /* What the zone's actors draw now, mW: the sum of their requests. */
@@ -270,8 +273,8 @@ static uint64_t actors_power_mw(const struct zone *z)
 {
 	uint64_t power_mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		power_mw += z->actors[i]->req_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		power_mw += z->setup.actors[i]->req_mw;
 	return power_mw;
 }
 
@@ -307,7 +310,8 @@ void zone_observe(struct zone *z, bool have_temp)
 
 bool zone_model_departs(const struct zone *z, int *pct)
 {
-	double learnt = z->learning.model.est.sustainable_w * 1000, given = z->pid.sustainable_power_mw;
+	double learnt = z->learning.model.est.sustainable_w * 1000,
+	       given = z->setup.pid.sustainable_power_mw;
 
 	if (z->learning.model.est.confidence < ZONE_MODEL_CONFIDENT || !given)
 		return false;
@@ -318,8 +322,8 @@ bool zone_model_departs(const struct zone *z, int *pct)
 
 bool zone_fallback_engaged(const struct zone *z)
 {
-	for (size_t i = 0; i < z->n_fallback; i++)
-		if (z->fallback[i].state > 0)
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		if (z->setup.fallback[i].state > 0)
 			return true;
 	return false;
 }
@@ -333,21 +337,21 @@ bool zone_fallback_engaged(const struct zone *z)
 static void zone_cycle_step_wise(struct zone *z)
 {
 	int32_t trend = z->sensing.temp_mc - z->sensing.prev_temp_mc;
-	bool throttle = z->sensing.temp_mc >= z->control_mc;
+	bool throttle = z->sensing.temp_mc >= z->setup.control_mc;
 
 	z->control.active = throttle;
 	z->control.budget_mw = 0;
-	for (size_t i = 0; i < z->n_actors; i++) {
+	for (size_t i = 0; i < z->setup.n_actors; i++) {
 		unsigned long *s = &z->control.step_state[i];
 
-		if (throttle && trend > 0 && *s < z->actors[i]->max_state)
+		if (throttle && trend > 0 && *s < z->setup.actors[i]->max_state)
 			(*s)++;
 		else if (!throttle && trend < 0 && *s > 0)
 			(*s)--;
 		z->control.active |= *s > 0;
-		z->control.request_mw[i] = z->actors[i]->req_mw;
-		z->control.grant_mw[i] = z->actors[i]->max_mw;
-		z->control.budget_mw += z->actors[i]->max_mw;
+		z->control.request_mw[i] = z->setup.actors[i]->req_mw;
+		z->control.grant_mw[i] = z->setup.actors[i]->max_mw;
+		z->control.budget_mw += z->setup.actors[i]->max_mw;
 	}
 	/* Under a power cap the states are also held to the cap's share, divided. */
 	if (apply_cap(z)) {
@@ -361,14 +365,14 @@ static void zone_cycle_step_wise(struct zone *z)
 
 bool zone_holds_saturated(const struct zone *z, size_t i)
 {
-	assert(i < z->n_actors);
-	return z->actors[i]->saturated && z->control.grant_mw[i] < z->actors[i]->max_mw;
+	assert(i < z->setup.n_actors);
+	return z->setup.actors[i]->saturated && z->control.grant_mw[i] < z->setup.actors[i]->max_mw;
 }
 
 /* Whether the grants keep a saturated actor below its maximum power. */
 static bool holds_back(const struct zone *z)
 {
-	for (size_t i = 0; i < z->n_actors; i++)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
 		if (zone_holds_saturated(z, i))
 			return true;
 	return false;
@@ -376,10 +380,10 @@ static bool holds_back(const struct zone *z)
 
 const char *zone_switch_on_text(const struct zone *z, char *buf, size_t size)
 {
-	if (z->always_on)
+	if (z->setup.always_on)
 		snprintf(buf, size, "always on (one passive trip)");
 	else
-		snprintf(buf, size, "switch-on %d m°C", z->switch_on_mc);
+		snprintf(buf, size, "switch-on %d m°C", z->setup.switch_on_mc);
 	return buf;
 }
 
@@ -393,10 +397,11 @@ static const struct pid_params *period_params(struct zone *z, uint32_t min_mw, u
 {
 	struct pid_params last = z->control.pid_run;
 
-	if (z->pid.mode != PID_MODE_DEFAULT)
-		return &z->pid;
-	if (model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, z->control_mc,
-			       zone_approach_mw(z, min_mw), &z->control.pid_run))
+	if (z->setup.pid.mode != PID_MODE_DEFAULT)
+		return &z->setup.pid;
+	if (model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est,
+			       z->setup.control_mc, zone_approach_mw(z, min_mw),
+			       &z->control.pid_run))
 		pid_retune(&last, &z->control.pid_run, &z->control.pid_state, min_mw, max_mw);
 	return &z->control.pid_run;
 }
@@ -411,7 +416,7 @@ static void zone_cycle_power(struct zone *z)
 	uint32_t max_mw, min_mw;
 
 	gather(z, d, &max_mw, &min_mw);
-	z->control.active = z->always_on || z->sensing.temp_mc >= z->switch_on_mc;
+	z->control.active = z->setup.always_on || z->sensing.temp_mc >= z->setup.switch_on_mc;
 	if (!z->control.active) {
 		pid_reset(&z->control.pid_state);
 		memset(&z->control.pid_out, 0, sizeof(z->control.pid_out));
@@ -420,12 +425,12 @@ static void zone_cycle_power(struct zone *z)
 			divide(z, d);
 			return;
 		}
-		for (size_t i = 0; i < z->n_actors; i++)
+		for (size_t i = 0; i < z->setup.n_actors; i++)
 			z->control.grant_mw[i] = d[i].max_mw;
 		return;
 	}
 	z->control.budget_mw = pid_step(period_params(z, min_mw, max_mw), &z->control.pid_state,
-					z->control_mc, z->sensing.temp_mc, min_mw, max_mw,
+					z->setup.control_mc, z->sensing.temp_mc, min_mw, max_mw,
 					&z->control.pid_out);
 	apply_cap(z);
 	divide(z, d);
@@ -434,14 +439,14 @@ static void zone_cycle_power(struct zone *z)
 
 void zone_cycle(struct zone *z)
 {
-	if (z->pid.mode == PID_MODE_STEP_WISE)
+	if (z->setup.pid.mode == PID_MODE_STEP_WISE)
 		zone_cycle_step_wise(z);
 	else
 		zone_cycle_power(z);
 	/* The fallback devices step in every period, whatever the controller. */
-	for (size_t i = 0; i < z->n_fallback; i++)
-		fallback_step(&z->fallback[i], z->sensing.temp_mc, z->sensing.prev_temp_mc,
-			      z->fallback[i].actor->max_state);
+	for (size_t i = 0; i < z->setup.n_fallback; i++)
+		fallback_step(&z->setup.fallback[i], z->sensing.temp_mc, z->sensing.prev_temp_mc,
+			      z->setup.fallback[i].actor->max_state);
 	z->sensing.prev_temp_mc = z->sensing.temp_mc;
 }
 
@@ -449,19 +454,19 @@ uint32_t zone_estimate_sustainable_power(const struct zone *z)
 {
 	uint32_t sp = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		sp += z->actors[i]->min_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		sp += z->setup.actors[i]->min_mw;
 	return sp;
 }
 
 double zone_headroom(const struct zone *z, double forecast_s)
 {
 	uint64_t power_mw = actors_power_mw(z);
-	int32_t span_mc = z->control_mc - z->switch_on_mc, temp_mc;
+	int32_t span_mc = z->setup.control_mc - z->setup.switch_on_mc, temp_mc;
 
 	temp_mc = thermal_model_predict_mc(&z->learning.model.est, z->sensing.temp_mc,
 					   power_mw < UINT32_MAX ? (uint32_t)power_mw : UINT32_MAX,
 					   forecast_s);
 	/* Equal trips: the fraction's scale is one m°C. */
-	return (double)(temp_mc - z->switch_on_mc) / (span_mc > 0 ? span_mc : 1);
+	return (double)(temp_mc - z->setup.switch_on_mc) / (span_mc > 0 ? span_mc : 1);
 }

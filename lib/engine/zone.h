@@ -212,10 +212,10 @@ struct zone_period {
 };
 
 /**
- * struct zone - one controlled thermal zone.  Its first fields are its
- * setup, what the configuration and the inventory give, built anew by
- * every engine build (engine_build.c); what it remembers is in members by
- * lifetime, which a rebuild carries whole (engine_adopt.c).
+ * struct zone_setup - what a zone is: what the configuration and the
+ * inventory give, built anew by every engine build (engine_build.c); of
+ * it a rebuild carries only the original policy, a governor it was given up
+ * to and the fallback devices' states, field by field (engine_adopt.c).
  * @name: label (config name, or the sensor type when auto-configured).
  * @tz_id: N of the thermal_zoneN it takes over; -1 for a combined sensor,
  *	which takes none over (its inputs keep their governors).
@@ -254,12 +254,9 @@ struct zone_period {
  *	states a rebuild carries device by device).
  * @meter: the board's total power meter (the config's power_meter), or
  *	NULL (none, or dropped at a fault until a rebuild); owned.
- * @control: the controller's memory (struct zone_control).
- * @sensing: its readings and their judgement (struct zone_sensing).
- * @learning: its thermal model (struct zone_learning).
- * @period: this cycle's power cap and meter (struct zone_period).
  */
-struct zone {
+
+struct zone_setup {
 	char name[64];
 	int tz_id;
 	char sensor_type[64];
@@ -285,6 +282,20 @@ struct zone {
 	size_t n_fallback;
 	struct fallback_device fallback[ZONE_MAX_FALLBACK];
 	struct power_meter *meter;
+};
+
+/**
+ * struct zone - one controlled thermal zone, its members by lifetime: its
+ * setup, built anew by every engine build, and what it remembers, which a
+ * rebuild carries whole (engine_adopt.c).
+ * @setup: what it is (struct zone_setup).
+ * @control: the controller's memory (struct zone_control).
+ * @sensing: its readings and their judgement (struct zone_sensing).
+ * @learning: its thermal model (struct zone_learning).
+ * @period: this cycle's power cap and meter (struct zone_period).
+ */
+struct zone {
+	struct zone_setup setup;
 	struct zone_control control;
 	struct zone_sensing sensing;
 	struct zone_learning learning;
@@ -312,7 +323,7 @@ int zone_read_temp(struct zone *z, uint64_t now_us);
  * grant every actor its maximum; otherwise compute the budget and divide it
  * (step_wise: step the states).  Then one step_wise step of the fallback
  * devices.  The grants are left in z->control.grant_mw, the states the zone asks
- * for in z->control.step_state and z->fallback[].state; applying them is the
+ * for in z->control.step_state and z->setup.fallback[].state; applying them is the
  * engine's.
  */
 void zone_cycle(struct zone *z);

@@ -26,15 +26,15 @@ void schedule_free(struct schedule *s)
 
 static bool zone_limited(const struct zone *z)
 {
-	for (size_t i = 0; i < z->n_actors; i++)
-		if (z->actors[i]->granted_mw < z->actors[i]->max_mw)
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (z->setup.actors[i]->granted_mw < z->setup.actors[i]->max_mw)
 			return true;
 	return false;
 }
 
 bool schedule_polls_untripped(const struct schedule *s, const struct zone *z)
 {
-	return s->idle_poll_ms == 0 && !z->always_on && !z->switch_on_trip;
+	return s->idle_poll_ms == 0 && !z->setup.always_on && !z->setup.switch_on_trip;
 }
 
 uint64_t schedule_idle_ms(const struct schedule *s, const struct zone *z)
@@ -54,8 +54,9 @@ bool schedule_fast(const struct schedule *s, const struct zone *z)
 
 	if (z->control.active || zone_limited(z) || z->sensing.sensor_failed)
 		return true;
-	return idle_ms && rise_could_reach(&z->sensing.rise, z->switch_on_mc, (uint32_t)idle_ms,
-					   (uint32_t)(z->control_mc - z->switch_on_mc));
+	return idle_ms &&
+	       rise_could_reach(&z->sensing.rise, z->setup.switch_on_mc, (uint32_t)idle_ms,
+				(uint32_t)(z->setup.control_mc - z->setup.switch_on_mc));
 }
 
 void schedule_mark_due(struct schedule *s, const struct engine *e, uint64_t now_us)
@@ -70,7 +71,7 @@ void schedule_ran(struct schedule *s, const struct engine *e, size_t i, uint64_t
 	uint64_t idle_ms = schedule_idle_ms(s, z);
 
 	if (schedule_fast(s, z))
-		s->next_due_us[i] = now_us + z->pid.period_ms * USEC_PER_MSEC;
+		s->next_due_us[i] = now_us + z->setup.pid.period_ms * USEC_PER_MSEC;
 	else
 		s->next_due_us[i] = idle_ms ? now_us + idle_ms * USEC_PER_MSEC : SCHEDULE_NEVER;
 }

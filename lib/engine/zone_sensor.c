@@ -10,14 +10,14 @@
 
 int zone_sensor_open(struct zone *z)
 {
-	for (size_t i = 0; i < z->n_inputs; i++) {
-		struct sensor_input *in = &z->inputs[i];
+	for (size_t i = 0; i < z->setup.n_inputs; i++) {
+		struct sensor_input *in = &z->setup.inputs[i];
 		char path[SYSFS_PATH_MAX];
 		int r;
 
 		sysfs_pathf(path, THERMAL_CLASS_DIR "/thermal_zone%d/temp", in->tz_id);
 		if ((r = sensor_open(in, path)) < 0) {
-			pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->name, path,
+			pa_log(PA_LOG_ERR, "zone %s: %s: %s; zone skipped", z->setup.name, path,
 			       sysfs_strerror(r));
 			return r;
 		}
@@ -27,8 +27,8 @@ int zone_sensor_open(struct zone *z)
 
 void zone_sensor_start(struct zone *z)
 {
-	for (size_t i = 0; i < z->n_inputs; i++)
-		sensor_start(&z->inputs[i], z->name, z->pid.period_ms);
+	for (size_t i = 0; i < z->setup.n_inputs; i++)
+		sensor_start(&z->setup.inputs[i], z->setup.name, z->setup.pid.period_ms);
 }
 
 const char *zone_sensor_strerror(int error)
@@ -51,8 +51,8 @@ static uint32_t max_power_mw(const struct zone *z)
 {
 	uint64_t mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		mw += z->actors[i]->max_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		mw += z->setup.actors[i]->max_mw;
 	return mw < UINT32_MAX ? (uint32_t)mw : UINT32_MAX;
 }
 
@@ -139,7 +139,7 @@ int zone_sensor_judge(struct zone *z, int r, int64_t temp_mc, char *why, size_t 
 /* One input's reading; out of the plausible range is a failed read. */
 static int read_input(struct zone *z, struct sensor_input *in, int64_t *temp_mc)
 {
-	int r = sensor_read_mc(in, z->name, z->pid.period_ms, temp_mc);
+	int r = sensor_read_mc(in, z->setup.name, z->setup.pid.period_ms, temp_mc);
 
 	if (r == 0 && (*temp_mc < ZONE_TEMP_MIN_MC || *temp_mc > ZONE_TEMP_MAX_MC))
 		r = -ERANGE;
@@ -152,14 +152,14 @@ static void instead(const struct zone *z, const bool *read, char *buf, size_t si
 	double total = 0, total_read = 0;
 	bool any = false;
 
-	for (size_t i = 0; i < z->n_inputs; i++) {
-		total += z->inputs[i].weight;
-		total_read += read[i] ? z->inputs[i].weight : 0;
+	for (size_t i = 0; i < z->setup.n_inputs; i++) {
+		total += z->setup.inputs[i].weight;
+		total_read += read[i] ? z->setup.inputs[i].weight : 0;
 		any |= read[i];
 	}
 	if (!any)
 		snprintf(buf, size, "no input reads");
-	else if (z->sensor_kind == SENSOR_MAX)
+	else if (z->setup.sensor_kind == SENSOR_MAX)
 		snprintf(buf, size, "the zone takes the hottest of the other inputs");
 	else
 		snprintf(buf, size, "the zone's sum uses the other inputs, their weights scaled by "
@@ -172,18 +172,18 @@ static void note_inputs(struct zone *z, const bool *read, const int *error, cons
 	char field[80], what[128], fault[128];
 	const char *fields[] = { field, NULL };
 
-	snprintf(field, sizeof(field), "ZONE=%s", z->name);
-	for (size_t i = 0; i < z->n_inputs; i++) {
-		struct sensor_input *in = &z->inputs[i];
+	snprintf(field, sizeof(field), "ZONE=%s", z->setup.name);
+	for (size_t i = 0; i < z->setup.n_inputs; i++) {
+		struct sensor_input *in = &z->setup.inputs[i];
 
 		if (!read[i] && !in->failed) {
 			instead(z, read, what, sizeof(what));
 			zone_sensor_fault_words(error[i], temp_mc[i], fault, sizeof(fault));
-			pa_log_fields(PA_LOG_WARNING, fields, "zone %s: input %s: %s: %s; %s", z->name,
-				      in->name, in->attr.path, fault, what);
+			pa_log_fields(PA_LOG_WARNING, fields, "zone %s: input %s: %s: %s; %s",
+				      z->setup.name, in->name, in->attr.path, fault, what);
 		} else if (read[i] && in->failed) {
 			pa_log_fields(PA_LOG_NOTICE, fields, "zone %s: input %s reads again (%lld "
-				      "m°C)", z->name, in->name, (long long)temp_mc[i]);
+				      "m°C)", z->setup.name, in->name, (long long)temp_mc[i]);
 		}
 		in->failed = !read[i];
 	}
@@ -197,69 +197,71 @@ int zone_sensor_read(struct zone *z, int64_t *temp_mc)
 	int error[SENSOR_MAX_INPUTS], first_error = 0;
 	size_t first = 0;
 
-	for (size_t i = 0; i < z->n_inputs; i++) {
-		error[i] = read_input(z, &z->inputs[i], &t[i]);
+	for (size_t i = 0; i < z->setup.n_inputs; i++) {
+		error[i] = read_input(z, &z->setup.inputs[i], &t[i]);
 		read[i] = error[i] == 0;
-		weight[i] = z->inputs[i].weight;
+		weight[i] = z->setup.inputs[i].weight;
 		any |= read[i];
 		if (!read[i] && !first_error) {
 			first_error = error[i];
 			first = i;
 		}
 	}
-	if (z->sensor_kind != SENSOR_ONE)
+	if (z->setup.sensor_kind != SENSOR_ONE)
 		note_inputs(z, read, error, t);
 	if (!any) {
 		*temp_mc = t[first];
 		return first_error ? first_error : -ENODEV;
 	}
-	*temp_mc = sensor_combine_mc(z->sensor_kind, t, read, weight, z->n_inputs,
-				     z->sensor_offset_mc);
+	*temp_mc = sensor_combine_mc(z->setup.sensor_kind, t, read, weight, z->setup.n_inputs,
+				     z->setup.sensor_offset_mc);
 	return 0;
 }
 
 void zone_sensor_close(struct zone *z)
 {
-	for (size_t i = 0; i < z->n_inputs; i++)
-		sensor_close(&z->inputs[i]);
+	for (size_t i = 0; i < z->setup.n_inputs; i++)
+		sensor_close(&z->setup.inputs[i]);
 }
 
 void zone_sensor_name(const struct zone *z, char *buf, size_t size)
 {
 	size_t len;
 
-	if (z->sensor_kind == SENSOR_ONE) {
-		snprintf(buf, size, "thermal_zone%d", z->n_inputs ? z->inputs[0].tz_id : z->tz_id);
+	if (z->setup.sensor_kind == SENSOR_ONE) {
+		snprintf(buf, size, "thermal_zone%d",
+			 z->setup.n_inputs ? z->setup.inputs[0].tz_id : z->setup.tz_id);
 		return;
 	}
-	snprintf(buf, size, "%s(", sensor_kind_name(z->sensor_kind));
-	for (size_t i = 0; i < z->n_inputs && (len = strlen(buf)) < size; i++) {
+	snprintf(buf, size, "%s(", sensor_kind_name(z->setup.sensor_kind));
+	for (size_t i = 0; i < z->setup.n_inputs && (len = strlen(buf)) < size; i++) {
 		char weight[32] = "";
 
-		if (z->sensor_kind == SENSOR_SUM)
-			snprintf(weight, sizeof(weight), "%g*", z->inputs[i].weight);
+		if (z->setup.sensor_kind == SENSOR_SUM)
+			snprintf(weight, sizeof(weight), "%g*", z->setup.inputs[i].weight);
 		snprintf(buf + len, size - len, "%s%sthermal_zone%d", i ? "," : "", weight,
-			 z->inputs[i].tz_id);
+			 z->setup.inputs[i].tz_id);
 	}
 	len = strlen(buf);
-	if (z->sensor_offset_mc)
-		snprintf(buf + len, size - len, ")%+d", z->sensor_offset_mc);
+	if (z->setup.sensor_offset_mc)
+		snprintf(buf + len, size - len, ")%+d", z->setup.sensor_offset_mc);
 	else
 		snprintf(buf + len, size - len, ")");
 }
 
 bool zone_sensor_reads_tz(const struct zone *z, int tz_id)
 {
-	for (size_t i = 0; i < z->n_inputs; i++)
-		if (z->inputs[i].tz_id == tz_id)
+	for (size_t i = 0; i < z->setup.n_inputs; i++)
+		if (z->setup.inputs[i].tz_id == tz_id)
 			return true;
 	return false;
 }
 
 void zone_sensor_adopt(struct zone *z, const struct zone *old)
 {
-	for (size_t i = 0; i < z->n_inputs; i++)
-		for (size_t k = 0; k < old->n_inputs; k++)
-			if (strcmp(z->inputs[i].attr.path, old->inputs[k].attr.path) == 0)
-				z->inputs[i].failed = old->inputs[k].failed;
+	for (size_t i = 0; i < z->setup.n_inputs; i++)
+		for (size_t k = 0; k < old->setup.n_inputs; k++)
+			if (strcmp(z->setup.inputs[i].attr.path, old->setup.inputs[k].attr.path) ==
+			    0)
+				z->setup.inputs[i].failed = old->setup.inputs[k].failed;
 }

@@ -15,13 +15,13 @@
 
 /**
  * zone_sensor_open() - open thermal_zoneN/temp of each of @z's inputs
- * (z->inputs[].tz_id, .name and .weight filled in).
+ * (z->setup.inputs[].tz_id, .name and .weight filled in).
  * Return: 0, or the negative errno of the first that cannot be opened
  * (logged, naming the zone and the file).
  */
 int zone_sensor_open(struct zone *z);
 
-/** zone_sensor_start() - sensor_start() of every input, once z->pid.period_ms is set. */
+/** zone_sensor_start() - sensor_start() of every input, once z->setup.pid.period_ms is set. */
 void zone_sensor_start(struct zone *z);
 
 /**

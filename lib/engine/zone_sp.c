@@ -29,12 +29,12 @@ static const char *const model_state_names[_ZONE_MODEL_STATE_MAX] = {
 
 const char *zone_sp_source_name(const struct zone *z)
 {
-	return ENUM_NAME(sp_source_names, z->sp_source);
+	return ENUM_NAME(sp_source_names, z->setup.sp_source);
 }
 
 const char *zone_sp_source_adjective(const struct zone *z)
 {
-	return ENUM_NAME(sp_source_adjectives, z->sp_source);
+	return ENUM_NAME(sp_source_adjectives, z->setup.sp_source);
 }
 
 uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
@@ -45,7 +45,9 @@ uint32_t zone_approach_mw(const struct zone *z, uint32_t min_mw)
 	 * the platform's cooling is built to shed for good, and RAPL states no
 	 * lowest power: the one the actor takes is a tenth of its maximum).
 	 */
-	return z->always_on || z->sp_source == SP_FROM_RAPL ? z->pid.sustainable_power_mw : min_mw;
+	return z->setup.always_on || z->setup.sp_source == SP_FROM_RAPL
+		       ? z->setup.pid.sustainable_power_mw
+		       : min_mw;
 }
 
 /*
@@ -59,7 +61,7 @@ static bool zone_next_run(const struct zone *z, struct pid_params *run)
 {
 	struct model_tuning t = z->control.tuning;
 
-	model_tuning_apply(&t, &z->pid, &z->learning.model.est, z->control_mc,
+	model_tuning_apply(&t, &z->setup.pid, &z->learning.model.est, z->setup.control_mc,
 			   zone_approach_mw(z, zone_estimate_sustainable_power(z)), run);
 	return t.engaged;
 }
@@ -69,13 +71,13 @@ static bool zone_will_engage(const struct zone *z)
 {
 	struct pid_params run;
 
-	return z->pid.mode == PID_MODE_DEFAULT && zone_next_run(z, &run);
+	return z->setup.pid.mode == PID_MODE_DEFAULT && zone_next_run(z, &run);
 }
 
 bool zone_first_approach(const struct zone *z)
 {
-	return z->pid.mode == PID_MODE_DEFAULT && !z->control.tuning.engaged && !zone_will_engage(z) &&
-	       zone_feed_forward_mw(z) < z->pid.sustainable_power_mw;
+	return z->setup.pid.mode == PID_MODE_DEFAULT && !z->control.tuning.engaged &&
+	       !zone_will_engage(z) && zone_feed_forward_mw(z) < z->setup.pid.sustainable_power_mw;
 }
 
 const char *zone_sp_in_use_source_name(const struct zone *z)
@@ -104,8 +106,8 @@ uint32_t zone_feed_forward_mw(const struct zone *z)
 
 	if (z->control.tuning.engaged)
 		return z->control.pid_run.sustainable_power_mw;
-	if (z->pid.mode != PID_MODE_DEFAULT)
-		return z->pid.sustainable_power_mw;
+	if (z->setup.pid.mode != PID_MODE_DEFAULT)
+		return z->setup.pid.sustainable_power_mw;
 	zone_next_run(z, &run);
 	return run.sustainable_power_mw;
 }
@@ -114,5 +116,5 @@ uint32_t zone_blind_power_mw(const struct zone *z, const char **what)
 {
 	*what = z->control.tuning.engaged ? "learnt" : zone_sp_source_adjective(z);
 	return z->control.tuning.engaged ? z->control.pid_run.sustainable_power_mw :
-					   z->pid.sustainable_power_mw;
+					   z->setup.pid.sustainable_power_mw;
 }

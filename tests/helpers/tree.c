@@ -160,10 +160,10 @@ int tree_main_guard(void)
 void tree_assert_always_on(const struct zone *z, const char *name, int control_mc,
 			   unsigned int sustainable_mw, const char *actor)
 {
-	assert_string_equal(z->name, name);
-	assert_true(z->always_on);
-	assert_int_equal(z->control_mc, control_mc);
-	assert_int_equal(z->pid.sustainable_power_mw, sustainable_mw);
-	assert_int_equal(z->n_actors, 1);
-	assert_string_equal(z->actors[0]->name, actor);
+	assert_string_equal(z->setup.name, name);
+	assert_true(z->setup.always_on);
+	assert_int_equal(z->setup.control_mc, control_mc);
+	assert_int_equal(z->setup.pid.sustainable_power_mw, sustainable_mw);
+	assert_int_equal(z->setup.n_actors, 1);
+	assert_string_equal(z->setup.actors[0]->name, actor);
 }

@@ -83,7 +83,7 @@ static struct actor *built(struct engine *e, const struct pa_config *cfg)
 
 	assert_int_equal(engine_build(e, cfg), 1);
 	assert_int_equal(e->n_bad_meters, 0);
-	a = e->zones[0].actors[0];
+	a = e->zones[0].setup.actors[0];
 	assert_non_null(a->meter);
 	assert_string_equal(a->meter->input.path, AVERAGE);
 	assert_int_equal(a->meter->unit, METER_POWER_UW);
@@ -129,7 +129,7 @@ static void test_listed(void **unused)
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_bad_meters, 1);
-	assert_null(e.zones[0].actors[0]->meter);
+	assert_null(e.zones[0].setup.actors[0]->meter);
 	assert_int_equal(tree_log_count("hwmon \"power_meter\" has no channel labelled \"power2\" "
 					"(did you mean \"power1\"?); hwmon devices: acpitz (hwmon0): "
 					"no power channels; power_meter (hwmon1): power1; going on"),

@@ -45,10 +45,10 @@ static void test_xu4_auto_configuration(void **unused)
 		char name[32];
 
 		snprintf(name, sizeof(name), "cpu%zu-thermal", z);
-		assert_string_equal(e.zones[z].name, name);
-		assert_int_equal(e.zones[z].switch_on_mc, 70000);
-		assert_int_equal(e.zones[z].control_mc, 85000);
-		assert_int_equal(e.zones[z].n_actors, 2);
+		assert_string_equal(e.zones[z].setup.name, name);
+		assert_int_equal(e.zones[z].setup.switch_on_mc, 70000);
+		assert_int_equal(e.zones[z].setup.control_mc, 85000);
+		assert_int_equal(e.zones[z].setup.n_actors, 2);
 	}
 	/* The clusters and the fan are shared by the four zones: three actors in all. */
 	assert_int_equal(e.n_actors, 3);
@@ -104,8 +104,8 @@ static void test_xu4_fan(void **unused)
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 4);
 	pa_config_free(cfg);
-	assert_int_equal(e.zones[0].n_fallback, 1);
-	assert_int_equal(e.zones[0].fallback[0].n_trips, 3);
+	assert_int_equal(e.zones[0].setup.n_fallback, 1);
+	assert_int_equal(e.zones[0].setup.fallback[0].n_trips, 3);
 	assert_int_equal(xu4_fan_after(&e, "45000\n", "45000\n", 100000), 0);
 	assert_int_equal(xu4_fan_after(&e, "52000\n", "52000\n", 200000), 1);
 	assert_int_equal(xu4_fan_after(&e, "53000\n", "53000\n", 300000), 1);
@@ -124,7 +124,7 @@ static void test_xu4_fan(void **unused)
 			  "             { type = \"cpufreq\"; cpus = \"4-7\"; } ); } );\n");
 	assert_int_equal(engine_build(&e, cfg), 1);
 	pa_config_free(cfg);
-	assert_int_equal(e.zones[0].n_fallback, 0);
+	assert_int_equal(e.zones[0].setup.n_fallback, 0);
 	assert_int_equal(e.n_actors, 2);
 	assert_int_equal(xu4_fan_after(&e, "80000\n", "80000\n", 800000), 0);
 	assert_int_equal(engine_restore(&e), 0);
@@ -153,7 +153,7 @@ static void rock5b_period(struct engine *e, const char *division, unsigned int b
 	cfg = tree_config(text);
 	assert_int_equal(engine_build(e, cfg), 1);
 	pa_config_free(cfg);
-	assert_int_equal(e->zones[0].n_actors, 3);
+	assert_int_equal(e->zones[0].setup.n_actors, 3);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "86000\n");
 	tree_busy_cpus(8, busy);
 	assert_int_equal(engine_cycle(e, 100000, NULL), 0);

@@ -83,34 +83,34 @@ static void test_auto_configuration(void **unused)
 					"and sustainable_power (mW) controls it, or switch_on_temp "
 					"and control_temp; not controlled"), 1);
 	pa_log_set_handler(NULL, NULL);
-	assert_string_equal(e.zones[0].name, "cpu-thermal");
-	assert_false(e.zones[0].always_on);
-	assert_int_equal(e.zones[0].switch_on_mc, 70000);
-	assert_int_equal(e.zones[0].control_mc, 75000);
+	assert_string_equal(e.zones[0].setup.name, "cpu-thermal");
+	assert_false(e.zones[0].setup.always_on);
+	assert_int_equal(e.zones[0].setup.switch_on_mc, 70000);
+	assert_int_equal(e.zones[0].setup.control_mc, 75000);
 	/* Switch-on is the first passive trip: the kernel's trip event marks it. */
-	assert_true(e.zones[0].switch_on_trip);
-	assert_int_equal(e.zones[0].n_actors, 2);
-	assert_string_equal(e.zones[0].actors[0]->name, "cpufreq-cpu0");
-	assert_string_equal(e.zones[0].actors[1]->name, "cpufreq-cpu4");
+	assert_true(e.zones[0].setup.switch_on_trip);
+	assert_int_equal(e.zones[0].setup.n_actors, 2);
+	assert_string_equal(e.zones[0].setup.actors[0]->name, "cpufreq-cpu0");
+	assert_string_equal(e.zones[0].setup.actors[1]->name, "cpufreq-cpu4");
 	/* No sustainable power in the tree: the kernel's estimate, 4 x 27 + 2 x 121. */
-	assert_int_equal(e.zones[0].sp_source, SP_ESTIMATED);
-	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 350);
+	assert_int_equal(e.zones[0].setup.sp_source, SP_ESTIMATED);
+	assert_int_equal(e.zones[0].setup.pid.sustainable_power_mw, 350);
 	/* The default controller's gains until its model is confident: the kernel's
 	 * (350 << 10) / 5000 = 71 times 3, (700 << 10) / 5000 = 143 and 143 / 10 = 14. */
-	assert_int_equal(e.zones[0].pid.gains.k_po, 3 * 71);
-	assert_int_equal(e.zones[0].pid.gains.k_pu, 143);
-	assert_int_equal(e.zones[0].pid.gains.k_i, 14);
+	assert_int_equal(e.zones[0].setup.pid.gains.k_po, 3 * 71);
+	assert_int_equal(e.zones[0].setup.pid.gains.k_pu, 143);
+	assert_int_equal(e.zones[0].setup.pid.gains.k_i, 14);
 	assert_false(e.zones[0].control.tuning.engaged);
 	assert_false(e.zones[0].control.tuning.gains_fixed);
-	assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 50);
+	assert_int_equal(e.zones[0].setup.pid.fixes.control_margin_mc, 50);
 	/* The fan on the active trips (55 and 65 °C) goes to the step_wise fallback. */
 	assert_int_equal(e.n_actors, 3);
 	assert_string_equal(e.actors[2]->name, "pwm-fan");
 	assert_int_equal(e.actors[2]->kind, ACTOR_COOLING_DEVICE);
-	assert_int_equal(e.zones[0].n_fallback, 1);
-	assert_int_equal(e.zones[0].fallback[0].n_trips, 2);
-	assert_int_equal(e.zones[0].fallback[0].trip_mc[0], 55000);
-	assert_int_equal(e.zones[0].fallback[0].trip_mc[1], 65000);
+	assert_int_equal(e.zones[0].setup.n_fallback, 1);
+	assert_int_equal(e.zones[0].setup.fallback[0].n_trips, 2);
+	assert_int_equal(e.zones[0].setup.fallback[0].trip_mc[0], 55000);
+	assert_int_equal(e.zones[0].setup.fallback[0].trip_mc[1], 65000);
 	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "user_space");
 	assert_int_equal(engine_restore(&e), 0);
@@ -145,16 +145,16 @@ static void test_single_passive_trip(void **unused)
 	tree_put(sp_file, "1500\n");
 	assert_int_equal(engine_build(&e, cfg), 2);
 	gpu = &e.zones[1];
-	assert_string_equal(gpu->name, "gpu-thermal");
-	assert_true(gpu->always_on);
-	assert_int_equal(gpu->switch_on_mc, 0);
-	assert_int_equal(gpu->control_mc, 75000);
-	assert_int_equal(gpu->n_actors, 1);
-	assert_string_equal(gpu->actors[0]->name, "devfreq-ff9a0000.gpu");
-	assert_int_equal(gpu->sp_source, SP_FROM_SYSFS);
-	assert_int_equal(gpu->pid.sustainable_power_mw, 1500);
-	assert_int_equal(gpu->pid.gains.k_pu, (3000 << 10) / 75000);
-	assert_int_equal(gpu->pid.gains.k_po, 3 * ((1500 << 10) / 75000));
+	assert_string_equal(gpu->setup.name, "gpu-thermal");
+	assert_true(gpu->setup.always_on);
+	assert_int_equal(gpu->setup.switch_on_mc, 0);
+	assert_int_equal(gpu->setup.control_mc, 75000);
+	assert_int_equal(gpu->setup.n_actors, 1);
+	assert_string_equal(gpu->setup.actors[0]->name, "devfreq-ff9a0000.gpu");
+	assert_int_equal(gpu->setup.sp_source, SP_FROM_SYSFS);
+	assert_int_equal(gpu->setup.pid.sustainable_power_mw, 1500);
+	assert_int_equal(gpu->setup.pid.gains.k_pu, (3000 << 10) / 75000);
+	assert_int_equal(gpu->setup.pid.gains.k_po, 3 * ((1500 << 10) / 75000));
 	tree_get_str("/sys/class/thermal/thermal_zone1/policy", policy, sizeof(policy));
 	assert_string_equal(policy, "user_space");
 
@@ -166,9 +166,9 @@ static void test_single_passive_trip(void **unused)
 	assert_false(e.zones[0].control.active);
 	budget_cool = gpu->control.budget_mw;
 	/* The law's budget, 1500 + 40 x 34.95 = 2865 mW, cut to the most the GPU draws. */
-	assert_true(1500u + gpu->pid.gains.k_pu * (75000 - 50 - 40000) / 1024 >
-		    gpu->actors[0]->max_mw);
-	assert_int_equal(budget_cool, gpu->actors[0]->max_mw);
+	assert_true(1500u + gpu->setup.pid.gains.k_pu * (75000 - 50 - 40000) / 1024 >
+		    gpu->setup.actors[0]->max_mw);
+	assert_int_equal(budget_cool, gpu->setup.actors[0]->max_mw);
 	assert_int_equal(tree_get("/sys/class/thermal/cooling_device2/cur_state"), 0);
 
 	tree_put(temp, "80000\n");
@@ -183,7 +183,7 @@ static void test_single_passive_trip(void **unused)
 	 * in its first approach (issue 34, 3; model_tuning.h says why), and
 	 * status says so.
 	 */
-	assert_int_equal(gpu->pid.mode, PID_MODE_DEFAULT);
+	assert_int_equal(gpu->setup.pid.mode, PID_MODE_DEFAULT);
 	assert_false(gpu->control.tuning.engaged);
 	assert_true(zone_estimate_sustainable_power(gpu) < 1500);
 	assert_int_equal(gpu->control.pid_run.sustainable_power_mw, 1500);
@@ -231,9 +231,9 @@ static void test_single_passive_trip_configured(void **unused)
 		snprintf(config, sizeof(config), text, c[k].keys);
 		cfg = tree_config(config);
 		assert_int_equal(engine_build(&e, cfg), 1);
-		assert_int_equal(e.zones[0].always_on, c[k].always_on);
-		assert_int_equal(e.zones[0].switch_on_mc, c[k].on_mc);
-		assert_int_equal(e.zones[0].control_mc, c[k].control_mc);
+		assert_int_equal(e.zones[0].setup.always_on, c[k].always_on);
+		assert_int_equal(e.zones[0].setup.switch_on_mc, c[k].on_mc);
+		assert_int_equal(e.zones[0].setup.control_mc, c[k].control_mc);
 		tree_put(temp, "50000\n");
 		assert_int_equal(engine_cycle(&e, 100000, NULL), 0);
 		assert_int_equal(e.zones[0].control.active, c[k].always_on);
@@ -284,8 +284,8 @@ static void test_control_margin_from_trips(void **unused)
 			 "  actors = ( { type = \"cpufreq\"; cpus = \"4-5\"; } ); } );\n", keys[k]);
 		cfg = tree_config(text);
 		assert_int_equal(engine_build(&e, cfg), 1);
-		assert_int_equal(e.zones[0].control_mc, 75000);
-		assert_int_equal(e.zones[0].pid.fixes.control_margin_mc, 2500);
+		assert_int_equal(e.zones[0].setup.control_mc, 75000);
+		assert_int_equal(e.zones[0].setup.pid.fixes.control_margin_mc, 2500);
 		assert_int_equal(engine_restore(&e), 0);
 		engine_free(&e);
 		pa_config_free(cfg);
@@ -331,10 +331,10 @@ static void test_cycle_above_control(void **unused)
 	assert_int_equal(engine_build(&e, cfg), 2);
 	assert_int_equal(e.n_actors, 4);	/* the fan too */
 	/* gpu-thermal's trips are at 75 and 95 °C: no kernel event marks its 65 °C switch-on. */
-	assert_true(e.zones[0].switch_on_trip);
-	assert_false(e.zones[1].switch_on_trip);
-	assert_int_equal(e.zones[0].pid.gains.k_po, 307);
-	assert_int_equal(e.zones[0].pid.gains.k_i, 61);
+	assert_true(e.zones[0].setup.switch_on_trip);
+	assert_false(e.zones[1].setup.switch_on_trip);
+	assert_int_equal(e.zones[0].setup.pid.gains.k_po, 307);
+	assert_int_equal(e.zones[0].setup.pid.gains.k_i, 61);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "75500\n");
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "40000\n");
 	tree_busy_cpus(6, 100);
@@ -532,7 +532,7 @@ static void test_step_wise(void **unused)
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 1);
-	assert_int_equal(e.zones[0].pid.mode, PID_MODE_STEP_WISE);
+	assert_int_equal(e.zones[0].setup.pid.mode, PID_MODE_STEP_WISE);
 	tree_put("/sys/class/thermal/thermal_zone0/temp", "74000\n");
 	engine_cycle(&e, 0, NULL);
 	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
@@ -808,8 +808,8 @@ static void test_sustainable_power_range(void **unused)
 	tree_log_capture();
 	tree_put(policy_path, "step_wise\n");	/* what a refused zone keeps */
 	assert_int_equal(build_clusters(&e, "", ""), 1);
-	for (size_t i = 0; i < e.zones[0].n_actors; i++) {
-		const struct actor *a = e.zones[0].actors[i];
+	for (size_t i = 0; i < e.zones[0].setup.n_actors; i++) {
+		const struct actor *a = e.zones[0].setup.actors[i];
 
 		min_mw += a->table.entry[0].power_mw * cpumask_weight(&a->cpus);
 		max_mw += a->table.entry[a->table.n - 1].power_mw * cpumask_weight(&a->cpus);

@@ -333,8 +333,8 @@ static uint32_t zone_max_mw(const struct zone *z)
 {
 	uint32_t mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		mw += z->actors[i]->max_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		mw += z->setup.actors[i]->max_mw;
 	return mw;
 }
 
@@ -372,7 +372,7 @@ static void test_stuck_sensor(void **unused)
 		load_period(&e, true, t += 100000);
 	assert_true(e.zones[0].sensing.sensor_failed);
 	assert_true(e.zones[0].control.active);	/* blind: the estimated sustainable power */
-	assert_int_equal(e.zones[0].control.budget_mw, e.zones[0].pid.sustainable_power_mw);
+	assert_int_equal(e.zones[0].control.budget_mw, e.zones[0].setup.pid.sustainable_power_mw);
 	assert_int_equal(naming(file), 1);
 	tree_put(file, "60001\n");
 	load_period(&e, true, t += 100000);
@@ -517,7 +517,7 @@ static void test_fan_state_unreadable(void **unused)
 	(void)unused;
 	tree_put(file, "abc\n");
 	assert_int_equal(build_auto(&e), 1);
-	assert_int_equal(e.zones[0].n_fallback, 0);
+	assert_int_equal(e.zones[0].setup.n_fallback, 0);
 	assert_int_equal(e.n_actors, 2);
 	assert_int_equal(naming(file), 1);
 	assert_int_equal(engine_restore(&e), 0);
@@ -761,7 +761,7 @@ static void test_missing_configured_device(void **unused)
 	cfg = tree_config(config);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_missing, 1);
-	assert_int_equal(e.zones[0].n_actors, 1);
+	assert_int_equal(e.zones[0].setup.n_actors, 1);
 	assert_true(logged("no cooling device devfreq-nonexistent.gpu; devfreq devices: "
 			   "ff9a0000.gpu (cooling_device2); optional: the zone runs without it"));
 	assert_int_equal(engine_restore(&e), 0);

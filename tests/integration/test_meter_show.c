@@ -74,10 +74,10 @@ static int setup(void **state)
 	assert_int_equal(engine_build(&s->e, s->cfg), 1);
 	assert_int_equal(s->e.n_bad_meters, 0);
 	/* The zone's actors in the configuration's order. */
-	assert_int_equal(s->e.zones[0].n_actors, 3);
-	s->little = s->e.zones[0].actors[0];
-	s->big = s->e.zones[0].actors[1];
-	s->gpu = s->e.zones[0].actors[2];
+	assert_int_equal(s->e.zones[0].setup.n_actors, 3);
+	s->little = s->e.zones[0].setup.actors[0];
+	s->big = s->e.zones[0].setup.actors[1];
+	s->gpu = s->e.zones[0].setup.actors[2];
 	assert_string_equal(s->little->name, "cpufreq-cpu0");
 	assert_string_equal(s->big->name, "cpufreq-cpu4");
 	assert_string_equal(s->gpu->name, "devfreq-ff9a0000.gpu");
@@ -186,7 +186,7 @@ static void test_implausible_shown(void **state)
 static void test_table_power(void **state)
 {
 	struct shown *s = *state;
-	struct actor *big = s->big, *fan = s->e.zones[0].fallback[0].actor;
+	struct actor *big = s->big, *fan = s->e.zones[0].setup.fallback[0].actor;
 	uint32_t table_mw, model_max_mw = big->max_mw;
 
 	hot_period(s);	/* a second: the CPUs' load over a period */

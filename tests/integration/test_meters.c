@@ -184,7 +184,7 @@ static void test_missing_meters(void **unused)
 	tree_log_clear();
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(e.n_bad_meters, 1);
-	assert_null(e.zones[0].meter);
+	assert_null(e.zones[0].setup.meter);
 	assert_int_equal(tree_log_count("no hwmon device is named \"ina3222\"; hwmon devices: "
 					"ina3221 (hwmon0): VDD_CPU_B"), 1);
 	engine_free(&e);
@@ -456,7 +456,7 @@ static void test_rapl_core_wrap(void **unused)
 		skip();
 	cfg = tree_config(core_metered);
 	assert_int_equal(engine_build(&e, cfg), 1);
-	a = e.zones[0].actors[0];
+	a = e.zones[0].setup.actors[0];
 	assert_int_equal(a->meter->track.range_uj, RAPL_RANGE);
 	tree_put("/sys/class/thermal/thermal_zone1/temp", "95000\n");
 	tree_busy_cpus(8, 100);
@@ -493,7 +493,7 @@ static void test_zone_meter_jump(void **unused)
 	assert_true(e.zones[0].period.measured_valid);
 	tree_put_u64(SCMI "/power1_input", 100000000);
 	run_hot(&e, 1, &t_us);
-	assert_null(e.zones[0].meter);
+	assert_null(e.zones[0].setup.meter);
 	assert_false(e.zones[0].period.measured_valid);
 	assert_int_equal(tree_log_count("zone soc: power meter hwmon \"scmi_sensors\" label "
 					"\"SOC_POWER\" (" SCMI "/power1_input) jumped; dropped until "

@@ -159,11 +159,11 @@ static void test_device_that_appears(void **unused)
 	assert_int_equal(rename(tree_real_path(GPU_DIR), away), 0);
 	start_hot(&old, cfg);
 	assert_int_equal(old.n_missing, 1);
-	assert_int_equal(old.zones[0].n_actors, 2);
+	assert_int_equal(old.zones[0].setup.n_actors, 2);
 	assert_int_equal(rename(away, tree_real_path(GPU_DIR)), 0);
 	assert_int_equal(engine_build(&next, cfg), 1);
 	assert_int_equal(next.n_missing, 0);
-	assert_int_equal(next.zones[0].n_actors, 3);
+	assert_int_equal(next.zones[0].setup.n_actors, 3);
 	engine_adopt_state(&next, &old);
 	assert_same_controller(&next.zones[0], &old.zones[0]);
 	assert_int_equal(next.zones[0].control.grant_mw[1], old.zones[0].control.grant_mw[1]);
@@ -214,8 +214,8 @@ static uint32_t zone_power_mw(const struct zone *z)
 {
 	uint32_t mw = 0;
 
-	for (size_t i = 0; i < z->n_actors; i++)
-		mw += z->actors[i]->req_mw;
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		mw += z->setup.actors[i]->req_mw;
 	return mw;
 }
 

@@ -38,10 +38,10 @@ static void test_server_discovery_and_cycle(void **unused)
 
 	(void)unused;
 	assert_int_equal(engine_build(&e, cfg), 1);
-	assert_int_equal(e.zones[0].n_actors, 16);
+	assert_int_equal(e.zones[0].setup.n_actors, 16);
 	assert_int_equal(e.n_actors, 16);
-	assert_int_equal(e.zones[0].sp_source, SP_FROM_SYSFS);
-	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 150000);
+	assert_int_equal(e.zones[0].setup.sp_source, SP_FROM_SYSFS);
+	assert_int_equal(e.zones[0].setup.pid.sustainable_power_mw, 150000);
 	for (size_t i = 0; i < e.n_actors; i++) {
 		assert_int_equal(e.actors[i]->source, OPP_SOURCE_ENERGY_MODEL);
 		assert_int_equal(e.actors[i]->table.n, 8);

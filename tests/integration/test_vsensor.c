@@ -111,8 +111,8 @@ static void test_max_follows_the_hottest(void **unused)
 
 	(void)unused;
 	build(&e, ZONE(MAX_SENSOR));
-	assert_int_equal(e.zones[0].tz_id, -1);
-	assert_int_equal(e.zones[0].n_fallback, 0);
+	assert_int_equal(e.zones[0].setup.tz_id, -1);
+	assert_int_equal(e.zones[0].setup.n_fallback, 0);
 	zone_sensor_name(&e.zones[0], name, sizeof(name));
 	assert_string_equal(name, "max(thermal_zone0,thermal_zone1)");
 	tree_get_str("/sys/class/thermal/thermal_zone0/policy", policy, sizeof(policy));
@@ -218,8 +218,8 @@ static void test_slow_input_read_off_the_loop(void **unused)
 	build(&e, ZONE(MAX_SENSOR));
 	atomic_store(&tz1_delay_ms, 3 * SENSOR_SLOW_MS / 2);
 	cycle(&e, 50000, 60000);
-	assert_non_null(e.zones[0].inputs[1].reader);
-	assert_null(e.zones[0].inputs[0].reader);
+	assert_non_null(e.zones[0].setup.inputs[1].reader);
+	assert_null(e.zones[0].setup.inputs[0].reader);
 	assert_int_equal(saying(TZ1 " took "), 1);
 	atomic_store(&tz1_delay_ms, 0);
 	for (int k = 0; k < 200 && (t = cycle(&e, 50000, 62000)) != 62000; k++)

@@ -52,11 +52,11 @@ static void test_automatic_package_zone(void **unused)
 	tree_put_u64(RAPL "/constraint_0_power_limit_uw", 28000000);
 	tree_put_u64("/sys/class/thermal/thermal_zone1/temp", 50000);
 	assert_int_equal(engine_build(&e, cfg), 1);
-	assert_string_equal(e.zones[0].name, "x86_pkg_temp");
-	assert_int_equal(e.zones[0].switch_on_mc, 80000);
-	assert_int_equal(e.zones[0].control_mc, 90000);
-	assert_int_equal(e.zones[0].pid.sustainable_power_mw, 28000);
-	assert_int_equal(e.zones[0].sp_source, SP_FROM_RAPL);
+	assert_string_equal(e.zones[0].setup.name, "x86_pkg_temp");
+	assert_int_equal(e.zones[0].setup.switch_on_mc, 80000);
+	assert_int_equal(e.zones[0].setup.control_mc, 90000);
+	assert_int_equal(e.zones[0].setup.pid.sustainable_power_mw, 28000);
+	assert_int_equal(e.zones[0].setup.sp_source, SP_FROM_RAPL);
 	assert_int_equal(e.n_actors, 1);
 	assert_string_equal(e.actors[0]->name, "intel-rapl:0");
 	assert_int_equal(e.actors[0]->max_mw, 28000);

@@ -34,12 +34,12 @@ static void build(struct two_zones *t, bool shared)
 	t->actors[0] = &t->little;
 	t->actors[1] = &t->big;
 	t->actors[2] = &t->gpu;
-	t->zones[0].n_actors = 2;
-	t->zones[0].actors[0] = &t->little;
-	t->zones[0].actors[1] = &t->big;
-	t->zones[1].n_actors = shared ? 2 : 1;
-	t->zones[1].actors[0] = shared ? &t->big : &t->gpu;
-	t->zones[1].actors[1] = &t->gpu;
+	t->zones[0].setup.n_actors = 2;
+	t->zones[0].setup.actors[0] = &t->little;
+	t->zones[0].setup.actors[1] = &t->big;
+	t->zones[1].setup.n_actors = shared ? 2 : 1;
+	t->zones[1].setup.actors[0] = shared ? &t->big : &t->gpu;
+	t->zones[1].setup.actors[1] = &t->gpu;
 	t->e.zones = t->zones;
 	t->e.n_zones = 2;
 	t->e.actors = t->actors;
@@ -176,13 +176,13 @@ static void rockpro64(struct rockpro64 *t, unsigned int gpu_load_pct)
 	t->actors[0] = &t->little;
 	t->actors[1] = &t->big;
 	t->actors[2] = &t->gpu;
-	memcpy(t->zone.actors, t->actors, sizeof(t->actors));
-	t->zone.n_actors = 3;
-	t->zone.efficiency_division = true;
-	t->zone.pid.mode = PID_MODE_DEFAULT;
+	memcpy(t->zone.setup.actors, t->actors, sizeof(t->actors));
+	t->zone.setup.n_actors = 3;
+	t->zone.setup.efficiency_division = true;
+	t->zone.setup.pid.mode = PID_MODE_DEFAULT;
 	/* Under switch-on: the zone grants its maximum, and the cap alone holds it. */
-	t->zone.switch_on_mc = 70000;
-	t->zone.control_mc = 75000;
+	t->zone.setup.switch_on_mc = 70000;
+	t->zone.setup.control_mc = 75000;
 	t->zone.sensing.temp_mc = t->zone.sensing.prev_temp_mc = 60000;
 	t->e.zones = &t->zone;
 	t->e.n_zones = 1;
@@ -289,7 +289,7 @@ static void test_rockpro64_cap_over_the_floor(void **unused)
 	assert_int_equal(capped_draw(&t, 1500, states), 1497);
 	assert_int_equal(states[2], 4);
 	/* A zone that dithers spends the parts between OPPs itself: all of the cap granted. */
-	t.zone.pid.fixes.dither_grants = true;
+	t.zone.setup.pid.fixes.dither_grants = true;
 	for (uint32_t cap_mw = 710; cap_mw <= 3000; cap_mw += 10) {
 		capped_draw(&t, cap_mw, states);
 		granted = t.zone.control.grant_mw[0] + t.zone.control.grant_mw[1] + t.zone.control.grant_mw[2];
@@ -327,7 +327,7 @@ static void test_loose_cap_changes_nothing(void **unused)
 	(void)unused;
 	rockpro64(&t, 100);
 	t.zone.sensing.temp_mc = t.zone.sensing.prev_temp_mc = 74000;	/* active, under control */
-	t.zone.pid.sustainable_power_mw = 1500;
+	t.zone.setup.pid.sustainable_power_mw = 1500;
 	zone_cycle(&t.zone);
 	assert_true(t.zone.control.active);
 	memcpy(free_mw, t.zone.control.grant_mw, sizeof(free_mw));

@@ -51,14 +51,14 @@ static void test_estimate_gets_the_range_check(void **unused)
 	(void)unused;
 	broken_cluster(&a);
 	memset(&z, 0, sizeof(z));
-	snprintf(z.name, sizeof(z.name), "cpu");
-	z.actors[0] = &a;
-	z.n_actors = 1;
-	z.pid.mode = PID_MODE_DEFAULT;
-	z.sp_source = SP_ESTIMATED;
-	z.pid.sustainable_power_mw = zone_estimate_sustainable_power(&z);
-	z.pid.gains.k_po = 66354;	/* 64798.8 mW/°C in Q10 */
-	assert_int_equal(z.pid.sustainable_power_mw, 108000);
+	snprintf(z.setup.name, sizeof(z.setup.name), "cpu");
+	z.setup.actors[0] = &a;
+	z.setup.n_actors = 1;
+	z.setup.pid.mode = PID_MODE_DEFAULT;
+	z.setup.sp_source = SP_ESTIMATED;
+	z.setup.pid.sustainable_power_mw = zone_estimate_sustainable_power(&z);
+	z.setup.pid.gains.k_po = 66354;	/* 64798.8 mW/°C in Q10 */
+	assert_int_equal(z.setup.pid.sustainable_power_mw, 108000);
 	pa_log_set_handler(keep, NULL);
 	/* Automatic (no config) and configured without sustainable_power alike. */
 	for (int configured = 0; configured <= 1; configured++) {
@@ -79,7 +79,7 @@ static void test_estimate_gets_the_range_check(void **unused)
 	/* Never said below its range: the estimate is the lowest, but for offline CPUs. */
 	a.min_mw = 27000;
 	a.table.entry[1].power_mw = 30000;
-	z.pid.sustainable_power_mw = zone_estimate_sustainable_power(&z);
+	z.setup.pid.sustainable_power_mw = zone_estimate_sustainable_power(&z);
 	said[0] = '\0';
 	assert_int_equal(build_check_power(&z, NULL), 0);
 	assert_string_equal(said, "");

@@ -41,13 +41,13 @@ static void test_zone_names(void **unused)
 	assert_string_equal(zone_model_state_name(ZONE_MODEL_IN_USE), "in-use");
 	assert_string_equal(zone_model_state_name(_ZONE_MODEL_STATE_MAX), "?");
 	assert_string_equal(zone_model_state_name((enum zone_model_state)-1), "?");
-	z.sp_source = SP_FROM_CONFIG;
+	z.setup.sp_source = SP_FROM_CONFIG;
 	assert_string_equal(zone_sp_source_name(&z), "config");
 	assert_string_equal(zone_sp_source_adjective(&z), "configured");
-	z.sp_source = SP_FROM_RAPL;
+	z.setup.sp_source = SP_FROM_RAPL;
 	assert_string_equal(zone_sp_source_name(&z), "rapl");
 	assert_string_equal(zone_sp_source_adjective(&z), "RAPL long-term");
-	z.sp_source = _SP_SOURCE_MAX;
+	z.setup.sp_source = _SP_SOURCE_MAX;
 	assert_string_equal(zone_sp_source_name(&z), "?");
 	assert_string_equal(zone_sp_source_adjective(&z), "?");
 }

@@ -124,21 +124,21 @@ static struct rig *rig_new(void)
 	r->actors[1] = &r->little;
 	r->actors[2] = &r->fan;
 	for (size_t k = 0; k < 2; k++) {
-		r->zones[k].switch_on_mc = 70000;
-		r->zones[k].control_mc = 80000;
+		r->zones[k].setup.switch_on_mc = 70000;
+		r->zones[k].setup.control_mc = 80000;
 		r->zones[k].sensing.temp_mc = 60000;
 	}
-	snprintf(z->name, sizeof(z->name), "soc");
-	z->n_actors = 2;
-	z->actors[0] = &r->big;
-	z->actors[1] = &r->little;
+	snprintf(z->setup.name, sizeof(z->setup.name), "soc");
+	z->setup.n_actors = 2;
+	z->setup.actors[0] = &r->big;
+	z->setup.actors[1] = &r->little;
 	z->control.request_mw[0] = 1500;
 	z->control.request_mw[1] = 800;
 	z->control.grant_mw[0] = 2000;
 	z->control.grant_mw[1] = 1000;
 	z->control.budget_mw = 3000;
-	z->n_fallback = 1;
-	z->fallback[0].actor = &r->fan;
+	z->setup.n_fallback = 1;
+	z->setup.fallback[0].actor = &r->fan;
 	r->e = (struct engine){ .zones = r->zones, .n_zones = 1, .actors = r->actors, .n_actors = 3 };
 	return r;
 }
@@ -166,7 +166,7 @@ static void test_powercap_at_lowest(void **unused)
 	(void)unused;
 	r->big = (struct actor){ .name = "intel-rapl:0", .kind = ACTOR_POWERCAP, .min_mw = 4500,
 				 .max_mw = 28000, .max_state = 10 };
-	z->n_actors = 1;
+	z->setup.n_actors = 1;
 	z->control.request_mw[0] = 20000;
 	throttle(z, 95000, 4500, 4500, 0);
 	r->big.granted_mw = 4500;
@@ -204,7 +204,7 @@ static void test_zone_reasons(void **unused)
 	assert_int_equal(zone_limit_reason(z), LIMIT_SENSOR_FAULT);
 	/* step_wise: a state asked above 0; the budget is the actors' maxima. */
 	z->sensing.sensor_failed = false;
-	z->pid.mode = PID_MODE_STEP_WISE;
+	z->setup.pid.mode = PID_MODE_STEP_WISE;
 	z->control.budget_mw = 3000;
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
 	z->control.step_state[1] = 2;
@@ -232,7 +232,7 @@ static void test_power_limit(void **unused)
 	z->control.grant_mw[1] = 700;
 	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);	/* idle, capped */
 	throttle(z, 78000, 1800, 1100, 700);
-	z->fallback[0].state = 1;
+	z->setup.fallback[0].state = 1;
 	r->fan.state = 1;				/* as the engine applied it */
 	engine_track_limits(&r->e, 1000 * MS, NULL);
 	assert_int_equal(z->sensing.limit.now, LIMIT_POWER_LIMIT);
@@ -251,7 +251,7 @@ static void test_power_limit(void **unused)
 	/* step_wise at state 0: only the cap holds it. */
 	z->sensing.sensor_failed = false;
 	z->sensing.temp_mc = 60000;
-	z->pid.mode = PID_MODE_STEP_WISE;
+	z->setup.pid.mode = PID_MODE_STEP_WISE;
 	assert_int_equal(zone_limit_reason(z), LIMIT_POWER_LIMIT);
 	z->period.cap_limited = false;
 	assert_int_equal(zone_limit_reason(z), LIMIT_NONE);
@@ -279,14 +279,14 @@ static void test_actor_reasons(void **unused)
 	assert_int_equal(r->big.limit.now, LIMIT_LOWEST_STATE);
 	assert_int_equal(z->sensing.limit.now, LIMIT_TEMPERATURE);
 	/* The fan the zone turned on. */
-	z->fallback[0].state = 1;
+	z->setup.fallback[0].state = 1;
 	r->fan.state = 1;				/* as the engine applied it */
 	engine_track_limits(&r->e, 1300 * MS, NULL);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
 	/* At its top state, over control: cooling as hard as it can, for the
 	 * temperature; not lowest-state, which is a power actor's under a budget
 	 * (issue 31, 9). */
-	z->fallback[0].state = 3;
+	z->setup.fallback[0].state = 3;
 	r->fan.state = 3;
 	engine_track_limits(&r->e, 1400 * MS, NULL);
 	assert_int_equal(r->fan.limit.now, LIMIT_TEMPERATURE);
@@ -316,7 +316,7 @@ static void test_released_at_once(void **unused)
 	throttle(z, 78000, 1800, 1100, 700);
 	applied(&r->big, 1100, 3);
 	applied(&r->little, 700, 1);
-	z->fallback[0].state = 1;
+	z->setup.fallback[0].state = 1;
 	applied(&r->fan, 0, 1);
 	engine_track_limits(&r->e, 1000 * MS, NULL);
 	assert_int_equal(z->sensing.limit.shown, LIMIT_TEMPERATURE);
@@ -342,7 +342,7 @@ static void test_released_at_once(void **unused)
 	z->control.budget_mw = 3000;
 	z->control.grant_mw[0] = 2000;
 	applied(&r->big, 2000, 0);
-	z->fallback[0].state = 0;
+	z->setup.fallback[0].state = 0;
 	applied(&r->fan, 0, 0);
 	engine_track_limits(&r->e, 1300 * MS, NULL);
 	assert_int_equal(z->sensing.limit.shown, LIMIT_NONE);
@@ -417,9 +417,9 @@ static void test_shared_actor_and_due(void **unused)
 
 	(void)unused;
 	r->e.n_zones = 2;
-	snprintf(b->name, sizeof(b->name), "gpu");
-	b->n_actors = 1;
-	b->actors[0] = &r->big;
+	snprintf(b->setup.name, sizeof(b->setup.name), "gpu");
+	b->setup.n_actors = 1;
+	b->setup.actors[0] = &r->big;
 	b->control.request_mw[0] = 1500;
 	throttle(a, 78000, 1800, 1100, 700);
 	throttle(b, 78000, 1200, 1200, 0);

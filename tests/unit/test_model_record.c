@@ -289,12 +289,12 @@ static void setup_zone(void)
 	cpumask_set(&big.cpus, 5);
 	big.n_cpus = 2;
 	big.table.entry[3].power_uw = 400000;
-	snprintf(zone.sensor_type, sizeof(zone.sensor_type), "cpu-thermal");
-	zone.control_mc = 75000;
-	zone.pid.period_ms = 100;
-	zone.n_actors = 2;
-	zone.actors[0] = &little;
-	zone.actors[1] = &big;
+	snprintf(zone.setup.sensor_type, sizeof(zone.setup.sensor_type), "cpu-thermal");
+	zone.setup.control_mc = 75000;
+	zone.setup.pid.period_ms = 100;
+	zone.setup.n_actors = 2;
+	zone.setup.actors[0] = &little;
+	zone.setup.actors[1] = &big;
 }
 
 /* What model_fingerprint_differs() says of the zone now against @saved. */
@@ -315,8 +315,8 @@ static void test_fingerprint(void **unused)
 	model_fingerprint_of(&zone, &saved);
 	assert_null(differs(&saved));
 	/* The order the actors are listed in does not count, nor CPUs offline. */
-	zone.actors[0] = &big;
-	zone.actors[1] = &little;
+	zone.setup.actors[0] = &big;
+	zone.setup.actors[1] = &little;
 	little.n_cpus = 3;
 	assert_null(differs(&saved));
 	/* An OPP's power, an OPP's frequency, an OPP more. */
@@ -330,7 +330,7 @@ static void test_fingerprint(void **unused)
 	assert_string_equal(differs(&saved), "power table changed");
 	/* An actor gone, renamed, with other CPUs, of another kind; tables swapped. */
 	setup_zone();
-	zone.n_actors = 1;
+	zone.setup.n_actors = 1;
 	assert_string_equal(differs(&saved), "actors changed");
 	setup_zone();
 	snprintf(big.name, sizeof(big.name), "cpufreq-cpu5");
@@ -346,13 +346,13 @@ static void test_fingerprint(void **unused)
 	assert_string_equal(differs(&saved), "power table changed");
 	/* The sensor, the control temperature, the period. */
 	setup_zone();
-	snprintf(zone.sensor_type, sizeof(zone.sensor_type), "soc-thermal");
+	snprintf(zone.setup.sensor_type, sizeof(zone.setup.sensor_type), "soc-thermal");
 	assert_string_equal(differs(&saved), "sensor changed");
 	setup_zone();
-	zone.control_mc = 80000;
+	zone.setup.control_mc = 80000;
 	assert_string_equal(differs(&saved), "control temperature changed");
 	setup_zone();
-	zone.pid.period_ms = 50;
+	zone.setup.pid.period_ms = 50;
 	assert_string_equal(differs(&saved), "period changed");
 }
 

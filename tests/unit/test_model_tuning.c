@@ -174,12 +174,12 @@ static void test_zone_model_state(void **unused)
 	struct pid_params run;
 
 	(void)unused;
-	z->n_actors = 2;
-	z->actors[0] = &a[0];
-	z->actors[1] = &a[1];
-	z->pid.mode = PID_MODE_DEFAULT;
-	z->pid.sustainable_power_mw = 2200;
-	z->sp_source = SP_FROM_CONFIG;
+	z->setup.n_actors = 2;
+	z->setup.actors[0] = &a[0];
+	z->setup.actors[1] = &a[1];
+	z->setup.pid.mode = PID_MODE_DEFAULT;
+	z->setup.pid.sustainable_power_mw = 2200;
+	z->setup.sp_source = SP_FROM_CONFIG;
 	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.2, .confidence = 0 };
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "learning");
@@ -188,29 +188,29 @@ static void test_zone_model_state(void **unused)
 	assert_true(zone_first_approach(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
 	/* What the controller runs on: the same. */
-	model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000,
+	model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est, 75000,
 			   zone_approach_mw(z, LOWEST_MW), &run);
 	assert_int_equal(run.sustainable_power_mw, zone_feed_forward_mw(z));
 	z->learning.model.est.confidence = MODEL_TUNING_ENGAGE * 0.99;
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	/* The prior where it is fed forward, as its source. */
-	z->always_on = true;
+	z->setup.always_on = true;
 	assert_int_equal(zone_feed_forward_mw(z), 2200);
 	assert_false(zone_first_approach(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
-	z->always_on = false;
-	z->pid.fixes.trust_sustainable_power = true;
+	z->setup.always_on = false;
+	z->setup.pid.fixes.trust_sustainable_power = true;
 	assert_int_equal(zone_feed_forward_mw(z), 2200);
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
-	z->pid.fixes.trust_sustainable_power = false;
-	z->pid.mode = PID_MODE_KERNEL;
+	z->setup.pid.fixes.trust_sustainable_power = false;
+	z->setup.pid.mode = PID_MODE_KERNEL;
 	assert_int_equal(zone_feed_forward_mw(z), 2200);
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
-	z->pid.mode = PID_MODE_DEFAULT;
-	z->pid.sustainable_power_mw = 500;
+	z->setup.pid.mode = PID_MODE_DEFAULT;
+	z->setup.pid.sustainable_power_mw = 500;
 	assert_int_equal(zone_feed_forward_mw(z), 500);
 	assert_string_equal(zone_sp_in_use_source_name(z), "config");
-	z->pid.sustainable_power_mw = 2200;
+	z->setup.pid.sustainable_power_mw = 2200;
 	/* Sure enough to be taken, not taken yet (idle since): its next active period takes it. */
 	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
@@ -219,24 +219,24 @@ static void test_zone_model_state(void **unused)
 	assert_false(zone_first_approach(z));
 	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
 	/* The controller runs on it: the learnt power is the one in use. */
-	assert_true(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
-					&z->control.pid_run));
+	assert_true(model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est,
+				       75000, LOWEST_MW, &z->control.pid_run));
 	assert_string_equal(zone_model_state_name(zone_model_state(z)), "in-use");
 	assert_int_equal(zone_feed_forward_mw(z), 2764);
 	assert_string_equal(zone_sp_in_use_source_name(z), "learnt");
 	/* Kept down to the release threshold, as the controller keeps it. */
 	z->learning.model.est.confidence = MODEL_TUNING_RELEASE;
-	assert_false(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
-					&z->control.pid_run));
+	assert_false(model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est,
+					75000, LOWEST_MW, &z->control.pid_run));
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_IN_USE);
-	z->sp_source = SP_FROM_SYSFS;
+	z->setup.sp_source = SP_FROM_SYSFS;
 	z->learning.model.est.confidence = 0;
-	assert_true(model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000, LOWEST_MW,
-					&z->control.pid_run));
+	assert_true(model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est,
+				       75000, LOWEST_MW, &z->control.pid_run));
 	assert_int_equal(zone_model_state(z), ZONE_MODEL_LEARNING);
 	assert_int_equal(zone_feed_forward_mw(z), LOWEST_MW);
 	assert_string_equal(zone_sp_in_use_source_name(z), "lowest");
-	z->always_on = true;
+	z->setup.always_on = true;
 	assert_string_equal(zone_sp_in_use_source_name(z), "sysfs");
 	free(z);
 }
@@ -256,17 +256,17 @@ static void test_shown_is_what_first_active_period_runs(void **unused)
 	uint32_t shown;
 
 	(void)unused;
-	z->n_actors = 2;
-	z->actors[0] = &a[0];
-	z->actors[1] = &a[1];
-	prior_params(&z->pid);
-	z->pid.sustainable_power_mw = 2200;
-	z->sp_source = SP_FROM_CONFIG;
+	z->setup.n_actors = 2;
+	z->setup.actors[0] = &a[0];
+	z->setup.actors[1] = &a[1];
+	prior_params(&z->setup.pid);
+	z->setup.pid.sustainable_power_mw = 2200;
+	z->setup.sp_source = SP_FROM_CONFIG;
 	z->learning.model.est = (struct thermal_estimate){ .sustainable_w = 2.764,
 						  .confidence = MODEL_TUNING_ENGAGE };
 	shown = zone_feed_forward_mw(z);
 	/* The zone's first active period (period_params()). */
-	model_tuning_apply(&z->control.tuning, &z->pid, &z->learning.model.est, 75000,
+	model_tuning_apply(&z->control.tuning, &z->setup.pid, &z->learning.model.est, 75000,
 			   zone_approach_mw(z, LOWEST_MW), &z->control.pid_run);
 	assert_int_equal(shown, z->control.pid_run.sustainable_power_mw);
 	free(z);

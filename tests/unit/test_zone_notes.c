@@ -58,13 +58,13 @@ static char *notes_of(struct zone_notes *n, struct zone *z)
 static void released_zone(struct zone *z, struct actor *a, struct zone_notes *n)
 {
 	*a = (struct actor){ .min_mw = 709 };
-	snprintf(z->name, sizeof(z->name), "soc");
-	z->n_actors = 1;
-	z->actors[0] = a;
-	z->pid.mode = PID_MODE_DEFAULT;
-	z->pid.sustainable_power_mw = 2200;
-	z->sp_source = SP_FROM_CONFIG;
-	z->control_mc = 75000;
+	snprintf(z->setup.name, sizeof(z->setup.name), "soc");
+	z->setup.n_actors = 1;
+	z->setup.actors[0] = a;
+	z->setup.pid.mode = PID_MODE_DEFAULT;
+	z->setup.pid.sustainable_power_mw = 2200;
+	z->setup.sp_source = SP_FROM_CONFIG;
+	z->setup.control_mc = 75000;
 	z->sensing.temp_mc = 60000;
 	*n = (struct zone_notes){ .tuned = true };
 }
@@ -87,7 +87,7 @@ static void test_released_to_the_first_approach(void **unused)
 	free(t);
 	/* Always on, it goes back to its prior (model_tuning.h). */
 	released_zone(z, &a, &n);
-	z->always_on = true;
+	z->setup.always_on = true;
 	t = notes_of(&n, z);
 	assert_non_null(strstr(t, "info: zone soc: thermal model no longer confident (0.00); back "
 				  "to the configured sustainable power 2200 mW and the gains from "
@@ -114,10 +114,10 @@ static void lowest_zone(struct zone *z, struct actor *a, struct actor *b, uint32
 	b->state = 0;
 	b->table.entry[0].power_mw = 250;
 	b->load_pct = 200;
-	snprintf(z->name, sizeof(z->name), "cpu");
-	z->n_actors = 2;
-	z->actors[0] = a;
-	z->actors[1] = b;
+	snprintf(z->setup.name, sizeof(z->setup.name), "cpu");
+	z->setup.n_actors = 2;
+	z->setup.actors[0] = a;
+	z->setup.actors[1] = b;
 	z->control.active = true;
 	z->control.budget_mw = budget_mw;
 	z->control.grant_mw[0] = grant_mw;
@@ -305,7 +305,7 @@ static void test_zone_reason_does_not_flood(void **unused)
 	unsigned int lines = 0;
 
 	(void)unused;
-	snprintf(z->name, sizeof(z->name), "cpu");
+	snprintf(z->setup.name, sizeof(z->setup.name), "cpu");
 	z->control.active = true;
 	for (unsigned int k = 0; k < 60; k++) {
 		char *t;

@@ -39,13 +39,13 @@ static void build(struct two_zones *t)
 	for (size_t i = 0; i < 2; i++) {
 		struct zone *z = &t->zones[i];
 
-		z->n_actors = 1;
-		z->actors[0] = t->actors[i];
-		z->switch_on_mc = 70000;
-		z->control_mc = 85000;
-		z->switch_on_trip = true;
+		z->setup.n_actors = 1;
+		z->setup.actors[0] = t->actors[i];
+		z->setup.switch_on_mc = 70000;
+		z->setup.control_mc = 85000;
+		z->setup.switch_on_trip = true;
 		z->sensing.temp_mc = 50000;
-		z->pid.period_ms = PERIOD_MS;
+		z->setup.pid.period_ms = PERIOD_MS;
 	}
 	t->e.zones = t->zones;
 	t->e.n_zones = 2;
@@ -172,15 +172,15 @@ static void test_waits_for_events(void **unused)
 	assert_int_equal(schedule_idle_ms(&t.s, z), 0);
 	assert_int_equal(ran_next_in_us(&t), SCHEDULE_NEVER);
 
-	z->switch_on_trip = false;
+	z->setup.switch_on_trip = false;
 	assert_true(schedule_polls_untripped(&t.s, z));
 	assert_int_equal(schedule_idle_ms(&t.s, z), SCHEDULE_NO_EVENTS_POLL_MS);
 	assert_int_equal(ran_next_in_us(&t), SCHEDULE_NO_EVENTS_POLL_MS * USEC_PER_MSEC);
 
-	z->always_on = true;
+	z->setup.always_on = true;
 	assert_false(schedule_polls_untripped(&t.s, z));
 	assert_int_equal(ran_next_in_us(&t), SCHEDULE_NEVER);
-	z->always_on = false;
+	z->setup.always_on = false;
 
 	/* With an idle poll configured, the poll is the configured one either way. */
 	t.s.idle_poll_ms = IDLE_POLL_MS;
@@ -198,10 +198,10 @@ static void test_fallback_fan_on(void **unused)
 	(void)unused;
 	build(&t);
 	z = &t.zones[0];
-	z->n_fallback = 1;
+	z->setup.n_fallback = 1;
 	t.s.idle_poll_ms = 5000;
 	assert_int_equal(schedule_idle_ms(&t.s, z), 5000);
-	z->fallback[0].state = 1;
+	z->setup.fallback[0].state = 1;
 	assert_int_equal(schedule_idle_ms(&t.s, z), SCHEDULE_FALLBACK_POLL_MS);
 	assert_int_equal(ran_next_in_us(&t), SCHEDULE_FALLBACK_POLL_MS * USEC_PER_MSEC);
 	t.s.idle_poll_ms = 0;

@@ -72,8 +72,9 @@ static size_t open_floor_files(const struct engine *e, int *fds, size_t max)
 
 	fds[n++] = open(PROC_STAT_PATH, O_RDONLY | O_CLOEXEC);
 	for (size_t z = 0; z < e->n_zones; z++)
-		for (size_t k = 0; k < e->zones[z].n_inputs && n < max; k++)
-			fds[n++] = open(e->zones[z].inputs[k].attr.path, O_RDONLY | O_CLOEXEC);
+		for (size_t k = 0; k < e->zones[z].setup.n_inputs && n < max; k++)
+			fds[n++] =
+				open(e->zones[z].setup.inputs[k].attr.path, O_RDONLY | O_CLOEXEC);
 	for (size_t i = 0; i < e->n_actors && n < max; i++) {
 		char path[SYSFS_PATH_MAX];
 
@@ -90,11 +91,12 @@ static size_t open_floor_files(const struct engine *e, int *fds, size_t max)
 static void heat(const struct engine *e, unsigned int k)
 {
 	for (size_t z = 0; z < e->n_zones; z++) {
-		for (size_t i = 0; i < e->zones[z].n_inputs; i++) {
-			FILE *f = fopen(e->zones[z].inputs[i].attr.path, "w");
+		for (size_t i = 0; i < e->zones[z].setup.n_inputs; i++) {
+			FILE *f = fopen(e->zones[z].setup.inputs[i].attr.path, "w");
 
 			if (f) {
-				fprintf(f, "%d\n", e->zones[z].control_mc + (int)(k % 7) * 300 - 900);
+				fprintf(f, "%d\n",
+					e->zones[z].setup.control_mc + (int)(k % 7) * 300 - 900);
 				fclose(f);
 			}
 		}
