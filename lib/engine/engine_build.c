@@ -396,6 +396,16 @@ static int zone_temps(struct zone *z, const struct zone_config *zc,
 		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id);
 		return -EINVAL;
 	}
+	/* x86_pkg_temp's trips read 0 until thermald or the firmware sets them. */
+	if (from_trips && control <= 0 && (!zc->has_control_temp || !zc->has_switch_on_temp)) {
+		pa_log(PA_LOG_ERR, "zone %s: the passive trips of thermal_zone%d (%s) read 0: unset "
+		       "(thermald or the firmware sets them), so they give no %s; set control_temp "
+		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id, tz->type,
+		       zc->has_control_temp ? "switch-on temperature" :
+		       zc->has_switch_on_temp ? "control temperature" :
+		       "switch-on or control temperature");
+		return -EINVAL;
+	}
 	if (!z->setup.always_on && z->setup.control_mc <= z->setup.switch_on_mc) {
 		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
 		       "skipped", zc->name, z->setup.control_mc, z->setup.switch_on_mc);

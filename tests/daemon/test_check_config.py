@@ -200,6 +200,22 @@ class ControlAgainstUnsetTrips(CheckConfig):
         self.assertEqual(status, 0, stdout + stderr)
         self.assertEqual(stderr, "")
 
+    def test_temperatures_from_unset_trips_are_asked_for(self):
+        """Without switch_on_temp or control_temp the trips would give 0 m°C
+        (was: "control 0 m°C is not above switch-on 0 m°C"; with control_temp
+        alone, a switch-on at 0 °C taken without a word)."""
+        for given, missing in (("", "switch-on or control temperature"),
+                               ("control_temp = 80000;", "switch-on temperature"),
+                               ("switch_on_temp = 60000;", "control temperature")):
+            status, stdout, stderr = self.check(
+                'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; %s\n'
+                '  sustainable_power = 28000;\n'
+                '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n' % given)
+            self.assertEqual(status, 3, stdout + stderr)
+            self.assertIn("err: zone pkg: the passive trips of thermal_zone1 (x86_pkg_temp) read "
+                          "0: unset (thermald or the firmware sets them), so they give no %s; "
+                          "set control_temp and switch_on_temp; zone skipped\n" % missing, stderr)
+
 
 class FirmwareTrips(CheckConfig):
     """The kernel's trips are data (issue 42, 2): a passive trip below 0 °C,
