@@ -26,8 +26,9 @@
  *	is the cap's share, under what its actors request.
  * @LIMIT_LOWEST_STATE: a power actor held at its lowest state (a zone: every
  *	actor at its lowest) with the zone still over its control temperature:
- *	the budget is under what it draws there.  Never a fan's: at its top
- *	state it cools as hard as it can, for the temperature.
+ *	its grant, its share of the budget, is under what it draws there (a
+ *	zone: the budget is under what they all draw there).  Never a fan's: at
+ *	its top state it cools as hard as it can, for the temperature.
  * @LIMIT_SENSOR_FAULT: the zone has no sane temperature and holds its limits
  *	or runs on its sustainable power.
  * @LIMIT_REASONS: how many there are.
