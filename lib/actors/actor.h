@@ -319,13 +319,15 @@ void actor_free_meter(struct actor *a);
  * @a->measured_valid.  Readings above METER_JUMP_FACTOR times @a->max_mw
  * are jumps; the meter counts as stopped only where @a->model_mw (its
  * table's power for the state and load measured) moved and the meter did
- * not, or an energy counter did not count while it drew (meter_fault.h).  A
+ * not, or an energy counter did not count while it drew (meter_fault.h);
+ * without @load_known (no load sampled since a start or a resume) the read
+ * is not judged.  A
  * configured meter that faults is dropped (closed, freed, never read again
  * until the engine is rebuilt) with one warning that names the actor, the
  * meter and the fault: the actor goes on from its power table.
  * Return: 1 for a reading, 0 for none, minus an enum meter_fault.
  */
-int actor_read_meter(struct actor *a, uint64_t now_us);
+int actor_read_meter(struct actor *a, uint64_t now_us, bool load_known);
 
 /**
  * actor_meter_fault() - say @a's meter's @fault (enum meter_fault), once

@@ -44,7 +44,7 @@ void actor_meter_fault(struct actor *a, int fault, const char *outcome)
 		       meter_fault_name((enum meter_fault)fault), outcome);
 }
 
-int actor_read_meter(struct actor *a, uint64_t now_us)
+int actor_read_meter(struct actor *a, uint64_t now_us, bool load_known)
 {
 	uint32_t mw = 0;
 	bool had_value;
@@ -58,7 +58,7 @@ int actor_read_meter(struct actor *a, uint64_t now_us)
 	a->meter->track.max_mw = a->max_mw <= UINT32_MAX / METER_JUMP_FACTOR
 					 ? a->max_mw * METER_JUMP_FACTOR : UINT32_MAX;
 	/* Its table's power for the state and load measured (uncalibrated): whether the meter should move. */
-	r = power_meter_read(a->meter, now_us, a->model_mw, &mw);
+	r = power_meter_read(a->meter, now_us, load_known ? a->model_mw : METER_MODEL_UNKNOWN, &mw);
 	a->measured_valid = r == 1;
 	/* An energy counter that did not move (not its first value): its next move measures the wait. */
 	a->meter_unmoved = r == 0 && had_value;

@@ -15,15 +15,22 @@
  * does not count while the model says the actor draws.  A steady value
  * under a steady model (a cluster never throttled under a steady load, a
  * coarse meter within one step) is a steady power, not a stopped meter.
- * The model has moved when it is more than METER_MOVE_PCT (25 %) of the
- * larger power, METER_MOVE_MIN_MW (50 mW) and METER_MOVE_STEPS (2) of the
- * meter's steps away (a step: the smallest change it has shown, µW, at
- * most its resolution; none before it has changed): a quarter is beyond a
- * steady load's noise and about one OPP's step, and two steps leave the
- * meter's step even where the silicon draws half its table.  What counts
+ * A power's model is judged by its mean over METER_MODEL_TAU_US (1 s), from
+ * where that mean was when the value last changed, once it has been fed
+ * for METER_MODEL_SETTLE_US (3 s: a burst in one period, the first period
+ * after a start or a resume with no load sampled yet, is no load).  It has moved when it is
+ * more than METER_MOVE_PCT (25 %) of the larger power, METER_MOVE_MIN_MW
+ * (50 mW) and METER_MOVE_STEPS (2) of the meter's steps away (a step: the
+ * smallest change it has shown, µW, at most its resolution; a power's
+ * change of more than METER_STEP_MAX_PCT (50 %) is a load's move, not a
+ * step; none before it has changed): a quarter is beyond a steady load's noise and about one
+ * OPP's step, and two steps leave the meter's step even where the silicon
+ * draws half its table.  What counts
  * towards a stop is the time the model was moved (an energy counter: was
  * drawing, and owed METER_MOVE_STEPS of its steps by the model's energy)
- * since the value last changed: METER_STOP_US (3 s) or METER_STOP_SAMPLES
+ * since the value last changed, each read counting at most its time
+ * constant or the meter's sample period (a zone idle in between did not
+ * read it): METER_STOP_US (3 s) or METER_STOP_SAMPLES
  * (3) of the meter's sample periods, whichever is longer, over
  * METER_STOP_MIN_READS reads at least: time, not reads, so that a short
  * period (10 ms) does not drop a healthy meter that refreshes once a
@@ -41,12 +48,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A power's change of more than this share of the larger value is no step of its meter, percent. */
+#define METER_STEP_MAX_PCT 50
 /* The model moved: by more than this share of the larger power, percent... */
 #define METER_MOVE_PCT 25
 /* ...and by more than this, mW... */
 #define METER_MOVE_MIN_MW 50
 /* ...and by more than this many of the meter's steps (an energy counter: owed them). */
 #define METER_MOVE_STEPS 2
+/* The time constant of the model's mean the meter is judged against, µs. */
+#define METER_MODEL_TAU_US 1000000
+/* How long the mean is fed before it is judged from: 95 % of the way to a step, µs. */
+#define METER_MODEL_SETTLE_US (3 * METER_MODEL_TAU_US)
+/* A model_mw for a read whose model is not known yet (the load not sampled): not judged. */
+#define METER_MODEL_UNKNOWN UINT32_MAX
 /* How long a value held while the model moved (an energy counter: drew) is stopped, µs... */
 #define METER_STOP_US 3000000
 /* ...or this many of the meter's sample periods, where that is longer... */
@@ -95,7 +110,11 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range);
  * @step: the smallest change between two values it showed (µW or µJ), at
  *	most its resolution; 0 before it has changed.
  * @read_us: when it was last read, moved or not, µs.
- * @base_model_mw: the model's power when the value last changed, mW.
+ * @model_mean_uw, @model_us, @model_fed_us: a power meter's model's mean
+ *	over about METER_MODEL_TAU_US (µW), when it was last fed (µs), and for
+ *	how long it has been fed without a gap (µs; 0: not fed).
+ * @base_model_mw, @base_known: the model's mean when the value last
+ *	changed, mW, once it had settled (fed for METER_MODEL_SETTLE_US).
  * @same: reads since the value last changed that count towards a stop
  *	(the model moved from @base_model_mw; an energy counter: it drew).
  * @still_us: the time those reads cover, µs.
@@ -111,7 +130,11 @@ struct meter_track {
 	uint64_t last_us;
 	uint64_t step;
 	uint64_t read_us;
+	uint64_t model_mean_uw;
+	uint64_t model_us;
+	uint64_t model_fed_us;
 	uint32_t base_model_mw;
+	bool base_known;
 	unsigned int same;
 	uint64_t still_us;
 	uint64_t owed_uj;
@@ -121,7 +144,8 @@ struct meter_track {
  * meter_track_step() - one raw reading @value of the meter (µJ or µW, as
  * read: signed, so that a negative power shows) at @now_us; @model_mw: the
  * actor's modelled power now, mW (0: it draws nothing by its model, and a
- * caller without a model passes 0: the meter is then never stopped).  An
+ * caller without a model passes 0: the meter is then never stopped;
+ * METER_MODEL_UNKNOWN: not known this read, which is not judged).  An
  * energy counter gives the mean power since the last value it moved from
  * (so a counter slower than the period averages over its own steps); a
  * power meter gives @value.

@@ -31,6 +31,8 @@ int engine_sample_load(struct engine *e)
 		e->stat_cur = e->stat_next;
 		e->stat_next = spare;
 		cpu_loads_update(e->loads, e->stat_prev, e->stat_cur);
+		if (e->load_windows < ENGINE_LOAD_WINDOWS_KNOWN)
+			e->load_windows++;
 	}
 	return 0;
 }
@@ -44,6 +46,7 @@ int engine_restart_load(struct engine *e)
 	if (r == 0) {
 		memcpy(e->stat_prev, e->stat_cur, sizeof(struct cpu_stat));
 		memset(e->loads, 0, sizeof(struct cpu_loads));
+		e->load_windows = 0;
 	}
 	return r;
 }

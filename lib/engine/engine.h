@@ -22,6 +22,9 @@
 #define POWER_LIMIT_LEASE_MIN_S 1
 #define POWER_LIMIT_LEASE_MAX_S 86400
 
+/* Load windows since a restart after which the actors' loads are theirs (struct engine). */
+#define ENGINE_LOAD_WINDOWS_KNOWN 2
+
 /**
  * struct engine - zones, actors and load samples.
  * @zones, @n_zones: the controlled zones.
@@ -34,6 +37,9 @@
  * @loads: each CPU's load over the pair, updated when the pair moves on; a
  *	CPU whose counters did not move keeps its last (cpu_load_pct()).
  * @stat_failed: the last read of /proc/stat failed (logged once).
+ * @load_windows: the pairs the loads moved on over since the last restart
+ *	(engine_restart_load()), counted up to ENGINE_LOAD_WINDOWS_KNOWN: the
+ *	first may span a tick, and before it there is none.
  * @n_missing: optional configured actors that could not be used (their
  *	zones run without them), for the daemon to look for again.
  * @n_refused: configured zones the kernel cannot hand over (no user_space
@@ -64,6 +70,7 @@ struct engine {
 	struct cpu_stat *stat_next;
 	struct cpu_loads *loads;
 	bool stat_failed;
+	unsigned int load_windows;
 	size_t n_missing;
 	size_t n_refused;
 	size_t n_bad_meters;

@@ -108,21 +108,25 @@ void engine_zone_free_meter(struct zone *z)
 }
 
 /* The board's meter of @z: its reading, or dropped at a fault. */
-static void read_zone_meter(struct zone *z, uint64_t now_us)
+static void read_zone_meter(struct zone *z, uint64_t now_us, bool load_known)
 {
 	uint64_t most_mw = 0, model_mw = 0;
 	uint32_t mw = 0;
 	int r;
 
 	for (size_t k = 0; k < z->setup.n_actors; k++) {
-		most_mw += z->setup.actors[k]->max_mw;
-		model_mw += z->setup.actors[k]->model_mw;
+		const struct actor *a = z->setup.actors[k];
+
+		most_mw += a->max_mw;
+		/* A powercap actor has no table: what its own energy counter says it draws. */
+		model_mw += a->table.n ? a->model_mw : a->req_mw;
 	}
 	most_mw *= METER_JUMP_FACTOR;
 	z->setup.meter->track.max_mw = most_mw < UINT32_MAX ? (uint32_t)most_mw : UINT32_MAX;
 	/* Its actors' modelled power together: whether the board's meter should move. */
-	r = power_meter_read(z->setup.meter, now_us,
-			     model_mw < UINT32_MAX ? (uint32_t)model_mw : UINT32_MAX, &mw);
+	r = power_meter_read(z->setup.meter, now_us, !load_known ? METER_MODEL_UNKNOWN :
+			     model_mw < METER_MODEL_UNKNOWN ? (uint32_t)model_mw : METER_MODEL_UNKNOWN - 1,
+			     &mw);
 	z->period.measured_valid = r == 1;
 	z->period.measured_mw = r == 1 ? mw : z->period.measured_mw;
 	if (r >= 0)
@@ -140,6 +144,9 @@ static void read_zone_meter(struct zone *z, uint64_t now_us)
 
 void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
 {
+	/* A load from a window of a tick or none (a start, a resume) is no actor's load yet. */
+	bool load_known = e->load_windows >= ENGINE_LOAD_WINDOWS_KNOWN;
+
 	for (size_t z = 0; z < e->n_zones; z++) {
 		struct zone *zone = &e->zones[z];
 
@@ -148,9 +155,9 @@ void engine_read_meters(struct engine *e, uint64_t now_us, const bool *due)
 			continue;
 		}
 		if (zone->setup.meter)
-			read_zone_meter(zone, now_us);
+			read_zone_meter(zone, now_us, load_known);
 		for (size_t k = 0; k < zone->setup.n_actors; k++)
-			actor_read_meter(zone->setup.actors[k], now_us);
+			actor_read_meter(zone->setup.actors[k], now_us, load_known);
 	}
 	/* An actor no active zone read this period has no reading for it. */
 	for (size_t i = 0; i < e->n_actors; i++) {

@@ -551,14 +551,15 @@ class Metered(unittest.TestCase):
         self.assertEqual({r["table_mw"] for r in rows if r["actor"] == "cpufreq-cpu0"}, {"0"})
         self.assertTrue(all(r["table_mw"] == r["req_mw"] for r in rows
                             if r["actor"] == "cpufreq-cpu4"))
-        # The rail stands still, and the daemon reads it so while the CPUs are idle (two
-        # rows written after its last value: one period read it whole), then the CPUs turn
-        # busy: stopped after 3 s of the busy table's power, dropped, and said so everywhere.
+        # The rail stands still, and the daemon reads it so while the CPUs are idle for
+        # 3.5 s of its trace (a meter is judged from its model's mean once that has run
+        # 3 s: METER_MODEL_SETTLE_US), then the CPUs turn busy: stopped after 3 s of the
+        # busy table's power, dropped, and said so everywhere.
         self.moving.clear()
         self.assertTrue(self.stood.wait(5))
-        rows_still = len(self.little_rows())
-        self.assertTrue(wait_for(lambda: len(self.little_rows()) >= rows_still + 2),
-                        self.daemon.logtext())
+        still_ms = int(self.little_rows()[-1]["time_ms"])
+        self.assertTrue(wait_for(lambda: int(self.little_rows()[-1]["time_ms"]) >= still_ms + 3500,
+                                 timeout=30), self.daemon.logtext())
         self.assertEqual({r["table_mw"] for r in self.little_rows()}, {"0"})
         self.tree.idle.clear()
         self.assertTrue(wait_for(lambda: self.meter_state() == "dropped", timeout=20),

@@ -127,82 +127,125 @@ static void test_energy_coarse_steps(void **unused)
 }
 
 /*
+ * Reads of a power meter at @uw every @period_ms from *@ms (left at the
+ * first read not made) until @until_ms, the model at @model_mw: the ms of
+ * the read that found it stopped, or 0 where each gave a reading.
+ */
+static uint64_t hold_power(struct meter_track *t, int64_t uw, uint64_t *ms, uint64_t until_ms,
+			   uint32_t period_ms, uint32_t model_mw)
+{
+	uint32_t mw = 0;
+
+	for (; *ms < until_ms; *ms += period_ms) {
+		int r = step_ms(t, uw, *ms, model_mw, &mw);
+
+		if (r != 1) {
+			assert_int_equal(r, -METER_STOPPED);
+			return *ms;
+		}
+	}
+	return 0;
+}
+
+/*
  * A power that holds one exact value while the model moved from 1234 to
- * 2000 mW (its state changed): stopped after 3 s (30 reads at 100 ms) of
- * the model moved, not a read before; a move of the value starts the count
- * again; the reads in which the model came back do not count.
+ * 2000 mW (its state changed): its mean is 25 % away under a second on,
+ * and stopped 3 s of reads after (not before 3 s).  A move of the value
+ * counts from the model's mean then: held for a minute under it, stopped
+ * once the model is back at 1234 mW.  A model that flips between the two
+ * every period (a bursty load) is judged by its mean: held.
  */
 static void test_power_held_while_the_model_moved(void **unused)
 {
-	struct meter_track t = { .max_mw = 20000 };
+	struct meter_track t = { .max_mw = 20000 }, u = t, flips = t;
+	uint32_t mw = 0;
+	uint64_t ms = 0, at;
+
+	(void)unused;
+	/* 4 s at 1234 mW: the model's mean settles there, where the value is judged from. */
+	assert_int_equal(hold_power(&t, 1234567, &ms, 4000, 100, 1234), 0);
+	at = hold_power(&t, 1234567, &ms, 20000, 100, 2000);
+	assert_in_range(at, 4000 + 3000, 4000 + 4500);
+	ms = 0;
+	assert_int_equal(hold_power(&u, 1234567, &ms, 4000, 100, 1234), 0);
+	assert_int_equal(hold_power(&u, 1234567, &ms, 6000, 100, 2000), 0);
+	assert_int_equal(hold_power(&u, 1234568, &ms, 64000, 100, 2000), 0);
+	at = hold_power(&u, 1234568, &ms, 80000, 100, 1234);
+	assert_in_range(at, 64000 + 3000, 64000 + 4500);
+	for (ms = 0; ms < 60000; ms += 100)
+		assert_int_equal(step_ms(&flips, 1617000, ms, ms % 200 ? 2000 : 1234, &mw), 1);
+}
+
+/*
+ * The first read after a start or a resume has no load sampled yet
+ * (METER_MODEL_UNKNOWN, or 0 where the load reads 0 before a window has
+ * passed): a steady meter under a steady busy model is held, judged from
+ * the model's settled mean, not from that read.  Before, a hot start with
+ * 250 mW rail meters dropped them 3 s in.
+ */
+static void test_power_first_read_without_a_load(void **unused)
+{
+	struct meter_track unknown = { .max_mw = 20000 }, zero = unknown;
 	uint32_t mw = 0;
 	uint64_t ms = 0;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 1234567, ms, 1234, &mw), 1);
-	assert_int_equal(mw, 1234);
-	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 1234567, ms += 100, 2000, &mw), 1);
-	/* One move starts the count again, from the model then. */
-	assert_int_equal(step_ms(&t, 1234568, ms += 100, 1234, &mw), 1);
-	for (int k = 1; k < STOP_READS_100MS; k++) {
-		assert_int_equal(step_ms(&t, 1234568, ms += 100, 2000, &mw), 1);
-		/* Back where it was: not counted. */
-		assert_int_equal(step_ms(&t, 1234568, ms += 100, 1234, &mw), 1);
-	}
-	assert_int_equal(step_ms(&t, 1234568, ms += 100, 2000, &mw), -METER_STOPPED);
+	assert_int_equal(step_ms(&unknown, 750000, 0, METER_MODEL_UNKNOWN, &mw), 1);
+	assert_int_equal(step_ms(&zero, 750000, 0, 0, &mw), 1);
+	ms = 100;
+	assert_int_equal(hold_power(&unknown, 750000, &ms, 60000, 100, 716), 0);
+	ms = 100;
+	assert_int_equal(hold_power(&zero, 750000, &ms, 60000, 100, 716), 0);
 }
 
 /*
  * One exact value for 60 s under a steady model (a cluster never throttled
- * under a steady load: 2000 mW, its load's noise 5 %): a steady power, not
- * a stopped meter; nor a model 20 % up (400 of 2400 mW: within 25 %), nor
- * one 40 mW away on an actor drawing 100 mW (within 50 mW).  The model 26
- * % up (700 of 2700 mW) is a move: stopped 3 s later.  Before, every one
- * of these was dropped at 3 s.
+ * under a steady load: 1900 to 2000 mW, its mean 1950): a steady power, not
+ * a stopped meter; nor a model at 2400 mW (450 of 2400 mW: within 25 %),
+ * nor one 40 mW away on an actor drawing 100 mW (within 50 mW).  The model
+ * at 2700 mW (28 %) is a move: stopped 3 s of reads after its mean crosses
+ * 25 %.  Before, every one of these was dropped at 3 s.
  */
 static void test_power_steady_kept(void **unused)
 {
 	struct meter_track t = { .max_mw = 20000 }, low = t;
 	uint32_t mw = 0;
-	uint64_t ms = 0;
+	uint64_t ms, at;
 
 	(void)unused;
-	assert_int_equal(step_ms(&t, 2100000, ms, 2000, &mw), 1);
-	assert_int_equal(step_ms(&low, 130000, ms, 100, &mw), 1);
-	while ((ms += 100) <= 60000) {
+	for (ms = 0; ms <= 60000; ms += 100) {
 		assert_int_equal(step_ms(&t, 2100000, ms, 1900 + ms % 200, &mw), 1);
-		assert_int_equal(step_ms(&low, 130000, ms, 140, &mw), 1);
+		assert_int_equal(step_ms(&low, 130000, ms, ms ? 140 : 100, &mw), 1);
 	}
-	ms -= 100;
-	for (int k = 0; k < 2 * STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 2100000, ms += 100, 2400, &mw), 1);
-	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 2100000, ms += 100, 2700, &mw), 1);
-	assert_int_equal(step_ms(&t, 2100000, ms += 100, 2700, &mw), -METER_STOPPED);
+	assert_int_equal(hold_power(&t, 2100000, &ms, 66000, 100, 2400), 0);
+	at = hold_power(&t, 2100000, &ms, 80000, 100, 2700);
+	assert_in_range(at, 66000 + 3000, 66000 + 4500);
 }
 
 /*
  * A meter in 500 mW steps (a coarse rail monitor): once it has shown a
- * step, a model 300 mW up (800 to 1100 mW, 27 %: a move by share) is
- * within two of its steps: kept for 60 s; the model at 2200 mW (1400 mW
- * up) leaves them: stopped 3 s later.
+ * step, a model 300 mW up (800 to 1100 mW) is within two of its steps:
+ * kept for 60 s; the model at 2200 mW (1100 mW up) leaves them: stopped
+ * 3 s of reads after its mean does.  A first change of 1.2 W (idle to
+ * busy, 300 to 1500 mW: 80 % of the larger) is no step.
  */
 static void test_power_coarse_steps_kept(void **unused)
 {
-	struct meter_track t = { .max_mw = 20000 };
+	struct meter_track t = { .max_mw = 20000 }, busy = t;
 	uint32_t mw = 0;
-	uint64_t ms = 0;
+	uint64_t ms = 0, at;
 
 	(void)unused;
 	assert_int_equal(step_ms(&t, 500000, ms, 700, &mw), 1);
 	assert_int_equal(step_ms(&t, 1000000, ms += 100, 800, &mw), 1);
 	assert_int_equal(t.step, 500000);
-	while (ms < 60000)
-		assert_int_equal(step_ms(&t, 1000000, ms += 100, 1100, &mw), 1);
-	for (int k = 1; k < STOP_READS_100MS; k++)
-		assert_int_equal(step_ms(&t, 1000000, ms += 100, 2200, &mw), 1);
-	assert_int_equal(step_ms(&t, 1000000, ms += 100, 2200, &mw), -METER_STOPPED);
+	ms += 100;
+	assert_int_equal(hold_power(&t, 1000000, &ms, 60000, 100, 1100), 0);
+	at = hold_power(&t, 1000000, &ms, 80000, 100, 2200);
+	assert_in_range(at, 60000 + 3000, 60000 + 5000);
+	assert_int_equal(step_ms(&busy, 300000, 0, 300, &mw), 1);
+	assert_int_equal(step_ms(&busy, 1500000, 100, 1500, &mw), 1);
+	assert_int_equal(busy.step, 0);
 }
 
 /*
@@ -245,17 +288,23 @@ static void test_stopped_counts_time(void **unused)
 		struct meter_track e = p;
 		uint64_t ms = 0;
 
+		uint32_t period_ms = cases[i].period_ms;
+		uint64_t switch_ms = 4 * (uint64_t)(period_ms > 1000 ? period_ms : 1000), at;
+
 		e.energy = true;
-		/* The power's model moves at once: 1000 mW at its first read, 2000 since. */
-		assert_int_equal(step_ms(&p, 1500000, 0, 1000, &mw), 1);
 		assert_int_equal(step_ms(&e, 7000, 0, DRAWS, &mw), 0);
-		while ((ms += cases[i].period_ms) < cases[i].stop_ms) {
-			assert_int_equal(step_ms(&p, 1500000, ms, DRAWS, &mw), 1);
+		while ((ms += period_ms) < cases[i].stop_ms)
 			assert_int_equal(step_ms(&e, 7000, ms, DRAWS, &mw), 0);
-		}
 		assert_int_equal(ms, cases[i].stop_ms);
-		assert_int_equal(step_ms(&p, 1500000, ms, DRAWS, &mw), -METER_STOPPED);
 		assert_int_equal(step_ms(&e, 7000, ms, DRAWS, &mw), -METER_STOPPED);
+		/* The power's model settled at 1000 mW, then 2000 from switch_ms: the
+		 * same reads and time from where its mean is 25 % away (at once for a
+		 * period of its time constant or more, within 0.6 s for shorter ones). */
+		ms = 0;
+		assert_int_equal(hold_power(&p, 1500000, &ms, switch_ms, period_ms, 1000), 0);
+		at = hold_power(&p, 1500000, &ms, switch_ms + 60000, period_ms, DRAWS);
+		assert_in_range(at, switch_ms + cases[i].stop_ms - period_ms,
+				switch_ms + cases[i].stop_ms - period_ms + 600);
 	}
 }
 
@@ -296,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_energy_stopped),
 		cmocka_unit_test(test_energy_coarse_steps),
 		cmocka_unit_test(test_power_held_while_the_model_moved),
+		cmocka_unit_test(test_power_first_read_without_a_load),
 		cmocka_unit_test(test_power_steady_kept),
 		cmocka_unit_test(test_power_coarse_steps_kept),
 		cmocka_unit_test(test_stopped_counts_time),
