@@ -119,9 +119,10 @@ static int clear_limit(sd_bus *bus)
 }
 
 /*
- * A cap under what the actors' lowest states draw now (Manager.LowestPower;
- * a daemon without it says nothing) holds every actor there and still is
- * not met: said, as the status will say it is unmet.
+ * A cap under what the actors' lowest states draw at full load
+ * (Manager.LowestPower; a daemon without it says nothing) holds every actor
+ * there under a full load and still is not met: said, as the status then
+ * says it is unmet.
  */
 static void warn_below_lowest(sd_bus *bus, const struct limit_request *l)
 {
@@ -132,8 +133,9 @@ static void warn_below_lowest(sd_bus *bus, const struct limit_request *l)
 	    l->limit_mw >= lowest_mw)
 		return;
 	fprintf(stderr, "powerallocctl: limit: warning: %s is under the %u mW the power actors "
-		"draw at their lowest states now: the cap holds every one of them there and is "
-		"still not met (status says \"unmet\")\n", l->power, lowest_mw);
+		"draw at their lowest states at full load: under a full load the cap holds every "
+		"one of them there and is still not met (status says \"unmet\")\n", l->power,
+		lowest_mw);
 }
 
 /*

@@ -37,7 +37,7 @@ int daemon_reset_schedule(struct daemon *d)
 
 void daemon_arm_tick(struct daemon *d)
 {
-	if (!d->sleep.asleep)
+	if (!d->sleep.asleep && !d->tick_now)
 		schedule_arm(&d->schedule, &d->engine, d->tick);
 }
 
@@ -47,6 +47,7 @@ void daemon_tick_now(struct daemon *d)
 
 	if (d->sleep.asleep)
 		return;
+	d->tick_now = true;
 	sd_event_source_set_time(d->tick, now);
 	sd_event_source_set_time_accuracy(d->tick, 1);
 	sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);

@@ -66,6 +66,7 @@ struct daemon {
 	struct metrics metrics;
 	struct sleep_watch sleep;
 	bool ready;
+	bool tick_now;	/* the tick is armed for now (daemon_tick_now()): no zone's due time moves it */
 	enum rescan_reason rescan_why;	/* the highest reason of the rescan pending */
 	bool looking;
 	char status[512];
@@ -83,7 +84,7 @@ int daemon_reset_schedule(struct daemon *d);
 
 /**
  * daemon_arm_tick() - the tick timer armed for the next zone due, or off
- * when none is; not while asleep.
+ * when none is; not while asleep, nor while it is armed for now.
  */
 void daemon_arm_tick(struct daemon *d);
 

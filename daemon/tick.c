@@ -78,6 +78,7 @@ int daemon_on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
+	d->tick_now = false;
 	/* Asleep (logind said so): no period until resume; else a sleep the clocks show. */
 	if (!sleep_before_period(d))
 		return 0;

@@ -45,11 +45,19 @@ static int open_load(struct engine *e)
 	return 0;
 }
 
-int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
+/* Whether @a is one of @z's actors already. */
+static bool zone_has_actor(const struct zone *z, const struct actor *a)
 {
 	for (size_t i = 0; i < z->setup.n_actors; i++)
 		if (z->setup.actors[i] == a)
-			return 0;
+			return true;
+	return false;
+}
+
+int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
+{
+	if (zone_has_actor(z, a))
+		return 0;
 	if (z->setup.n_actors == ZONE_MAX_ACTORS)
 		return -E2BIG;
 	z->setup.actors[z->setup.n_actors++] = a;
@@ -267,18 +275,25 @@ static void say_refused(const struct zone_config *zc, const struct refused_actor
 static int add_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
 {
 	struct refused_actor refused = { .n = 0 };
+	size_t from_config[ZONE_MAX_ACTORS];	/* the config's index of each actor added */
 
 	for (size_t i = 0; i < zc->n_actors; i++) {
 		const struct actor_config *ac = &zc->actors[i];
 		char why[BUILD_WHY_MAX];
 		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
 
+		/* The same device by another name ("intel-rapl:0" and "package-0"). */
+		if (a && zone_has_actor(z, a)) {
+			snprintf(why, sizeof(why), "%s is an actor above too, named another way; "
+				 "list it once", a->name);
+			a = NULL;
+		}
 		if (a && build_add_zone_actor(z, a, ac->weight_q10) < 0) {
 			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
 			a = NULL;
 		}
 		if (a) {
-			build_open_actor_meter(b, zc, i, a);
+			from_config[z->setup.n_actors - 1] = i;
 			continue;
 		}
 		if (!ac->optional) {
@@ -302,6 +317,10 @@ static int add_configured_actors(struct build *b, const struct zone_config *zc, 
 		       zc->name);
 		return -ENODEV;
 	}
+	/* Meters only for a zone that runs: a skipped zone's would calibrate an actor shared
+	 * with another zone from a meter that zone never asked for. */
+	for (size_t k = 0; k < z->setup.n_actors; k++)
+		build_open_actor_meter(b, zc, from_config[k], z->setup.actors[k]);
 	return 0;
 }
 
@@ -375,45 +394,6 @@ static int find_inputs(struct build *b, const struct zone_config *zc, struct zon
 	return 0;
 }
 
-/*
- * Switch-on and control: configured, else the passive trips of @tz (a
- * single sensor's) as the kernel takes them; with one passive trip and no
- * switch_on_temp the zone is always on.
- */
-static int zone_temps(struct zone *z, const struct zone_config *zc,
-		      const struct thermal_zone_info *tz)
-{
-	int32_t on = 0, control = 0;
-	bool from_trips = tz && (!zc->has_switch_on_temp || !zc->has_control_temp);
-	size_t passive = from_trips ? build_passive_range(tz, &on, &control) :
-			 tz ? thermal_passive_range(tz, &on, &control) : 0;
-
-	z->setup.always_on = !zc->has_switch_on_temp && passive == 1;
-	z->setup.switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
-	z->setup.control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
-	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive == 0) {
-		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has no passive trip; set control_temp "
-		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id);
-		return -EINVAL;
-	}
-	/* x86_pkg_temp's trips read 0 until thermald or the firmware sets them. */
-	if (from_trips && control <= 0 && (!zc->has_control_temp || !zc->has_switch_on_temp)) {
-		pa_log(PA_LOG_ERR, "zone %s: the passive trips of thermal_zone%d (%s) read 0: unset "
-		       "(thermald or the firmware sets them), so they give no %s; set control_temp "
-		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id, tz->type,
-		       zc->has_control_temp ? "switch-on temperature" :
-		       zc->has_switch_on_temp ? "control temperature" :
-		       "switch-on or control temperature");
-		return -EINVAL;
-	}
-	if (!z->setup.always_on && z->setup.control_mc <= z->setup.switch_on_mc) {
-		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
-		       "skipped", zc->name, z->setup.control_mc, z->setup.switch_on_mc);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int build_configured_zone(struct build *b, const struct zone_config *zc, struct zone *z)
 {
 	struct thermal_zone_info *tz = NULL;
@@ -427,7 +407,8 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 		b->e->n_refused++;
 		return -EOPNOTSUPP;
 	}
-	if ((r = zone_temps(z, zc, tz)) < 0 || (r = build_check_control_temp(b, zc, z, tz)) < 0 ||
+	if ((r = build_zone_temps(z, zc, tz)) < 0 ||
+	    (r = build_check_control_temp(b, zc, z, tz)) < 0 ||
 	    (r = add_configured_actors(b, zc, z)) < 0)
 		return r;
 	build_open_zone_meter(b, zc, z);

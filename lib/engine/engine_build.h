@@ -113,6 +113,15 @@ size_t build_passive_range(const struct thermal_zone_info *tz, int32_t *switch_o
 			   int32_t *control_mc);
 
 /**
+ * build_zone_temps() - @z's switch-on and control: configured in @zc, else
+ * the passive trips of @tz (a single sensor's) as the kernel takes them;
+ * with one passive trip and no switch_on_temp the zone is always on.  Trips
+ * that read 0 (unset) give neither.  Return: 0 or -EINVAL (said).
+ */
+int build_zone_temps(struct zone *z, const struct zone_config *zc,
+		     const struct thermal_zone_info *tz);
+
+/**
  * build_check_control_temp() - configured zone @zc's control_temp (in @z)
  * against the trips of its thermal zone @tz (NULL for a combined sensor:
  * nothing to check): at or above its hot or critical trip, refused (said,

@@ -82,3 +82,39 @@ int build_check_control_temp(struct build *b, const struct zone_config *zc,
 		       passive->temp_mc);
 	return 0;
 }
+
+int build_zone_temps(struct zone *z, const struct zone_config *zc,
+		     const struct thermal_zone_info *tz)
+{
+	int32_t on = 0, control = 0;
+	bool from_trips = tz && (!zc->has_switch_on_temp || !zc->has_control_temp);
+	bool unset_on, unset_control;
+	size_t passive = from_trips ? build_passive_range(tz, &on, &control) :
+			 tz ? thermal_passive_range(tz, &on, &control) : 0;
+
+	z->setup.always_on = !zc->has_switch_on_temp && passive == 1;
+	z->setup.switch_on_mc = zc->has_switch_on_temp ? zc->switch_on_temp_mc : on;
+	z->setup.control_mc = zc->has_control_temp ? zc->control_temp_mc : control;
+	if ((!zc->has_switch_on_temp || !zc->has_control_temp) && passive == 0) {
+		pa_log(PA_LOG_ERR, "zone %s: thermal_zone%d has no passive trip; set control_temp "
+		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id);
+		return -EINVAL;
+	}
+	/* x86_pkg_temp's trips read 0 until thermald or the firmware sets them. */
+	unset_on = !zc->has_switch_on_temp && passive >= 2 && on <= 0;
+	unset_control = !zc->has_control_temp && control <= 0;
+	if (from_trips && (unset_on || unset_control)) {
+		pa_log(PA_LOG_ERR, "zone %s: the passive trips of thermal_zone%d (%s) read 0: unset "
+		       "(thermald or the firmware sets them), so they give no %s; set control_temp "
+		       "and switch_on_temp; zone skipped", zc->name, z->setup.tz_id, tz->type,
+		       !unset_control ? "switch-on temperature" : !unset_on ? "control temperature" :
+		       "switch-on or control temperature");
+		return -EINVAL;
+	}
+	if (!z->setup.always_on && z->setup.control_mc <= z->setup.switch_on_mc) {
+		pa_log(PA_LOG_ERR, "zone %s: control %d m°C is not above switch-on %d m°C; zone "
+		       "skipped", zc->name, z->setup.control_mc, z->setup.switch_on_mc);
+		return -EINVAL;
+	}
+	return 0;
+}

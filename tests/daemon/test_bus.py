@@ -26,7 +26,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_daemon import CDEV, HOT_CONFIG, WRAPPER, ZONE0, Daemon, Tree, wait_for  # noqa: E402
+from test_daemon import (CDEV, HOT_CONFIG, WRAPPER, ZONE0, Daemon, Tree,  # noqa: E402
+                         read_to_close, wait_for)
 
 POWERALLOCCTL = os.environ.get("POWERALLOCCTL", "build/ctl/powerallocctl")
 # The trace's columns before the aim, the limiting reasons and the caps were added at its end.
@@ -273,16 +274,10 @@ class Access(Bus):
         while b"Ctrl-C to stop" not in data and time.monotonic() < end:
             if select.select([fd], [], [], 0.1)[0]:
                 data += os.read(fd, 65536)
+        self.assertIn(b"Ctrl-C to stop", data)
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
+        data += read_to_close(fd)
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         os.close(fd)
         text = data.decode()
@@ -806,9 +801,9 @@ class PowerLimit(Bus):
         out = ctl("limit", "100mW", "--lease", "60")
         self.assertEqual((out.returncode, out.stdout), (0, "power limit 100 mW for 60 s\n"))
         self.assertRegex(out.stderr, r"^powerallocctl: limit: warning: 100mW is under the \d+ mW "
-                         r"the power actors draw at their lowest states now: the cap holds "
-                         r"every one of them there and is still not met \(status says "
-                         r"\"unmet\"\)\n$")
+                         r"the power actors draw at their lowest states at full load: under a "
+                         r"full load the cap holds every one of them there and is still not "
+                         r"met \(status says \"unmet\"\)\n$")
         self.assertEqual(manager_property("PowerLimit"), 100)
         # At or above them: no word.
         out = ctl("limit", "%dmW" % self.max_mw(), "--lease", "60")

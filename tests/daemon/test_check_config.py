@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
 import fixture  # noqa: E402
-from test_daemon import FAULT_SHIM, POWERALLOCD, WRAPPER  # noqa: E402
+from test_daemon import FAULT_SHIM, POWERALLOCD, WRAPPER, read_to_close  # noqa: E402
 
 BAD_CONFIG = 3
 NOTHING_CONTROLLABLE = 5
@@ -215,6 +215,16 @@ class ControlAgainstUnsetTrips(CheckConfig):
             self.assertIn("err: zone pkg: the passive trips of thermal_zone1 (x86_pkg_temp) read "
                           "0: unset (thermald or the firmware sets them), so they give no %s; "
                           "set control_temp and switch_on_temp; zone skipped\n" % missing, stderr)
+        # One trip set by thermald (90 °C), the other still 0: still no switch-on.
+        with open(os.path.join(self.tree, "sys/class/thermal/thermal_zone1/trip_point_1_temp"),
+                  "w") as f:
+            f.write("90000\n")
+        status, stdout, stderr = self.check(
+            'zones = ( { name = "pkg"; sensor = "x86_pkg_temp"; control_temp = 80000;\n'
+            '  sustainable_power = 28000;\n'
+            '  actors = ( { type = "powercap"; zone = "intel-rapl:0"; } ); } );\n')
+        self.assertEqual(status, 3, stdout + stderr)
+        self.assertIn("so they give no switch-on temperature", stderr)
 
 
 class FirmwareTrips(CheckConfig):
@@ -485,6 +495,14 @@ class X86Names(CheckConfig):
                           'actors[0] (line 2, powercap): "core" is the name of 2 powercap '
                           "zones: intel-rapl:0:0, intel-rapl:1:0; name one by its directory "
                           'name, as zone = "intel-rapl:0:0"; zone skipped')
+
+    def test_powercap_zone_by_both_its_names(self):
+        """"intel-rapl:0" and "package-0" in one zone are one device: the
+        second was taken without a word (its weight not used)."""
+        self.assert_fails(self.ZONE % ('{ type = "powercap"; zone = "intel-rapl:0"; },\n'
+                                       '  { type = "powercap"; zone = "package-0"; weight = 2.0; }'),
+                          "actors[1] (line 3, powercap): intel-rapl:0 is an actor above too, "
+                          "named another way; list it once; zone skipped")
 
     def test_cpufreq_without_cooling_device_names_cpufreq_cap(self):
         self.assert_fails(self.ZONE % '{ type = "cpufreq"; cpus = "2"; }',
@@ -839,16 +857,10 @@ class Terminal(CheckConfig):
                                 env=dict(os.environ, UMOCKDEV_DIR=self.tree),
                                 stdout=subprocess.DEVNULL, stderr=slave)
         os.close(slave)
-        data = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:     # EIO: the last writer closed it
-                break
-            if not chunk:
-                break
-            data += chunk
-        os.close(master)
+        try:
+            data = read_to_close(master, timeout=60)
+        finally:
+            os.close(master)
         self.assertEqual(proc.wait(timeout=60), 0)
         return data.decode().replace("\r\n", "\n")
 

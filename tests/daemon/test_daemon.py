@@ -9,6 +9,7 @@ usage: test_daemon.py (POWERALLOCD names the binary)
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -54,6 +55,26 @@ def wait_for(predicate, timeout=5.0):
             return True
         time.sleep(0.02)
     return predicate()
+
+
+def read_to_close(fd, timeout=30.0):
+    """What is left to read on the pseudo-terminal (or pipe) @fd until its
+    last writer closes it; raises AssertionError, with what was read, when
+    that takes over @timeout s (a writer that never ends fails, not hangs)."""
+    data, end = b"", time.monotonic() + timeout * SLOWDOWN
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise AssertionError("still open after %.0f s: %r" % (timeout, data[-500:]))
+        if not select.select([fd], [], [], min(left, 0.5))[0]:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:     # EIO: the last writer closed a pseudo-terminal
+            return data
+        if not chunk:
+            return data
+        data += chunk
 
 
 class Tree:
