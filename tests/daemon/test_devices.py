@@ -112,10 +112,13 @@ class RemovedDevice(Faulty):
         actor not being optional, gives the zone back to the kernel."""
         self.start()
         self.assertTrue(wait_for(lambda: int(self.tree.read(CDEV % 1)) > 0), self.daemon.logtext())
-        self.tree.write(ZONE0 + "temp", "60000\n")     # limits released: a write
+        # Gone first, then the limits released: the write that finds it gone.  (The other
+        # way round, a loaded machine let the daemon write before the device went, and no
+        # write came after it.)
         self.fault("enodev-write", "cdev1-away/cur_state")
         os.rename(self.tree.path("sys/devices/virtual/thermal/cooling_device1"),
                   self.tree.path("cdev1-away"))
+        self.tree.write(ZONE0 + "temp", "60000\n")     # limits released: a write
         # A device gone is said at info level (a retry only at debug).
         self.assertTrue(wait_for(lambda: "info: rescanning" in self.daemon.logtext()),
                         self.daemon.logtext())
