@@ -46,7 +46,7 @@ static const char *shim_path(const struct shim *s)
  */
 static bool loads(const char *path, char *why, size_t size)
 {
-	int status, pipe_fd[2];
+	int status = 0, pipe_fd[2];
 	ssize_t n, got = 0;
 	pid_t pid;
 
@@ -55,8 +55,14 @@ static bool loads(const char *path, char *why, size_t size)
 		snprintf(why, size, "%s: LD_PRELOAD cannot name a path with a space or a colon", path);
 		return false;
 	}
-	if (pipe2(pipe_fd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+	if (pipe2(pipe_fd, O_CLOEXEC) < 0) {
 		snprintf(why, size, "%s: %m", path);
+		return false;
+	}
+	if ((pid = fork()) < 0) {
+		snprintf(why, size, "%s: %m", path);
+		close(pipe_fd[0]);
+		close(pipe_fd[1]);
 		return false;
 	}
 	if (pid == 0) {
