@@ -28,7 +28,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "package"))
 import vm  # noqa: E402
 from test_package import copy_source  # noqa: E402
-from test_shell import config, TZ, POLICY, FAN, MAX_KHZ, BACKOFF_MAX_S  # noqa: E402
+from shell_guest import config, TZ, POLICY, FAN, MAX_KHZ, BACKOFF_MAX_S  # noqa: E402
 
 guest = None
 workdir = None
