@@ -45,8 +45,7 @@ static int open_load(struct engine *e)
 	return 0;
 }
 
-/* Whether @a is one of @z's actors already. */
-static bool zone_has_actor(const struct zone *z, const struct actor *a)
+bool build_zone_has_actor(const struct zone *z, const struct actor *a)
 {
 	for (size_t i = 0; i < z->setup.n_actors; i++)
 		if (z->setup.actors[i] == a)
@@ -56,7 +55,7 @@ static bool zone_has_actor(const struct zone *z, const struct actor *a)
 
 int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 {
-	if (zone_has_actor(z, a))
+	if (build_zone_has_actor(z, a))
 		return 0;
 	if (z->setup.n_actors == ZONE_MAX_ACTORS)
 		return -E2BIG;
@@ -230,101 +229,6 @@ bool build_offers_user_space(const struct thermal_zone_info *tz, const char *nam
 }
 
 /*
- * A required actor of a configured zone that cannot be used: said once the
- * zone's other actors are known, so that the hint fits them.
- */
-struct refused_actor {
-	size_t index, n;	/* the last one, and how many there were */
-	char why[BUILD_WHY_MAX];
-};
-
-/*
- * Says @r's actor of @zc.  @z_actors: the zone's usable actors, once all
- * are known; SIZE_MAX while more follow (the line then says what alone).
- * optional = true is offered only where it runs the zone: where the zone
- * has another usable actor; where it has none, marking the actors
- * optional would leave it none either ("none of its optional actors").
- */
-static void say_refused(const struct zone_config *zc, const struct refused_actor *r,
-			size_t z_actors)
-{
-	const struct actor_config *ac = &zc->actors[r->index];
-	char outcome[200] = "";
-
-	if (z_actors == 0)
-		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
-			 "(it has no other usable actor, so optional = true would not run it)");
-	else if (z_actors != SIZE_MAX && r->n == 1)
-		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
-			 "(optional = true on this actor runs the zone without it)");
-	else if (z_actors != SIZE_MAX)
-		snprintf(outcome, sizeof(outcome), "; zone skipped: the kernel's governor keeps it "
-			 "(optional = true on this actor and the %zu above runs the zone without "
-			 "them)", r->n - 1);
-	pa_log(PA_LOG_ERR, "zone %s: actors[%zu] (line %u, %s): %s%s", zc->name, r->index,
-	       ac->line, actor_kind_name(ac->kind), r->why, outcome);
-}
-
-/*
- * The actors of configured zone @zc into @z.  An actor that cannot be used
- * is said with why and what exists; an optional one is left out (counted
- * in e->n_missing, for the daemon to look again), any other refuses the
- * zone, which stays with the kernel's governor: every actor is tried, so
- * that each one to fix is said at once.  Return: 0 or -ENODEV.
- */
-static int add_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
-{
-	struct refused_actor refused = { .n = 0 };
-	size_t from_config[ZONE_MAX_ACTORS];	/* the config's index of each actor added */
-
-	for (size_t i = 0; i < zc->n_actors; i++) {
-		const struct actor_config *ac = &zc->actors[i];
-		char why[BUILD_WHY_MAX];
-		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
-
-		/* The same device by another name ("intel-rapl:0" and "package-0"). */
-		if (a && zone_has_actor(z, a)) {
-			snprintf(why, sizeof(why), "%s is an actor above too, named another way; "
-				 "list it once", a->name);
-			a = NULL;
-		}
-		if (a && build_add_zone_actor(z, a, ac->weight_q10) < 0) {
-			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
-			a = NULL;
-		}
-		if (a) {
-			from_config[z->setup.n_actors - 1] = i;
-			continue;
-		}
-		if (!ac->optional) {
-			if (refused.n)
-				say_refused(zc, &refused, SIZE_MAX);
-			refused.index = i;
-			refused.n++;
-			memcpy(refused.why, why, sizeof(why));
-			continue;
-		}
-		pa_log(PA_LOG_WARNING, "zone %s: actors[%zu] (line %u, %s): %s; optional: the zone "
-		       "runs without it", zc->name, i, ac->line, actor_kind_name(ac->kind), why);
-		b->e->n_missing++;
-	}
-	if (refused.n) {
-		say_refused(zc, &refused, z->setup.n_actors);
-		return -ENODEV;
-	}
-	if (z->setup.n_actors == 0) {
-		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",
-		       zc->name);
-		return -ENODEV;
-	}
-	/* Meters only for a zone that runs: a skipped zone's would calibrate an actor shared
-	 * with another zone from a meter that zone never asked for. */
-	for (size_t k = 0; k < z->setup.n_actors; k++)
-		build_open_actor_meter(b, zc, from_config[k], z->setup.actors[k]);
-	return 0;
-}
-
-/*
  * Whether @name (@zc's sensor or one of its inputs) names one thermal zone.
  * When it names several (a type they share), says so with each one, its
  * temperature and how to name it, and counts the zone refused: only a
@@ -409,7 +313,7 @@ static int build_configured_zone(struct build *b, const struct zone_config *zc, 
 	}
 	if ((r = build_zone_temps(z, zc, tz)) < 0 ||
 	    (r = build_check_control_temp(b, zc, z, tz)) < 0 ||
-	    (r = add_configured_actors(b, zc, z)) < 0)
+	    (r = build_configured_actors(b, zc, z)) < 0)
 		return r;
 	build_open_zone_meter(b, zc, z);
 	return build_finish_zone(b, z, tz, zc);

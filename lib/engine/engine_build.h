@@ -70,6 +70,20 @@ void build_add_fallback_devices(struct build *b, struct zone *z,
 /** build_add_zone_actor() - @a into @z's actors with @weight_q10 (once).  Return: 0 or -E2BIG. */
 int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10);
 
+/** build_zone_has_actor() - whether @a is one of @z's actors already. */
+bool build_zone_has_actor(const struct zone *z, const struct actor *a);
+
+/**
+ * build_configured_actors() - the actors of configured zone @zc into @z
+ * (engine_zone_actors.c).  An actor that cannot be used is said with why
+ * and what exists; an optional one is left out (counted in e->n_missing,
+ * for the daemon to look again), any other refuses the zone, which stays
+ * with the kernel's governor: every actor is tried, so that each one to
+ * fix is said at once, and each optional one is said with the zone's fate.
+ * The meters of a zone that runs are opened.  Return: 0 or -ENODEV.
+ */
+int build_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z);
+
 /**
  * build_offers_user_space() - whether the kernel can hand thermal zone @tz
  * over: it offers the user_space governor.  Else two governors would drive
