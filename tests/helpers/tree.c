@@ -9,9 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/engine.h"
 #include "engine/zone.h"
 
 #include "platform/log.h"
+#include "platform/sysfs.h"
 
 static char messages[TREE_LOG_MAX][1024];
 static size_t n_messages;
@@ -50,6 +52,30 @@ bool tree_on(const char *tree)
 	const char *fixture = getenv("FIXTURE");
 
 	return fixture && strcmp(fixture, tree) == 0;
+}
+
+static char failing_path[SYSFS_PATH_MAX];
+static int failing_error;
+
+static int fail_reads_hook(const char *path, bool write)
+{
+	return !write && strcmp(path, failing_path) == 0 ? failing_error : 0;
+}
+
+void tree_fail_reads(const char *path, int error)
+{
+	snprintf(failing_path, sizeof(failing_path), "%s", path ? path : "");
+	failing_error = error;
+	sysfs_set_fault_hook(path ? fail_reads_hook : NULL);
+}
+
+struct actor *tree_actor_named(const struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_actors; i++)
+		if (strcmp(e->actors[i]->name, name) == 0)
+			return e->actors[i];
+	fail_msg("no actor %s", name);
+	return NULL;
 }
 
 size_t tree_log_count(const char *words)

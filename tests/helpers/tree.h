@@ -74,6 +74,16 @@ bool tree_on(const char *tree);
 int tree_main_guard(void);
 
 struct zone;
+struct engine;
+
+/** tree_actor_named() - @e's actor named @name; the test fails where there is none. */
+struct actor *tree_actor_named(const struct engine *e, const char *name);
+
+/**
+ * tree_fail_reads() - every read of @path (a /sys path as the daemon names
+ * it) fails with @error (a negative errno) from now on; NULL: reads work again.
+ */
+void tree_fail_reads(const char *path, int error);
 
 /*
  * tree_assert_always_on() - @z is a zone taken automatically with one passive

@@ -49,15 +49,6 @@ static struct pa_config *config(bool metered)
 	return tree_config(text);
 }
 
-static struct actor *actor_named(const struct engine *e, const char *name)
-{
-	for (size_t i = 0; i < e->n_actors; i++)
-		if (strcmp(e->actors[i]->name, name) == 0)
-			return e->actors[i];
-	fail_msg("no actor %s", name);
-	return NULL;
-}
-
 /* The simulated silicon: its period count, counter and CPU ticks. */
 struct plant {
 	uint64_t t_us;
@@ -130,7 +121,7 @@ static struct actor *converged_gpu(struct engine *e, struct plant *p, const stru
 
 	plant_start(p);
 	assert_int_equal(engine_build(e, cfg), 1);
-	gpu = actor_named(e, "devfreq-ff9a0000.gpu");
+	gpu = tree_actor_named(e, "devfreq-ff9a0000.gpu");
 	run(e, p, gpu, 1.4, CONVERGE_PERIODS);
 	return gpu;
 }
@@ -160,7 +151,7 @@ static void test_converges(void **unused)
 	(void)unused;
 	plant_start(&p);
 	assert_int_equal(engine_build(&e, cfg), 1);
-	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	gpu = tree_actor_named(&e, "devfreq-ff9a0000.gpu");
 	assert_true(gpu->calibrating);
 	run(&e, &p, gpu, 1.4, CONVERGE_PERIODS);
 	assert_true(e.zones[0].control.active);
@@ -198,8 +189,8 @@ static void test_dropped(void **unused)
 	plant_start(&p);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(engine_build(&plain, plain_cfg), 1);
-	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
-	plain_gpu = actor_named(&plain, "devfreq-ff9a0000.gpu");
+	gpu = tree_actor_named(&e, "devfreq-ff9a0000.gpu");
+	plain_gpu = tree_actor_named(&plain, "devfreq-ff9a0000.gpu");
 	run(&e, &p, gpu, 5.0, 200);
 	assert_false(gpu->calibrating);
 	assert_true(gpu->power_scale.implausible);
@@ -232,7 +223,7 @@ static void test_slow_energy_counter(void **unused)
 	(void)unused;
 	plant_start(&p);
 	assert_int_equal(engine_build(&e, cfg), 1);
-	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
+	gpu = tree_actor_named(&e, "devfreq-ff9a0000.gpu");
 	run_every(&e, &p, gpu, 1.4, CONVERGE_PERIODS, 10);
 	assert_true(gpu->calibrating);
 	print_message("slow counter: weight %.2f scale %.3f confidence %.2f\n",
@@ -303,7 +294,7 @@ static void test_reload(void **unused)
 	(void)unused;
 	gpu = converged_gpu(&e, &p, cfg);
 	assert_int_equal(engine_build(&e2, cfg), 1);
-	gpu2 = actor_named(&e2, "devfreq-ff9a0000.gpu");
+	gpu2 = tree_actor_named(&e2, "devfreq-ff9a0000.gpu");
 	assert_true(gpu2->power_scale.sums.weight == 0);
 	engine_adopt_state(&e2, &e);
 	assert_true(gpu2->power_scale.scale == gpu->power_scale.scale);
@@ -339,7 +330,7 @@ static void test_reload_new_table(void **unused)
 	assert_non_null(cfg2);
 	gpu = converged_gpu(&e, &p, cfg);
 	assert_int_equal(engine_build(&e2, cfg2), 1);
-	gpu2 = actor_named(&e2, "devfreq-ff9a0000.gpu");
+	gpu2 = tree_actor_named(&e2, "devfreq-ff9a0000.gpu");
 	assert_true(memcmp(actor_model_table(gpu), actor_model_table(gpu2),
 			   sizeof(struct power_table)) != 0);
 	engine_adopt_state(&e2, &e);
@@ -428,7 +419,7 @@ static void test_restart(void **unused)
 	finish(&e);
 
 	assert_int_equal(engine_build(&e2, cfg), 1);
-	gpu2 = actor_named(&e2, "devfreq-ff9a0000.gpu");
+	gpu2 = tree_actor_named(&e2, "devfreq-ff9a0000.gpu");
 	assert_int_equal(model_record_resume_scales(&e2.zones[0], &back), 1);
 	assert_true(fabs(gpu2->power_scale.scale - learnt) < 1e-9);
 	assert_true(gpu2->power_scale.confidence > 0.85);
@@ -459,10 +450,10 @@ static void test_unmetered_identical(void **unused)
 	plant_start(&p);
 	assert_int_equal(engine_build(&e, cfg), 1);
 	assert_int_equal(engine_build(&plain, plain_cfg), 1);
-	little = actor_named(&e, "cpufreq-cpu0");
-	plain_little = actor_named(&plain, "cpufreq-cpu0");
-	gpu = actor_named(&e, "devfreq-ff9a0000.gpu");
-	plain_gpu = actor_named(&plain, "devfreq-ff9a0000.gpu");
+	little = tree_actor_named(&e, "cpufreq-cpu0");
+	plain_little = tree_actor_named(&plain, "cpufreq-cpu0");
+	gpu = tree_actor_named(&e, "devfreq-ff9a0000.gpu");
+	plain_gpu = tree_actor_named(&plain, "devfreq-ff9a0000.gpu");
 	run(&e, &p, gpu, 1.4, 400);
 	pp = p;
 	run(&plain, &pp, plain_gpu, 1.4, 400);
