@@ -13,12 +13,9 @@
 #include "engine_build.h"
 #include "platform/log.h"
 
-/*
- * A required actor of a configured zone that cannot be used: said once the
- * zone's other actors are known, so that the hint fits them.
- */
+/* A required actor of a configured zone that cannot be used, and how many were up to it. */
 struct refused_actor {
-	size_t index, n;	/* the last one, and how many there were */
+	size_t index, n;
 	char why[BUILD_WHY_MAX];
 };
 
@@ -50,20 +47,21 @@ static void say_refused(const struct zone_config *zc, const struct refused_actor
 }
 
 /*
- * The optional actors of a zone that cannot be used, said once the zone's
- * fate is known: "the zone runs without it" only where it does.  @why: an
- * array of @cap reasons, allocated at the first (NULL where that failed:
- * each is then said at once, without the zone's fate).
+ * The actors of a zone that cannot be used, said in the config's order once
+ * the zone's fate is known: an optional one "the zone runs without it" only
+ * where it does, the last required one with the hint that fits the others.
+ * @index, @why: @cap entries, allocated at the first (where that failed,
+ * each is said at once, without the zone's fate).  @n_refused: required
+ * ones, stored or not; @last_stored: whether the last of them is stored.
  */
-struct missing_actors {
-	size_t n, cap;
-	bool tried;
+struct unusable_actors {
+	size_t n, cap, n_refused;
+	bool tried, last_stored;
 	size_t *index;
 	char (*why)[BUILD_WHY_MAX];
 };
 
-static void say_missing_one(const struct zone_config *zc, size_t i, const char *why,
-			    const char *fate)
+static void say_missing(const struct zone_config *zc, size_t i, const char *why, const char *fate)
 {
 	const struct actor_config *ac = &zc->actors[i];
 
@@ -72,39 +70,65 @@ static void say_missing_one(const struct zone_config *zc, size_t i, const char *
 }
 
 /* Keeps actors[@i] of @zc, unusable for @why, to say with the zone's fate. */
-static void note_missing(struct missing_actors *m, const struct zone_config *zc, size_t i,
-			 const char *why)
+static void note_unusable(struct unusable_actors *u, const struct zone_config *zc, size_t i,
+			  const char *why)
 {
-	if (!m->tried) {
-		m->tried = true;
-		m->index = calloc(zc->n_actors, sizeof(*m->index));
-		m->why = calloc(zc->n_actors, sizeof(*m->why));
-		m->cap = m->index && m->why ? zc->n_actors : 0;
+	bool optional = zc->actors[i].optional;
+
+	if (!u->tried) {
+		u->tried = true;
+		u->index = calloc(zc->n_actors, sizeof(*u->index));
+		u->why = calloc(zc->n_actors, sizeof(*u->why));
+		u->cap = u->index && u->why ? zc->n_actors : 0;
 	}
-	if (m->n >= m->cap) {
-		say_missing_one(zc, i, why, "left out");
+	if (!optional)
+		u->n_refused++;
+	if (u->n >= u->cap) {
+		struct refused_actor r = { .index = i, .n = u->n_refused };
+
+		snprintf(r.why, sizeof(r.why), "%s", why);
+		if (optional)
+			say_missing(zc, i, why, "left out");
+		else
+			say_refused(zc, &r, SIZE_MAX);
+		u->last_stored = u->last_stored && optional;
 		return;
 	}
-	m->index[m->n] = i;
-	snprintf(m->why[m->n++], BUILD_WHY_MAX, "%s", why);
+	if (!optional)
+		u->last_stored = true;
+	u->index[u->n] = i;
+	snprintf(u->why[u->n++], BUILD_WHY_MAX, "%s", why);
 }
 
-/* Says @m's actors: the zone @runs without them, or it is skipped (said next); frees @m. */
-static void say_missing(struct missing_actors *m, const struct zone_config *zc, bool runs)
+/* Says @u's actors of @zc, whose usable actors are @z_actors; frees @u. */
+static void say_unusable(struct unusable_actors *u, const struct zone_config *zc, size_t z_actors)
 {
-	for (size_t k = 0; k < m->n; k++)
-		say_missing_one(zc, m->index[k], m->why[k], runs ? "the zone runs without it"
-				: "left out, and the zone is skipped (below)");
-	free(m->index);
-	free(m->why);
-	*m = (struct missing_actors){ .n = 0 };
+	bool runs = !u->n_refused && z_actors;
+	struct refused_actor r = { .n = 0 };
+
+	for (size_t k = 0; k < u->n; k++) {
+		if (zc->actors[u->index[k]].optional) {
+			say_missing(zc, u->index[k], u->why[k], runs ? "the zone runs without it"
+				    : "left out, and the zone is skipped");
+			continue;
+		}
+		r.index = u->index[k];
+		r.n++;
+		snprintf(r.why, sizeof(r.why), "%s", u->why[k]);
+		say_refused(zc, &r, r.n == u->n_refused ? z_actors : SIZE_MAX);
+	}
+	if (u->n_refused && !u->last_stored)
+		pa_log(PA_LOG_ERR, "zone %s: an actor above cannot be used; zone skipped", zc->name);
+	free(u->index);
+	free(u->why);
+	*u = (struct unusable_actors){ .n = 0 };
 }
 
 int build_configured_actors(struct build *b, const struct zone_config *zc, struct zone *z)
 {
-	struct refused_actor refused = { .n = 0 };
-	struct missing_actors missing = { .n = 0 };
+	struct unusable_actors unusable = { .n = 0 };
 	size_t from_config[ZONE_MAX_ACTORS];	/* the config's index of each actor added */
+	bool refused;
 
 	for (size_t i = 0; i < zc->n_actors; i++) {
 		const struct actor_config *ac = &zc->actors[i];
@@ -125,22 +149,14 @@ int build_configured_actors(struct build *b, const struct zone_config *zc, struc
 			from_config[z->setup.n_actors - 1] = i;
 			continue;
 		}
-		if (!ac->optional) {
-			if (refused.n)
-				say_refused(zc, &refused, SIZE_MAX);
-			refused.index = i;
-			refused.n++;
-			memcpy(refused.why, why, sizeof(why));
-			continue;
-		}
-		note_missing(&missing, zc, i, why);
-		b->e->n_missing++;
+		if (ac->optional)
+			b->e->n_missing++;
+		note_unusable(&unusable, zc, i, why);
 	}
-	say_missing(&missing, zc, !refused.n && z->setup.n_actors);
-	if (refused.n) {
-		say_refused(zc, &refused, z->setup.n_actors);
+	refused = unusable.n_refused > 0;
+	say_unusable(&unusable, zc, z->setup.n_actors);
+	if (refused)
 		return -ENODEV;
-	}
 	if (z->setup.n_actors == 0) {
 		pa_log(PA_LOG_ERR, "zone %s: none of its optional actors is usable; zone skipped",
 		       zc->name);

@@ -416,25 +416,28 @@ class Names(CheckConfig):
     def test_only_optional_actors_and_none_usable(self):
         stderr = self.assert_fails(
             RK3399_ZONE % ("", '{ type = "devfreq"; device = "gpu"; optional = true; }'),
+            "optional: left out, and the zone is skipped\n",
             "zone cpu: none of its optional actors is usable; zone skipped")
-        self.assertIn("optional: left out, and the zone is skipped (below)", stderr)
         self.assertNotIn("runs without it", stderr)
 
     def test_optional_actor_of_a_zone_skipped_for_another(self):
         """An optional actor missing, a later required one unusable: the
-        optional one's line said "the zone runs without it", and the next
-        line skipped the zone."""
+        optional one's line said "the zone runs without it" and the next
+        line skipped the zone; now it says the zone is skipped, and the
+        lines keep the config's order."""
         stderr = self.assert_fails(
             RK3399_ZONE % ("", '{ type = "devfreq"; device = "ff9a0000.gpu0"; optional = true; },\n'
-                           '{ type = "cpufreq"; cpus = "0-3"; },\n'
+                           '{ type = "cpufreq"; cpus = "0-2"; },\n'
                            '{ type = "cpufreq"; cpus = "4-6"; }'),
             "warning: zone cpu: actors[0] (line 2, devfreq): no cooling device "
             "devfreq-ff9a0000.gpu0; devfreq devices: ff9a0000.gpu (cooling_device2); "
-            "optional: left out, and the zone is skipped (below)\n",
+            "optional: left out, and the zone is skipped\n",
             'err: zone cpu: actors[2] (line 4, cpufreq): cpus "4-6" are not the CPUs of one '
             "cpufreq policy; " + RK3399_POLICIES + "; zone skipped")
         self.assertNotIn("runs without it", stderr)
         self.assertEqual(stderr.count("zone skipped"), 1, stderr)
+        at = [stderr.index("actors[%d]" % k) for k in range(3)]
+        self.assertEqual(at, sorted(at), stderr)
 
     def test_optional_offered_only_where_it_runs_the_zone(self):
         """The zone's only actor unusable (issue 42, 6): "optional = true on
