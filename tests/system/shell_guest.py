@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The shell stage's guest and what its tests share (test_shell.py,
-test_systemd.py): the machine's paths and limits, a configuration of its
-zone, the guest booted once, and Shell, the base of each test: no daemon,
-no state, the zones cool and the kernel in charge at its start.
+"""The shell stage's guest and what its tests share: the machine's paths
+and limits and a configuration of its zone (test_systemd.py's too), the
+guest booted once, and Shell, the base of each of test_shell.py's tests: no
+daemon, no state, the zones cool and the kernel in charge at its start.
 """
 import os
 import sys
@@ -86,15 +86,15 @@ class Shell(unittest.TestCase):
 killall -9 powerallocd 2>/dev/null
 while pidof powerallocd >/dev/null; do sleep 0.1; done
 rm -rf /run/powerallocd /var/lib/powerallocd /etc/powerallocd.conf %s /tmp/trace.csv
-for z in 0 1; do echo step_wise > /sys/class/thermal/thermal_zone$z/policy; done
 """ % LOG)
-        # Cool first: a test that ended hot (restored at 72 °C) left the
-        # kernel's step_wise throttling, and a poll at 72 °C turns the fan
-        # back on after it is written off.  At 40 °C step_wise only lowers
+        # Cool first: a zone handed back to step_wise at 72 °C (as a test
+        # that ended hot leaves it) has its fan turned back on by the next
+        # poll after it is written off.  At 40 °C step_wise only lowers
         # states, one a poll (each second): wait for all of them to be 0.
         guest.set_temp(0, 40000)
         guest.set_temp(1, 40000)
         guest.check("""
+for z in 0 1; do echo step_wise > /sys/class/thermal/thermal_zone$z/policy; done
 for p in 0 1; do echo %d > /sys/devices/system/cpu/cpufreq/policy$p/scaling_max_freq; done
 echo 0 > %s
 """ % (MAX_KHZ, FAN))
