@@ -270,10 +270,7 @@ class Access(Bus):
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(POWERALLOCCTL, [POWERALLOCCTL, "monitor"])
-        data, end = b"", time.monotonic() + 30
-        while b"Ctrl-C to stop" not in data and time.monotonic() < end:
-            if select.select([fd], [], [], 0.1)[0]:
-                data += os.read(fd, 65536)
+        data = read_to_close(fd, until=b"Ctrl-C to stop")
         self.assertIn(b"Ctrl-C to stop", data)
         self.daemon.signal(signal.SIGTERM)
         self.assertEqual(self.daemon.wait(), 0)

@@ -57,12 +57,13 @@ def wait_for(predicate, timeout=5.0):
     return predicate()
 
 
-def read_to_close(fd, timeout=30.0):
+def read_to_close(fd, timeout=30.0, until=None):
     """What is left to read on the pseudo-terminal (or pipe) @fd until its
-    last writer closes it; raises AssertionError, with what was read, when
-    that takes over @timeout s (a writer that never ends fails, not hangs)."""
+    last writer closes it (or, given @until, bytes, until what was read
+    holds it); raises AssertionError, with what was read, when that takes
+    over @timeout s (a writer that never ends fails, not hangs)."""
     data, end = b"", time.monotonic() + timeout * SLOWDOWN
-    while True:
+    while until is None or until not in data:
         left = end - time.monotonic()
         if left <= 0:
             raise AssertionError("still open after %.0f s: %r" % (timeout, data[-500:]))
@@ -75,6 +76,7 @@ def read_to_close(fd, timeout=30.0):
         if not chunk:
             return data
         data += chunk
+    return data
 
 
 class Tree:

@@ -17,7 +17,9 @@ TZ = "/sys/class/thermal/thermal_zone%d"
 POLICY = "/sys/devices/system/cpu/cpufreq/policy%d/scaling_max_freq"
 FAN = "/sys/class/thermal/cooling_device2/cur_state"
 LOG = "/tmp/powerallocd.log"
-MAX_KHZ, MIN_KHZ = 2400000, 800000
+MAX_KHZ = 2400000
+# Its metrics file in the tests that read it (metrics_dir = "/tmp/metrics").
+METRICS = "/tmp/metrics/powerallocd.prom"
 
 # A cpufreq_cap actor with the power of one CPU at each OPP: the ACPI machine
 # has no power model of its own.

@@ -121,11 +121,11 @@ class Arm64(unittest.TestCase):
         self.started = time.monotonic()
         guest.check("""
 killall -9 powerallocd 2>/dev/null
-[ -s /tmp/busy.pids ] && kill $(cat /tmp/busy.pids) 2>/dev/null
+%s
 while pidof powerallocd >/dev/null; do sleep 0.1; done
-rm -rf /run/powerallocd /var/lib/powerallocd /etc/powerallocd.conf %s /tmp/busy.pids
+rm -rf /run/powerallocd /var/lib/powerallocd /etc/powerallocd.conf %s
 echo step_wise > %s/policy
-""" % (LOG, TZ))
+""" % (vm.Guest.STOP_BUSY_LOOPS, LOG, TZ))
         guest.set_temp(0, 40000)
         # As a person lifts a limit: neither governor lowers a state at a
         # steady temperature (step_wise only while it drops, power_allocator

@@ -18,8 +18,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shell_guest  # noqa: E402
 import vm  # noqa: E402
-from shell_guest import (BACKOFF_MAX_S, FAN, LOG, MAX_KHZ, OPPS, POLICY, TOP_MW, TZ,  # noqa: E402
-                         Shell, config)
+from shell_guest import (BACKOFF_MAX_S, FAN, LOG, MAX_KHZ, METRICS, OPPS, POLICY, TOP_MW,  # noqa: E402
+                         TZ, Shell, config)
 
 guest = None
 
@@ -251,7 +251,6 @@ class PowerMeter(Shell):
     hwmon device has no name and no power files, they are in hwmonN/device,
     its ACPI device (name, power1_average in µW); the daemon finds it there."""
 
-    METRICS = "/tmp/metrics/powerallocd.prom"
     ACTOR = "cpufreq-cap-0-1"
     DEVICE = "/sys/bus/acpi/devices/ACPI000D:00"
 
@@ -303,13 +302,13 @@ zones = (
             guest.wait("awk -v a='{actor=\"%s\"}' "
                        "'$1 == \"powerallocd_actor_power_scale_confidence_ratio\" a { c = $2 } "
                        "$1 == \"powerallocd_actor_max_power_watts\" a { m = $2 } "
-                       "END { exit !(c > 0 && m > 5.3) }' %s" % (self.ACTOR, self.METRICS),
+                       "END { exit !(c > 0 && m > 5.3) }' %s" % (self.ACTOR, METRICS),
                        "a calibration window and the table calibrated", timeout=120,
                        interval=2)
-            values = actor_metrics(guest.check("cat " + self.METRICS), self.ACTOR)
+            values = actor_metrics(guest.check("cat " + METRICS), self.ACTOR)
         finally:
-            guest.run("kill %d; [ -s /tmp/busy.pids ] && kill $(cat /tmp/busy.pids); "
-                      "rm -f /tmp/busy.pids" % loop)
+            guest.run("kill %d" % loop)
+            guest.stop_busy_loops()
         self.assertNotIn("dropped", self.log())
         # 1.5 at full load and 2.4 GHz; more where the load or the frequency is less.
         self.assertTrue(1.3 <= values["powerallocd_actor_power_scale_ratio"] <= 2.6, values)
@@ -332,7 +331,6 @@ class OtherWriters(Shell):
     back to step_wise gives the zone up; a cap rewritten by a shell loop is
     written back, fought over once, counted, and held once the loop stops."""
 
-    METRICS = "/tmp/metrics/powerallocd.prom"
     controlled = Stopping.controlled
 
     def test_policy_changed_by_another_writer_gives_the_zone_up(self):
@@ -354,7 +352,7 @@ class OtherWriters(Shell):
 
     def external_writes(self):
         """powerallocd_actor_external_writes_total of CPU 0's actor, 0 before the first file."""
-        rc, out = guest.run("grep '^%s' %s" % (CPU0_WRITES, self.METRICS))
+        rc, out = guest.run("grep '^%s' %s" % (CPU0_WRITES, METRICS))
         return int(float(out.split()[-1])) if rc == 0 and out.split() else 0
 
     def test_cap_rewritten_by_a_shell_loop_is_reasserted(self):
@@ -373,7 +371,7 @@ class OtherWriters(Shell):
             # Stopped at once: each fight doubles the back-off, and a slow
             # machine's waits would otherwise let it reach its longest.
             guest.run("kill %d" % loop)
-        guest.wait(counted_script(self.METRICS), "the external writes counted", timeout=60)
+        guest.wait(counted_script(METRICS), "the external writes counted", timeout=60)
         # The loop gone: ours back within the back-off (at most BACKOFF_MAX_S), and it holds.
         guest.wait("test $(cat %s) -lt %d" % (POLICY % 0, MAX_KHZ), "CPU 0 capped again",
                    timeout=BACKOFF_MAX_S + 60)

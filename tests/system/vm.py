@@ -513,6 +513,14 @@ class Guest:
                    "n=0; for p in $(cat /tmp/busy.pids); do kill -0 $p && n=$((n + 1)); done; "
                    "[ $n -ge %d ]" % (n, n))
 
+    STOP_BUSY_LOOPS = "[ -s /tmp/busy.pids ] && kill $(cat /tmp/busy.pids) 2>/dev/null; " \
+                      "rm -f /tmp/busy.pids"
+
+    def stop_busy_loops(self):
+        """Stops the loops busy_loops() started (none: nothing); the shell line
+        that does it is STOP_BUSY_LOOPS, for a script of its own."""
+        self.run(self.STOP_BUSY_LOOPS)
+
     def read(self, path):
         return self.check("cat " + path).strip()
 

@@ -94,12 +94,13 @@ static void read_text(const struct fixture *f, const char *rel, char *buf, size_
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Every domain metered (--meters), every 500 ms, no noise, the daemon told by @config. */
-static void meters_all(struct fixture *f, int period_ms, double noise_pct,
-		       enum sim_meter_config config)
+/* Every domain metered (--meters) each @period_ms, in steps of @step_mw (0: none), told by @config. */
+static void meters_stepped(struct fixture *f, int period_ms, double noise_pct,
+			   enum sim_meter_config config, double step_mw)
 {
 	struct sim_meter_options o = { .all = true, .period_ms = period_ms,
-				       .noise_pct = noise_pct, .config = config };
+				       .noise_pct = noise_pct, .config = config,
+				       .step_mw = step_mw };
 	config_t cfg;
 
 	config_init(&cfg);
@@ -107,6 +108,13 @@ static void meters_all(struct fixture *f, int period_ms, double noise_pct,
 	config_destroy(&cfg);
 	sim_meters_apply(&f->mt, f->b, &o, 1);
 	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
+}
+
+/* Every domain metered (--meters) each @period_ms, the daemon told by @config. */
+static void meters_all(struct fixture *f, int period_ms, double noise_pct,
+		       enum sim_meter_config config)
+{
+	meters_stepped(f, period_ms, noise_pct, config, 0);
 }
 
 /* The files a kernel's hwmon and powercap give, through their class links. */
@@ -274,16 +282,9 @@ static void test_noise(void **state)
 static void test_steps(void **state)
 {
 	struct fixture *f = *state;
-	struct sim_meter_options o = { .all = true, .period_ms = 10, .noise_pct = 0,
-				       .step_mw = 250 };
-	config_t cfg;
 	char line[128];
 
-	config_init(&cfg);
-	assert_int_equal(sim_meters_read_description(&cfg, f->b, &f->mt), 0);
-	config_destroy(&cfg);
-	sim_meters_apply(&f->mt, f->b, &o, 1);
-	assert_int_equal(sim_meters_setup(&f->mt, f->dir, 1), 0);
+	meters_stepped(f, 10, 0, SIM_METER_CONFIG_NONE, 250);
 	for (int step = 1; step <= 20; step++) {
 		for (size_t k = 0; k < 3; k++)
 			f->pl.dom[k].state = (unsigned long)(step + k) % 4;

@@ -25,11 +25,12 @@ struct shim {
 
 static const struct shim netlink_shim = {
 	"the netlink shim", "the daemon would listen to this machine's thermal netlink, not to "
-	"the simulated kernel's", "SIM_NETLINK_SHIM", SIM_NETLINK_SHIM_PATH, SIM_NETLINK_SHIM_TARGET,
+	"the simulated kernel's", "SIM_NETLINK_SHIM",
+	SIM_BUILD_DIR "/" SIM_NETLINK_SHIM_TARGET, SIM_NETLINK_SHIM_TARGET,
 };
 static const struct shim fault_shim = {
-	"the fault shim", "the fault would not be injected", "SIM_FAULT_SHIM", SIM_FAULT_SHIM_PATH,
-	SIM_FAULT_SHIM_TARGET,
+	"the fault shim", "the fault would not be injected", "SIM_FAULT_SHIM",
+	SIM_BUILD_DIR "/" SIM_FAULT_SHIM_TARGET, SIM_FAULT_SHIM_TARGET,
 };
 
 static const char *shim_path(const struct shim *s)
