@@ -151,9 +151,8 @@ static void print_inputs(const struct zone *z)
 static const struct zone *shown_under(const struct engine *e, size_t i, const struct actor *a)
 {
 	for (size_t k = 0; k < i; k++)
-		for (size_t j = 0; j < e->zones[k].setup.n_actors; j++)
-			if (e->zones[k].setup.actors[j] == a)
-				return &e->zones[k];
+		if (zone_has_actor(&e->zones[k], a))
+			return &e->zones[k];
 	return NULL;
 }
 

@@ -34,9 +34,10 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range)
  */
 static void model_feed(struct meter_track *t, uint64_t now_us, uint32_t model_mw)
 {
-	uint64_t dt_us = now_us - t->model_us, model_uw = (uint64_t)model_mw * 1000;
+	/* @read_us: the last read's time, which fed the mean too (still_restart(), stopped()). */
+	uint64_t dt_us = now_us - t->read_us, model_uw = (uint64_t)model_mw * 1000;
 
-	if (model_mw == METER_MODEL_UNKNOWN || t->model_fed_us == 0 || now_us < t->model_us) {
+	if (model_mw == METER_MODEL_UNKNOWN || t->model_fed_us == 0 || now_us < t->read_us) {
 		t->model_mean_uw = model_uw;
 		t->model_fed_us = model_mw == METER_MODEL_UNKNOWN ? 0 : 1;	/* 1: fed, no time yet */
 		t->base_known = false;
@@ -50,7 +51,6 @@ static void model_feed(struct meter_track *t, uint64_t now_us, uint32_t model_mw
 		t->model_fed_us = t->model_fed_us <= UINT64_MAX - dt_us ? t->model_fed_us + dt_us
 									: UINT64_MAX;
 	}
-	t->model_us = now_us;
 }
 
 /* The model's mean, mW, once fed for METER_MODEL_SETTLE_US (a load, not a sample); else -1. */
@@ -207,7 +207,6 @@ int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, uint
 		return -METER_JUMP;
 	model_feed(t, now_us, model_mw);
 	if (t->have_last && value == t->last_value) {
-		t->last_us = now_us;
 		if (stopped(t, now_us, model_moved(t), model_mw))
 			return -METER_STOPPED;
 	} else {
@@ -217,7 +216,6 @@ int meter_track_step(struct meter_track *t, int64_t value, uint64_t now_us, uint
 				   (uint64_t)(value > t->last_value ? value : t->last_value));
 		t->have_last = true;
 		t->last_value = value;
-		t->last_us = now_us;
 		still_restart(t, now_us);
 	}
 	*power_mw = (uint32_t)mw;

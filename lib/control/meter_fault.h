@@ -105,14 +105,14 @@ uint64_t energy_delta(uint64_t prev, uint64_t cur, uint64_t range);
  * @max_mw: the most a reading may say, mW; 0 for no bound.
  * @sample_us: how often its reading changes, µs (struct power_meter's
  *	sample_ms); 0 where none is given.
- * @have_last, @last_value, @last_us: the last value that counted (µJ or
- *	µW) and when it was read, µs.
+ * @have_last, @last_value: the last value that counted (µJ or µW).
+ * @last_us: when an energy counter's last value that counted was read, µs.
  * @step: the smallest change between two values it showed (µW or µJ), at
  *	most its resolution; 0 before it has changed.
  * @read_us: when it was last read, moved or not, µs.
- * @model_mean_uw, @model_us, @model_fed_us: a power meter's model's mean
- *	over about METER_MODEL_TAU_US (µW), when it was last fed (µs), and for
- *	how long it has been fed without a gap (µs; 0: not fed).
+ * @model_mean_uw, @model_fed_us: a power meter's model's mean over about
+ *	METER_MODEL_TAU_US (µW), fed at each read (@read_us), and for how long
+ *	it has been fed without a gap (µs; 0: not fed).
  * @base_model_mw, @base_known: the model's mean when the value last
  *	changed, mW, once it had settled (fed for METER_MODEL_SETTLE_US).
  * @same: reads since the value last changed that count towards a stop
@@ -131,7 +131,6 @@ struct meter_track {
 	uint64_t step;
 	uint64_t read_us;
 	uint64_t model_mean_uw;
-	uint64_t model_us;
 	uint64_t model_fed_us;
 	uint32_t base_model_mw;
 	bool base_known;

@@ -45,18 +45,10 @@ static int open_load(struct engine *e)
 	return 0;
 }
 
-bool build_zone_has_actor(const struct zone *z, const struct actor *a)
-{
-	for (size_t i = 0; i < z->setup.n_actors; i++)
-		if (z->setup.actors[i] == a)
-			return true;
-	return false;
-}
-
 int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10)
 {
-	if (build_zone_has_actor(z, a))
-		return 0;
+	if (zone_has_actor(z, a))
+		return 1;
 	if (z->setup.n_actors == ZONE_MAX_ACTORS)
 		return -E2BIG;
 	z->setup.actors[z->setup.n_actors++] = a;

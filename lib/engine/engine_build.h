@@ -67,11 +67,12 @@ struct actor *build_actor_for_config(struct build *b, const struct actor_config 
 void build_add_fallback_devices(struct build *b, struct zone *z,
 				const struct thermal_zone_info *tz);
 
-/** build_add_zone_actor() - @a into @z's actors with @weight_q10 (once).  Return: 0 or -E2BIG. */
+/**
+ * build_add_zone_actor() - @a into @z's actors with @weight_q10.
+ * Return: 0 added, 1 already one of them (left as it was), -E2BIG.
+ */
 int build_add_zone_actor(struct zone *z, struct actor *a, uint32_t weight_q10);
 
-/** build_zone_has_actor() - whether @a is one of @z's actors already. */
-bool build_zone_has_actor(const struct zone *z, const struct actor *a);
 
 /**
  * build_configured_actors() - the actors of configured zone @zc into @z

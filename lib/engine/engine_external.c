@@ -56,10 +56,11 @@ static bool held_by_controlled_zone(const struct engine *e, const struct actor *
 	for (size_t z = 0; z < e->n_zones; z++) {
 		const struct zone *zone = &e->zones[z];
 
-		for (size_t i = 0; i < zone->setup.n_actors && !zone->setup.given_up_to[0]; i++)
-			if (zone->setup.actors[i] == a)
-				return true;
-		for (size_t i = 0; i < zone->setup.n_fallback && !zone->setup.given_up_to[0]; i++)
+		if (zone->setup.given_up_to[0])
+			continue;
+		if (zone_has_actor(zone, a))
+			return true;
+		for (size_t i = 0; i < zone->setup.n_fallback; i++)
 			if (zone->setup.fallback[i].actor == a)
 				return true;
 	}

@@ -13,7 +13,7 @@
 #include "engine_build.h"
 #include "platform/log.h"
 
-/* A required actor of a configured zone that cannot be used, and how many were up to it. */
+/* An actor of a configured zone that cannot be used, and how many required ones were up to it. */
 struct refused_actor {
 	size_t index, n;
 	char why[BUILD_WHY_MAX];
@@ -50,15 +50,13 @@ static void say_refused(const struct zone_config *zc, const struct refused_actor
  * The actors of a zone that cannot be used, said in the config's order once
  * the zone's fate is known: an optional one "the zone runs without it" only
  * where it does, the last required one with the hint that fits the others.
- * @index, @why: @cap entries, allocated at the first (where that failed,
- * each is said at once, without the zone's fate).  @n_refused: required
- * ones, stored or not; @last_stored: whether the last of them is stored.
+ * @list: @n of them, allocated at the first (where that failed, @lost: each
+ * is said at once, without the zone's fate); @n_refused: the required ones.
  */
 struct unusable_actors {
-	size_t n, cap, n_refused;
-	bool tried, last_stored;
-	size_t *index;
-	char (*why)[BUILD_WHY_MAX];
+	struct refused_actor *list;
+	size_t n, n_refused;
+	bool tried, lost;
 };
 
 static void say_missing(const struct zone_config *zc, size_t i, const char *why, const char *fate)
@@ -74,53 +72,47 @@ static void note_unusable(struct unusable_actors *u, const struct zone_config *z
 			  const char *why)
 {
 	bool optional = zc->actors[i].optional;
+	struct refused_actor *r;
 
 	if (!u->tried) {
 		u->tried = true;
-		u->index = calloc(zc->n_actors, sizeof(*u->index));
-		u->why = calloc(zc->n_actors, sizeof(*u->why));
-		u->cap = u->index && u->why ? zc->n_actors : 0;
+		u->list = calloc(zc->n_actors, sizeof(*u->list));
 	}
 	if (!optional)
 		u->n_refused++;
-	if (u->n >= u->cap) {
-		struct refused_actor r = { .index = i, .n = u->n_refused };
+	if (!u->list) {
+		struct refused_actor at_once = { .index = i, .n = u->n_refused };
 
-		snprintf(r.why, sizeof(r.why), "%s", why);
+		u->lost = true;
+		snprintf(at_once.why, sizeof(at_once.why), "%s", why);
 		if (optional)
 			say_missing(zc, i, why, "left out");
 		else
-			say_refused(zc, &r, SIZE_MAX);
-		u->last_stored = u->last_stored && optional;
+			say_refused(zc, &at_once, SIZE_MAX);
 		return;
 	}
-	if (!optional)
-		u->last_stored = true;
-	u->index[u->n] = i;
-	snprintf(u->why[u->n++], BUILD_WHY_MAX, "%s", why);
+	r = &u->list[u->n++];
+	*r = (struct refused_actor){ .index = i, .n = u->n_refused };
+	snprintf(r->why, sizeof(r->why), "%s", why);
 }
 
 /* Says @u's actors of @zc, whose usable actors are @z_actors; frees @u. */
 static void say_unusable(struct unusable_actors *u, const struct zone_config *zc, size_t z_actors)
 {
 	bool runs = !u->n_refused && z_actors;
-	struct refused_actor r = { .n = 0 };
 
 	for (size_t k = 0; k < u->n; k++) {
-		if (zc->actors[u->index[k]].optional) {
-			say_missing(zc, u->index[k], u->why[k], runs ? "the zone runs without it"
+		const struct refused_actor *r = &u->list[k];
+
+		if (zc->actors[r->index].optional)
+			say_missing(zc, r->index, r->why, runs ? "the zone runs without it"
 				    : "left out, and the zone is skipped");
-			continue;
-		}
-		r.index = u->index[k];
-		r.n++;
-		snprintf(r.why, sizeof(r.why), "%s", u->why[k]);
-		say_refused(zc, &r, r.n == u->n_refused ? z_actors : SIZE_MAX);
+		else
+			say_refused(zc, r, r->n == u->n_refused ? z_actors : SIZE_MAX);
 	}
-	if (u->n_refused && !u->last_stored)
+	if (u->lost && u->n_refused)
 		pa_log(PA_LOG_ERR, "zone %s: an actor above cannot be used; zone skipped", zc->name);
-	free(u->index);
-	free(u->why);
+	free(u->list);
 	*u = (struct unusable_actors){ .n = 0 };
 }
 
@@ -134,17 +126,16 @@ int build_configured_actors(struct build *b, const struct zone_config *zc, struc
 		const struct actor_config *ac = &zc->actors[i];
 		char why[BUILD_WHY_MAX];
 		struct actor *a = build_actor_for_config(b, ac, why, sizeof(why));
+		int r = a ? build_add_zone_actor(z, a, ac->weight_q10) : 0;
 
 		/* The same device by another name ("intel-rapl:0" and "package-0"). */
-		if (a && build_zone_has_actor(z, a)) {
+		if (r == 1)
 			snprintf(why, sizeof(why), "%s is an actor above too, named another way; "
 				 "list it once", a->name);
-			a = NULL;
-		}
-		if (a && build_add_zone_actor(z, a, ac->weight_q10) < 0) {
+		else if (r < 0)
 			snprintf(why, sizeof(why), "more than %d actors", ZONE_MAX_ACTORS);
+		if (r != 0)
 			a = NULL;
-		}
 		if (a) {
 			from_config[z->setup.n_actors - 1] = i;
 			continue;

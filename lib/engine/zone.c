@@ -320,6 +320,14 @@ bool zone_model_departs(const struct zone *z, int *pct)
 	return abs(*pct) > ZONE_MODEL_DEPARTS_PCT;
 }
 
+bool zone_has_actor(const struct zone *z, const struct actor *a)
+{
+	for (size_t i = 0; i < z->setup.n_actors; i++)
+		if (z->setup.actors[i] == a)
+			return true;
+	return false;
+}
+
 bool zone_fallback_engaged(const struct zone *z)
 {
 	for (size_t i = 0; i < z->setup.n_fallback; i++)

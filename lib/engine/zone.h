@@ -435,6 +435,9 @@ bool zone_model_departs(const struct zone *z, int *pct);
 /** zone_fallback_engaged() - whether a fallback device is asked for a state above 0. */
 bool zone_fallback_engaged(const struct zone *z);
 
+/** zone_has_actor() - whether @a is one of @z's actors. */
+bool zone_has_actor(const struct zone *z, const struct actor *a);
+
 /** zone_estimate_sustainable_power() - sum of the actors' lowest powers, mW (the kernel's estimate). */
 uint32_t zone_estimate_sustainable_power(const struct zone *z);
 
